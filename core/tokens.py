@@ -1,0 +1,118 @@
+"""Text to model inputs: tokens, input_ids, token_type_ids, position_ids and attention_mask."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+from core.errors import InputError
+from core.models import ModelBundle
+from core.settings import MAX_CHARS
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One (possibly padded) sequence, one entry per position in every list."""
+
+    tokens: list[str]
+    input_ids: list[int]
+    token_type_ids: list[int]
+    position_ids: list[int]
+    attention_mask: list[int]
+    special_tokens_mask: list[int]
+    truncated: int = 0          # tokens cut to fit max_length
+    full_length: int = 0        # tokens the text would have without truncation
+    chars_cut: int = 0          # characters cut by the MAX_CHARS cap before tokenising
+    max_length: int = 512
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n_real(self) -> int:
+        return sum(self.attention_mask)
+
+    @property
+    def n_padding(self) -> int:
+        return len(self.attention_mask) - self.n_real
+
+
+def clean_texts(text_a: str | None, text_b: str | None) -> tuple[str, str | None, int]:
+    """Check the two texts and cap their length. Returns (a, b or None, characters cut)."""
+    a = text_a or ""
+    b = text_b or ""
+    if not a.strip():
+        if b.strip():
+            raise InputError(
+                "Sentence B needs a sentence A: type sentence A first, or move B to A."
+            )
+        raise InputError("Type a sentence to see how BERT reads it.")
+    cut = 0
+    if len(a) > MAX_CHARS:
+        cut += len(a) - MAX_CHARS
+        a = a[:MAX_CHARS]
+    if len(b) > MAX_CHARS:
+        cut += len(b) - MAX_CHARS
+        b = b[:MAX_CHARS]
+    return a, (b if b.strip() else None), cut
+
+
+def _visible(text: str) -> bool:
+    """True if the text holds something other than white space, control or format characters."""
+    return any(not ch.isspace() and unicodedata.category(ch)[0] not in "CZ" for ch in text)
+
+
+def encode(
+    bundle: ModelBundle,
+    text_a: str,
+    text_b: str | None = None,
+    max_length: int | None = None,
+    truncation: bool = True,
+    pad_to_max_length: bool = False,
+) -> Encoding:
+    """Tokenise one sentence or a pair as BERT's tokenizer does, and say what was cut."""
+    a, b, chars_cut = clean_texts(text_a, text_b)
+    limit = bundle.config.max_position_embeddings
+    max_length = min(int(max_length or limit), limit)
+    if max_length < (4 if b else 3):
+        raise InputError(
+            f"Max length {max_length} leaves no room for tokens next to [CLS] and [SEP]."
+        )
+    tok = bundle.tokenizer
+    full = tok(a, b, add_special_tokens=True, truncation=False)
+    full_length = len(full["input_ids"])
+    if full_length > max_length and not truncation:
+        raise InputError(
+            f"The text has {full_length:,} tokens but the limit is {max_length:,}. "
+            "Turn truncation on, raise the max length, or shorten the text."
+        )
+    enc = tok(
+        a,
+        b,
+        add_special_tokens=True,
+        truncation="longest_first" if full_length > max_length else False,
+        max_length=max_length,
+        padding="max_length" if pad_to_max_length else False,
+        return_token_type_ids=True,
+        return_attention_mask=True,
+        return_special_tokens_mask=True,
+    )
+    ids = list(enc["input_ids"])
+    kept = sum(enc["attention_mask"])
+    warnings = []
+    if not _visible(a) or (b is not None and not _visible(b)):
+        warnings.append(
+            "Part of the text is only spaces, control or zero-width characters: "
+            "BERT's tokenizer drops those, so they get no token."
+        )
+    return Encoding(
+        tokens=tok.convert_ids_to_tokens(ids),
+        input_ids=ids,
+        token_type_ids=list(enc["token_type_ids"]),
+        position_ids=list(range(len(ids))),
+        attention_mask=list(enc["attention_mask"]),
+        special_tokens_mask=list(enc["special_tokens_mask"]),
+        truncated=full_length - kept,
+        full_length=full_length,
+        chars_cut=chars_cut,
+        max_length=max_length,
+        warnings=warnings,
+    )
