@@ -1,0 +1,55 @@
+"""Download buttons for a matrix: CSV with row and column labels, and .npy with the raw floats."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+
+def safe_filename(name: str) -> str:
+    """A file name made only of letters, digits, dashes and underscores."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "matrix"
+
+
+def matrix_csv(matrix: np.ndarray, row_labels: Sequence[str] | None = None) -> bytes:
+    """CSV text of a 2-D matrix; rows labelled (e.g. "3:test") when labels are given."""
+    frame = pd.DataFrame(np.asarray(matrix), index=list(row_labels) if row_labels else None)
+    return frame.to_csv(index=row_labels is not None).encode()
+
+
+def matrix_npy(matrix: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(matrix))
+    return buffer.getvalue()
+
+
+def download_matrix(
+    name: str, matrix: np.ndarray, row_labels: Sequence[str] | None = None, key: str | None = None
+) -> None:
+    """CSV and .npy download buttons side by side, computed only on click."""
+    stem = safe_filename(name)
+    key = key or stem
+    left, right = st.columns(2, width="content")
+    left.download_button(
+        "CSV",
+        data=lambda: matrix_csv(matrix, row_labels),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        key=f"csv_{key}",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    right.download_button(
+        ".npy",
+        data=lambda: matrix_npy(matrix),
+        file_name=f"{stem}.npy",
+        mime="application/octet-stream",
+        key=f"npy_{key}",
+        icon=":material/download:",
+        on_click="ignore",
+    )
