@@ -31,11 +31,16 @@ class SharedInputs:
 
 def draw_shared_inputs() -> None:
     """Draw the model picker and sentence boxes in the sidebar and load the model asked for."""
+    options = pickable_models()
+    # A name typed in, or given in the URL, joins the list so the picker shows what was asked for.
+    asked = st.session_state.get("model") or st.query_params.get("model")
+    if asked and asked not in options:
+        options.append(asked)
     with st.sidebar:
         st.header("Input")
         st.selectbox(
             "Model",
-            pickable_models(),
+            options,
             key="model",
             bind="query-params",
             accept_new_options=True,
@@ -61,8 +66,8 @@ def _load_requested_model() -> None:
     fallback = st.session_state.get(ACTIVE_MODEL_KEY, DEFAULT_MODEL)
     if not is_allowed(requested):
         st.error(
-            f"This server does not allow loading “{requested}”. "
-            f"Staying on {fallback}. Pick one of the listed models."
+            f"“{requested}” is not one of the models this server offers, nor a model folder on "
+            f"this machine. Staying on {fallback}; pick a model from the list."
         )
         requested = fallback
     try:

