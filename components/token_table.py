@@ -46,7 +46,7 @@ def _row_style(row: pd.Series) -> list[str]:
 
 def draw_token_table(frame: pd.DataFrame) -> None:
     """The table, rows tinted by segment (A blue, B orange), padding greyed, specials in bold."""
-    height = min(38 + 35 * len(frame), 640)
+    height = min(42 + 35 * len(frame), 640)
     st.dataframe(
         frame.style.apply(_row_style, axis=1),
         hide_index=True,

@@ -1,0 +1,63 @@
+"""What a person sees: Chromium against a real `streamlit run` server."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, quote, urlparse
+
+import pytest
+
+from tests.conftest import ARTIFACTS, open_in_browser, start_server, stop_server, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def grid_rows(page, columns: int = 7) -> list[list[str]]:
+    """Cells of the first data grid, row by row (the grid keeps an accessible copy in the DOM)."""
+    page.locator("[role=gridcell]").first.wait_for(state="attached", timeout=30_000)
+    cells = page.locator("[role=gridcell]").all_inner_texts()
+    return [cells[i : i + columns] for i in range(0, len(cells), columns)]
+
+
+def test_deep_link_on_a_fresh_server_shows_both_segments(browser):
+    """The very first session opens /tokens?a=...&b=... (legacy pages/ mode) and gets the router."""
+    proc, url = start_server()
+    try:
+        page = open_in_browser(
+            browser, f"{url}/tokens?a={quote('What is your name?')}&b={quote('My name is BERT.')}"
+        )
+        page.screenshot(path=str(ARTIFACTS / "tokens-deep-link.png"), full_page=True)
+        rows = grid_rows(page)
+        assert [r[1] for r in rows][:7] == ["[CLS]", "what", "is", "your", "name", "?", "[SEP]"]
+        assert [r[4] for r in rows] == ["A"] * 7 + ["B"] * 6
+        # The shared frame is there: navigation to the other pages and the sentence boxes.
+        box_b = page.get_by_role("textbox", name="Sentence B (optional)")
+        assert box_b.input_value() == "My name is BERT."
+        assert page.locator("[data-testid='stTopNavLink']").count() >= 2
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.close()
+    finally:
+        stop_server(proc)
+
+
+def test_typing_updates_the_url_and_the_link_reopens_the_view(server, browser):
+    page = open_in_browser(browser, f"{server}/tokens")
+    box = page.get_by_role("textbox", name="Sentence A")
+    box.fill("Links carry the sentence")
+    box.press("Control+Enter")
+    wait_for_app(page)
+    assert parse_qs(urlparse(page.url).query)["a"] == ["Links carry the sentence"]
+    assert [r[1] for r in grid_rows(page)][:4] == ["[CLS]", "links", "carry", "the"]
+    shared = open_in_browser(browser, page.url)
+    assert [r[1] for r in grid_rows(shared)][:4] == ["[CLS]", "links", "carry", "the"]
+    page.close()
+    shared.close()
+
+
+def test_home_links_to_pages(server, browser):
+    page = open_in_browser(browser, server)
+    page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+    assert page.get_by_role("heading", name="BERT Embedding Explorer").count() == 1
+    page.get_by_role("link", name="Tokens").first.click()
+    wait_for_app(page)
+    assert urlparse(page.url).path == "/tokens"
+    page.close()
