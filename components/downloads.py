@@ -34,8 +34,8 @@ def download_matrix(
     """CSV and .npy download buttons side by side, computed only on click."""
     stem = safe_filename(name)
     key = key or stem
-    left, right = st.columns(2, width="content")
-    left.download_button(
+    row = st.container(horizontal=True)
+    row.download_button(
         "CSV",
         data=lambda: matrix_csv(matrix, row_labels),
         file_name=f"{stem}.csv",
@@ -44,7 +44,7 @@ def download_matrix(
         icon=":material/download:",
         on_click="ignore",
     )
-    right.download_button(
+    row.download_button(
         ".npy",
         data=lambda: matrix_npy(matrix),
         file_name=f"{stem}.npy",
