@@ -53,3 +53,17 @@ def download_matrix(
         icon=":material/download:",
         on_click="ignore",
     )
+
+
+def download_table(frame: pd.DataFrame, name: str, key: str | None = None) -> None:
+    """A CSV button for a table (no index column), computed only on click."""
+    stem = safe_filename(name)
+    st.download_button(
+        "CSV",
+        data=lambda: frame.to_csv(index=False).encode(),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        key=key or f"csv_{stem}",
+        icon=":material/download:",
+        on_click="ignore",
+    )
