@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import subprocess
@@ -10,6 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
@@ -78,6 +80,15 @@ def open_app(page: str | None = None, **query: str) -> AppTest:
 def assert_clean(at: AppTest) -> None:
     """No uncaught exception reached the page."""
     assert not at.exception, [e.value for e in at.exception]
+
+
+def plotly_values(value) -> np.ndarray:
+    """A plotly data array from figure JSON: a plain list, or a base64 typed array ("bdata")."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = [int(n) for n in str(value.get("shape", len(flat))).split(",")]
+        return flat.reshape(shape)
+    return np.asarray(value)
 
 
 def free_port() -> int:
