@@ -1,0 +1,31 @@
+"""Cached live checks of the Stages page, keyed on the same strings as the analysis.
+
+Lives next to components/cache.py (the shared layer) until it moves there: it only adds one
+``st.cache_data`` entry per input, bounded like the analysis cache.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.cache import ANALYSIS_CACHE_ENTRIES, get_analysis, get_model
+from core.stages import StageDetails, stage_details
+
+
+@st.cache_data(max_entries=ANALYSIS_CACHE_ENTRIES, show_spinner="Tracing the stages…")
+def get_stage_details(model_name: str, text_a: str, text_b: str | None) -> StageDetails:
+    """Autograd nodes, LayerNorm, one-hot, broadcast and component checks for one input.
+
+    The analysis is fetched with exactly the arguments ``current_analysis()`` passes, so it is a
+    cache hit rather than a second run of the model.
+    """
+    analysis = get_analysis(
+        model_name,
+        text_a,
+        text_b,
+        max_length=None,
+        truncation=True,
+        pad_to_max_length=False,
+        attentions=False,
+    )
+    return stage_details(get_model(model_name), analysis)
