@@ -1,0 +1,87 @@
+"""Cached position-table results for the Positions page, shared by every session.
+
+Everything here depends on the model alone (and on a position range), never on the sentence: it
+lives in ``st.cache_resource``, keyed on the model name string, so typing a new sentence reuses
+the PCA, cosine matrix and probe computed for the first visitor. The arrays come back read-only;
+nothing here may be mutated by a page.
+
+``CALLS`` counts how often each computation really ran (cache misses), so a test or a benchmark
+can prove that a rerun which only changes the sentence computes none of them again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import streamlit as st
+
+from components.cache import get_model
+from core.positions import (
+    ProbeResult,
+    Projection,
+    TableKind,
+    cosine_matrix,
+    offset_cosine,
+    pca_projection,
+    position_probe,
+    position_table,
+    vector_norms,
+)
+
+# Two tables (learned, sinusoidal) for each of the two models the model cache holds.
+TABLE_ENTRIES = 4
+# Each projection is at most 512 x 20 float32 (40 KB); a class trying ranges stays far below this.
+RANGE_ENTRIES = 32
+# A 512 x 512 float32 cosine matrix is 1 MB.
+COSINE_ENTRIES = 4
+
+CALLS: Counter[str] = Counter()
+
+
+@st.cache_resource(max_entries=TABLE_ENTRIES, show_spinner=False)
+def get_table(model_name: str, kind: TableKind) -> np.ndarray:
+    """The learned position table of ``model_name``, or the sinusoidal table of its size."""
+    CALLS["table"] += 1
+    return position_table(get_model(model_name), kind)
+
+
+@st.cache_resource(max_entries=RANGE_ENTRIES, show_spinner="Projecting the position table…")
+def get_projection(model_name: str, kind: TableKind, start: int, stop: int) -> Projection:
+    """PCA of positions start..stop (inclusive) of one table."""
+    CALLS["pca"] += 1
+    return pca_projection(get_table(model_name, kind), start, stop)
+
+
+@st.cache_resource(max_entries=COSINE_ENTRIES, show_spinner="Comparing every pair of positions…")
+def get_cosine(model_name: str, kind: TableKind) -> np.ndarray:
+    """cos(p, q) for every pair of positions of one table, (P, P) float32."""
+    CALLS["cosine"] += 1
+    return cosine_matrix(get_table(model_name, kind))
+
+
+@st.cache_resource(max_entries=RANGE_ENTRIES, show_spinner=False)
+def get_offset_curve(model_name: str, kind: TableKind, start: int, stop: int) -> np.ndarray:
+    """Mean cos(p, p + k) against the offset k, over the pairs inside start..stop."""
+    CALLS["offset"] += 1
+    return offset_cosine(get_cosine(model_name, kind), start, stop)
+
+
+@st.cache_resource(max_entries=TABLE_ENTRIES, show_spinner="Fitting the position probe…")
+def get_probe(model_name: str, kind: TableKind) -> ProbeResult:
+    """Wang & Chen's 5-fold linear probe from position vector to index, on the whole table."""
+    CALLS["probe"] += 1
+    return position_probe(get_table(model_name, kind))
+
+
+@st.cache_resource(max_entries=TABLE_ENTRIES, show_spinner=False)
+def get_norms(model_name: str, kind: TableKind) -> np.ndarray:
+    """||p|| for every position of one table, (P,) float32."""
+    CALLS["norms"] += 1
+    return vector_norms(get_table(model_name, kind))
+
+
+def clear_position_caches() -> None:
+    """Forget every cached position result (not the models): for benchmarks of a first visit."""
+    for cached in (get_table, get_projection, get_cosine, get_offset_curve, get_probe, get_norms):
+        cached.clear()

@@ -1,0 +1,350 @@
+"""The Positions page in AppTest (figure data checked against core and independent numpy), and
+once in Chromium for a screenshot."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import numpy as np
+import pytest
+from sklearn.model_selection import KFold
+from threadpoolctl import threadpool_limits
+from transformers import BertModel
+
+from components.labels import SEGMENT_COLOURS
+from components.positions_cache import CALLS
+from core.positions import (
+    PROBE_FOLDS,
+    PROBE_SEED,
+    cosine_matrix,
+    offset_cosine,
+    pca_projection,
+    position_table,
+    vector_norms,
+)
+from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser, tiny_config
+from tests.test_positions_core import lstsq_probe
+
+PAGE = "pages/positions.py"
+SENTENCE = "This is a test sentence"
+TOKENS = ["[CLS]", "this", "is", "a", "test", "sentence", "[SEP]"]
+MODEL_LEVEL = ("table", "pca", "cosine", "offset", "probe", "norms")
+N_CHARTS = 9
+
+
+# --- reading the page --------------------------------------------------------------------------
+def decode(value) -> np.ndarray:
+    """A plotly array: a plain list, or a typed array {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if "shape" in value:
+            array = array.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return array
+    return np.asarray(value)
+
+
+def charts(at) -> dict[str, dict]:
+    """Every plotly figure on the page, by its title."""
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return {spec["layout"]["title"]["text"]: spec for spec in specs}
+
+
+def chart(at, prefix: str) -> dict:
+    found = [spec for title, spec in charts(at).items() if title.startswith(prefix)]
+    assert len(found) == 1, (prefix, list(charts(at)))
+    return found[0]
+
+
+def trace(spec: dict, name: str) -> dict | None:
+    found = [t for t in spec["data"] if t.get("name") == name]
+    return found[0] if found else None
+
+
+def metric_number(at, label_start: str) -> str:
+    values = [m.value for m in at.metric if m.label.startswith(label_start)]
+    assert len(values) == 1, [m.label for m in at.metric]
+    return values[0]
+
+
+def captions(at) -> str:
+    return "\n".join(c.value for c in at.caption)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_blas_thread():
+    """Small SVDs and least squares on one BLAS thread: on a busy 2-core runner OpenBLAS's
+    spinning worker threads made them several times slower (same results either way)."""
+    with threadpool_limits(1):
+        yield
+
+
+@pytest.fixture(scope="module")
+def tables(bundle) -> dict[str, np.ndarray]:
+    return {kind: position_table(bundle, kind) for kind in ("learned", "sinusoidal")}
+
+
+@pytest.fixture(scope="module")
+def single():
+    at = open_app(PAGE, a=SENTENCE)
+    assert_clean(at)
+    return at
+
+
+@pytest.fixture(scope="module")
+def pair():
+    at = open_app(PAGE, a="What is your name?", b="My name is BERT.")
+    assert_clean(at)
+    return at
+
+
+# --- one sentence ------------------------------------------------------------------------------
+def test_page_renders_every_view(single):
+    assert len(single.get("plotly_chart")) == N_CHARTS
+    titles = " | ".join(charts(single))
+    for part in ("learned (BERT): positions 0–511", "sinusoidal (formula): positions 0–511",
+                 "scree", "learned (BERT): cos(p, q)", "sinusoidal (formula): cos(p, q)",
+                 "How similarity falls", "Probe", "Norm of each position vector: learned"):
+        assert part in titles
+    headers = [h.value for h in single.main.header]
+    assert headers == ["PCA of the position table", "Cosine similarity between positions",
+                       "Position probe (Wang & Chen 2020)", "Norm of each position vector"]
+    assert "512 × 384" in single.markdown[0].value
+    assert single.slider(key="pos_range").value == (0, 511)
+    assert single.slider(key="pos_cos_window").value == (0, 127)
+    # CSV + .npy for: 2 tables, 2 PCA coordinate sets, 2 cosine windows, the offset curves,
+    # the probe's predictions and the norms
+    keys = [b.proto.id.rsplit("-", 1)[-1] for b in single.get("download_button")]
+    assert len(keys) == 18 and len(set(keys)) == 18
+    assert all(k.startswith(("csv_pos_dl_", "npy_pos_dl_")) for k in keys)
+
+
+@pytest.mark.parametrize("kind", ["learned", "sinusoidal"])
+def test_pca_scatter_shows_the_core_projection(single, tables, kind):
+    proj = pca_projection(tables[kind])
+    spec = chart(single, f"{'learned (BERT)' if kind == 'learned' else 'sinusoidal (formula)'}: "
+                 "positions")
+    points = trace(spec, "positions 0–511")
+    np.testing.assert_array_equal(decode(points["x"]), proj.coords[:, 0])
+    np.testing.assert_array_equal(decode(points["y"]), proj.coords[:, 1])
+    np.testing.assert_array_equal(decode(points["marker"]["color"]), np.arange(512))
+    assert decode(points["x"]).dtype == np.float32
+    assert spec["layout"]["xaxis"]["title"]["text"].startswith("PC1 (")
+
+
+def test_input_positions_are_highlighted_with_their_tokens(single, tables):
+    proj = pca_projection(tables["learned"])
+    marks = trace(chart(single, "learned (BERT): positions"), "your input")
+    assert marks["text"] == TOKENS  # far enough apart that every token is printed
+    assert marks["hovertext"] == [f"{i} {tok}" for i, tok in enumerate(TOKENS)]
+    np.testing.assert_array_equal(decode(marks["x"]), proj.coords[:7, 0])
+    np.testing.assert_array_equal(decode(marks["y"]), proj.coords[:7, 1])
+    assert marks["marker"]["color"] == [SEGMENT_COLOURS[0]] * 7
+    norms = trace(chart(single, "Norm of each position vector: learned"), "your input")
+    np.testing.assert_array_equal(decode(norms["x"]), np.arange(7))
+    np.testing.assert_array_equal(decode(norms["y"]), vector_norms(tables["learned"])[:7])
+
+
+def test_scree_shows_explained_variance(single, tables):
+    spec = chart(single, "Explained variance")
+    for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
+        ratio = pca_projection(tables[kind]).explained_variance_ratio[:20]
+        np.testing.assert_array_equal(decode(trace(spec, name)["y"]), ratio)
+
+
+def reference_folds(n: int = 512) -> np.ndarray:
+    """The probe's folds, rebuilt from its definition: 5 shuffled folds, seed 0."""
+    fold = np.empty(n, dtype=np.int64)
+    kfold = KFold(n_splits=PROBE_FOLDS, shuffle=True, random_state=PROBE_SEED)
+    for f, (_, test) in enumerate(kfold.split(np.zeros((n, 1)))):
+        fold[test] = f
+    return fold
+
+
+def test_probe_errors_appear_on_the_page(single, tables):
+    """The MAE metrics, fold table and scatter equal numpy least squares on the same folds."""
+    fold = reference_folds()
+    positions = np.arange(512)
+    predictions = {kind: lstsq_probe(tables[kind], fold) for kind in tables}
+    errors = {kind: np.abs(pred - positions) for kind, pred in predictions.items()}
+
+    learned = metric_number(single, "learned (BERT): mean abs. error")
+    assert learned == f"{errors['learned'].mean():.2f} positions"
+    assert errors["learned"].mean() > 1.0  # MiniLM's learned table is far from linear in p
+    sinusoid = metric_number(single, "sinusoidal (formula): mean abs. error")
+    assert sinusoid == "< 0.01 positions" and errors["sinusoidal"].mean() < 0.01
+    guess = np.array([positions[fold != fold[p]].mean() for p in positions])
+    baseline = metric_number(single, "Guessing the mean index")
+    assert baseline == f"{np.abs(guess - positions).mean():.2f} positions"
+
+    frame = single.dataframe[0].value
+    assert list(frame["positions held out"]) == list(np.bincount(fold))
+    for f in range(PROBE_FOLDS):
+        assert frame["MAE learned (BERT)"][f] == pytest.approx(
+            errors["learned"][fold == f].mean(), rel=1e-6
+        )
+        assert frame["MAE sinusoidal (formula)"][f] < 0.01
+
+    spec = chart(single, "Probe")
+    for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
+        shown = decode(trace(spec, name)["y"]).astype(np.float64)    # float32 on the wire
+        np.testing.assert_allclose(shown, predictions[kind], rtol=1e-5, atol=5e-3)
+
+
+# --- a pair ------------------------------------------------------------------------------------
+def test_pair_highlights_both_segments(pair):
+    marks = trace(chart(pair, "learned (BERT): positions"), "your input")
+    assert marks["text"][0] == "[CLS]" and marks["text"].count("[SEP]") == 2
+    assert len(marks["text"]) == 13
+    assert marks["marker"]["color"] == [SEGMENT_COLOURS[0]] * 7 + [SEGMENT_COLOURS[1]] * 6
+    assert "blue = sentence A, orange = sentence B" in pair.markdown[0].value
+    # The sinusoid's first positions sit almost on one spot: only labels with room are printed,
+    # every ring keeps its "position token" hover.
+    crowded = trace(chart(pair, "sinusoidal (formula): positions"), "your input")
+    assert crowded["text"][0] == "[CLS]" and "" in crowded["text"]
+    assert all(t in ("", tok) for t, tok in zip(crowded["text"], marks["text"], strict=True))
+    assert crowded["hovertext"] == marks["hovertext"]
+
+
+def test_cosine_heatmap_and_offset_curve(pair, tables):
+    for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
+        cos = cosine_matrix(tables[kind])
+        spec = chart(pair, f"{name}: cos(p, q)")
+        heat = spec["data"][0]
+        np.testing.assert_array_equal(decode(heat["z"]), cos[:128, :128])
+        np.testing.assert_array_equal(decode(heat["x"]), np.arange(128))
+        assert (heat["zmin"], heat["zmax"]) == (-1.0, 1.0)
+        box = spec["layout"]["shapes"][0]
+        assert (box["x0"], box["x1"]) == (-0.5, 12.5)  # the pair's 13 positions
+        curve = trace(chart(pair, "How similarity falls"), name)
+        np.testing.assert_array_equal(decode(curve["y"]), offset_cosine(cos, 0, 127))
+
+
+# --- caching -----------------------------------------------------------------------------------
+def test_changing_the_sentence_does_not_recompute_model_level_results():
+    at = open_app(PAGE, a=SENTENCE)
+    assert_clean(at)
+    before = {name: CALLS[name] for name in MODEL_LEVEL}
+    at.text_area(key="a").set_value("Completely different words now").run()
+    assert_clean(at)
+    marks = trace(chart(at, "learned (BERT): positions"), "your input")
+    assert marks["text"] == ["[CLS]", "completely", "different", "words", "now", "[SEP]"]
+    assert {name: CALLS[name] for name in MODEL_LEVEL} == before
+    at.text_area(key="b").set_value("And a second one.").run()
+    assert {name: CALLS[name] for name in MODEL_LEVEL} == before
+    # The counter is live: a range never asked for before runs PCA once per table.
+    at.slider(key="pos_range").set_value((3, 97)).run()
+    assert_clean(at)
+    assert CALLS["pca"] == before["pca"] + 2
+    assert CALLS["probe"] == before["probe"]
+
+
+# --- the URL -----------------------------------------------------------------------------------
+def test_deep_link_to_a_3d_view_of_a_range(tables):
+    at = open_app(PAGE, a=SENTENCE, pos_range=["10", "200"], pos_view="3D", pos_pc_x="PC2",
+                  pos_pc_y="PC3", pos_pc_z="PC1")
+    assert_clean(at)
+    proj = pca_projection(tables["learned"], 10, 200)
+    points = trace(chart(at, "learned (BERT): positions 10–200"), "positions 10–200")
+    assert points["type"] == "scatter3d"
+    for axis, column in zip("xyz", (1, 2, 0), strict=True):
+        np.testing.assert_array_equal(decode(points[axis]), proj.coords[:, column])
+    assert trace(chart(at, "learned (BERT): positions 10–200"), "your input") is None
+    assert "7 of your input's positions lie outside 10–200" in captions(at)
+
+
+def test_garbage_query_values_fall_back_to_defaults():
+    at = open_app(PAGE, a=SENTENCE, pos_range="abc", pos_view="4D", pos_pc_x="PC99",
+                  pos_pc_z="<script>", pos_cos_window="-5")
+    assert_clean(at)
+    assert at.slider(key="pos_range").value == (0, 511)
+    assert at.slider(key="pos_cos_window").value == (0, 127)
+    assert at.selectbox(key="pos_pc_x").value == 1
+    assert len(at.get("plotly_chart")) == N_CHARTS
+
+
+def test_too_short_range_and_high_component_are_explained():
+    at = open_app(PAGE, a=SENTENCE, pos_range=["7", "7"], pos_view="3D", pos_pc_x="PC10")
+    assert_clean(at)
+    text = captions(at)
+    assert "PCA needs at least 4 positions: showing positions 7–10." in text
+    assert "PC10 is shown as PC4" in text
+    assert "learned (BERT): positions 7–10" in charts(at)
+
+
+def test_wide_cosine_window_is_thinned_and_payload_stays_small():
+    at = open_app(PAGE, a=SENTENCE, pos_cos_window=["0", "511"])
+    assert_clean(at)
+    heat = chart(at, "learned (BERT): cos(p, q)")["data"][0]
+    assert decode(heat["z"]).shape == (128, 128) and decode(heat["z"]).dtype == np.float32
+    np.testing.assert_array_equal(decode(heat["x"]), np.arange(0, 512, 4))
+    assert "drawn one in every 4" in captions(at)
+    total = sum(len(c.proto.spec) for c in at.get("plotly_chart"))
+    assert total < 500_000, total
+
+
+# --- bad input ---------------------------------------------------------------------------------
+def test_empty_sentence_still_shows_the_tables():
+    at = open_app(PAGE, a="   ")
+    assert_clean(at)
+    assert any("Type a sentence" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == N_CHARTS
+    assert trace(chart(at, "learned (BERT): positions"), "your input") is None
+
+
+def test_markup_in_the_sentence_is_shown_as_text():
+    at = open_app(PAGE, a='<b>x</b> <img src=x onerror="alert(1)">')
+    assert_clean(at)
+    marks = trace(chart(at, "learned (BERT): positions"), "your input")
+    assert "&lt;" in marks["text"] and "&gt;" in marks["text"]
+    assert not any("<" in t for t in marks["text"] + marks["hovertext"])
+
+
+def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_bundle):
+    model = BertModel(tiny_config()).eval()
+    model.load_state_dict(tiny_bundle.model.state_dict())
+    model.save_pretrained(tmp_path)
+    tiny_bundle.tokenizer.save_pretrained(tmp_path)
+    at = open_app(PAGE, model=str(tmp_path), a=" ".join(["word"] * 100))
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.slider(key="pos_range").value == (0, 63)
+    assert any("Truncated" in w.value for w in at.warning)
+    assert "64 × 32" in at.markdown[0].value
+    proj = pca_projection(position_table(tiny_bundle, "learned"))
+    spec = chart(at, "learned (BERT): positions 0–63")
+    np.testing.assert_allclose(decode(trace(spec, "positions 0–63")["x"]), proj.coords[:, 0],
+                               atol=1e-6)
+    marks = trace(spec, "your input")
+    assert marks["mode"] == "markers" and len(marks["hovertext"]) == 64  # too many to print
+    assert "hover a ring to read its token" in captions(at)
+    metric = metric_number(at, "learned (BERT): mean abs. error")
+    assert re.fullmatch(r"(\d+\.\d\d|< 0\.01) positions", metric)
+
+
+# --- a real browser ----------------------------------------------------------------------------
+@pytest.mark.browser
+def test_positions_page_in_chromium(server, browser):
+    page = open_in_browser(browser, f"{server}/positions?a=What+is+your+name%3F&b=My+name+is+BERT.")
+    try:
+        page.wait_for_function(
+            f"document.querySelectorAll('.js-plotly-plot').length >= {N_CHARTS} && "
+            "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+            timeout=60_000,
+        )
+        # Streamlit scrolls inside its main block, so a "full page" shot needs a window that tall.
+        height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        page.set_viewport_size({"width": 1400, "height": min(int(height) + 40, 8000)})
+        page.wait_for_timeout(1500)  # let plotly redraw at the new size before the screenshot
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert page.get_by_text("Position probe (Wang & Chen 2020)").is_visible()
+        values = page.locator("[data-testid='stMetricValue']").all_inner_texts()
+        assert len(values) == 3 and values[1] == "< 0.01 positions", values
+        assert all(re.fullmatch(r"(\d+\.\d\d|< 0\.01) positions", v) for v in values), values
+        legend = page.locator(".js-plotly-plot").first.get_by_text("your input")
+        assert legend.count() >= 1
+        assert not page.dialogs  # no script in the inputs ran
+        page.screenshot(path=str(ARTIFACTS / "positions.png"), full_page=True)
+    finally:
+        page.close()
