@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from urllib.parse import urlencode
 
@@ -11,21 +10,12 @@ import pytest
 
 from core import analyze, encode
 from core import similarity as sim
-from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser
+from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser, plotly_values
 
 PAGE = "pages/similarity.py"
 RIVER = "I sat on the bank of the river."
 MONEY = "I deposited money at the bank."
 SINGLE = "The cat saw the dog and the dog saw the cat."
-
-
-def values(v) -> np.ndarray:
-    """A plotly data array from the figure JSON: a list, or plotly's base64 typed array."""
-    if isinstance(v, dict) and "bdata" in v:
-        flat = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        shape = [int(n) for n in str(v.get("shape", len(flat))).split(",")]
-        return flat.reshape(shape)
-    return np.asarray(v)
 
 
 def figures(at) -> dict[str, dict]:
@@ -56,7 +46,8 @@ def test_single_sentence(bundle, stats):
 
     result = analyze(bundle, SINGLE, attentions=False)
     expected = sim.token_matrix(result, "layer_3", "standardised", stats)
-    np.testing.assert_allclose(values(figs["sim_matrix"]["data"][0]["z"]), expected, atol=1e-5)
+    np.testing.assert_allclose(plotly_values(figs["sim_matrix"]["data"][0]["z"]), expected,
+                               atol=1e-5)
     assert figs["sim_matrix"]["data"][0]["y"][2] == "2 cat"
     assert not figs["sim_matrix"]["layout"].get("shapes")  # no A x B block for one sentence
 
@@ -68,19 +59,19 @@ def test_single_sentence(bundle, stats):
                             "standardised", stats)
     words = figs["sim_words"]
     assert words["data"][0]["x"] == depth
-    np.testing.assert_allclose(values(words["data"][0]["y"]), curve, atol=1e-6)
-    np.testing.assert_allclose(values(trace(words, "two unrelated corpus tokens")["y"]),
+    np.testing.assert_allclose(plotly_values(words["data"][0]["y"]), curve, atol=1e-6)
+    np.testing.assert_allclose(plotly_values(trace(words, "two unrelated corpus tokens")["y"]),
                                [stats.stage(s).baseline_standardised for s in depth], atol=1e-6)
 
     top = sim.top_dimensions(result.stages["layer_3"][2], result.stages["layer_3"][11],
                              "layer_3", "standardised", stats)
     bars = figs["sim_dims"]["data"][0]
     assert bars["y"] == [f"dim {d}" for d in top["dimension"]]
-    np.testing.assert_allclose(values(bars["x"]), top["contribution"], atol=1e-6)
+    np.testing.assert_allclose(plotly_values(bars["x"]), top["contribution"], atol=1e-6)
 
     table = sim.anisotropy_table(stats, depth)
     aniso = figs["sim_anisotropy"]
-    np.testing.assert_allclose(values(trace(aniso, "random tokens, raw")["y"]),
+    np.testing.assert_allclose(plotly_values(trace(aniso, "random tokens, raw")["y"]),
                                table["random tokens, raw"], atol=1e-6)
 
 
@@ -96,7 +87,7 @@ def test_pair(bundle, stats):
 
     # The matrix, and its A x B block framed: rows 0..10 (A) against columns 11..18 (B).
     matrix = figs["sim_matrix"]
-    np.testing.assert_allclose(values(matrix["data"][0]["z"]),
+    np.testing.assert_allclose(plotly_values(matrix["data"][0]["z"]),
                                sim.token_matrix(pair, "word_embeddings", "raw", stats), atol=1e-6)
     rect = next(s for s in matrix["layout"]["shapes"] if s["type"] == "rect")
     assert (rect["x0"], rect["x1"], rect["y0"], rect["y1"]) == (10.5, 18.5, -0.5, 10.5)
@@ -105,14 +96,15 @@ def test_pair(bundle, stats):
     comparison = sim.compare_sentences(pair, alone_a, alone_b)
     sentences = figs["sim_sentences"]
     np.testing.assert_allclose(
-        values(trace(sentences, "A and B separately, mean pooling (sentence-transformers)")["y"]),
+        plotly_values(
+            trace(sentences, "A and B separately, mean pooling (sentence-transformers)")["y"]),
         comparison.mean_separate, atol=1e-6)
     np.testing.assert_allclose(
-        values(trace(sentences, "one pair input, mean of each segment")["y"]),
+        plotly_values(trace(sentences, "one pair input, mean of each segment")["y"]),
         comparison.mean_in_pair, atol=1e-6)
     star = trace(sentences, "the model's own figure")
     assert star["x"] == ["layer_6"]
-    assert values(star["y"])[0] == pytest.approx(comparison.model_figure, abs=1e-6)
+    assert plotly_values(star["y"])[0] == pytest.approx(comparison.model_figure, abs=1e-6)
     assert at.metric[0].value == f"{comparison.model_figure:.4f}"
 
     # Word in context: "bank" (5) vs "bank" (16), A and B run separately by default.
@@ -121,7 +113,7 @@ def test_pair(bundle, stats):
     depth = sim.depth_stages(pair.stages)
     separate = sim.token_curve(sim.TokenRef(alone_a, 5), sim.TokenRef(alone_b, 6), depth, "raw",
                                stats)
-    curve = values(figs["sim_words"]["data"][0]["y"])
+    curve = plotly_values(figs["sim_words"]["data"][0]["y"])
     np.testing.assert_allclose(curve, separate, atol=1e-6)
     assert curve[0] == pytest.approx(1.0, abs=1e-6)
 
@@ -129,15 +121,15 @@ def test_pair(bundle, stats):
     in_pair = sim.token_curve(sim.TokenRef(pair, 5), sim.TokenRef(pair, 16), depth, "raw", stats)
     widget(at, "radio", "sim_context").set_value("as one pair").run()
     assert_clean(at)
-    np.testing.assert_allclose(values(figures(at)["sim_words"]["data"][0]["y"]), in_pair,
+    np.testing.assert_allclose(plotly_values(figures(at)["sim_words"]["data"][0]["y"]), in_pair,
                                atol=1e-6)
     linked = open_app(PAGE, a=RIVER, b=MONEY, sim_context="as one pair", sim_mode="adjusted",
                       sim_i="1 i", sim_j="16 bank")
     assert_clean(linked)
     expected = sim.token_curve(sim.TokenRef(pair, 1), sim.TokenRef(pair, 16), depth, "adjusted",
                                stats)
-    np.testing.assert_allclose(values(figures(linked)["sim_words"]["data"][0]["y"]), expected,
-                               atol=1e-6)
+    np.testing.assert_allclose(plotly_values(figures(linked)["sim_words"]["data"][0]["y"]),
+                               expected, atol=1e-6)
 
 
 def test_bad_choices_fall_back_to_defaults(bundle):
@@ -159,7 +151,7 @@ def test_bad_choices_fall_back_to_defaults(bundle):
     at = open_app(PAGE, a=SINGLE, sim_i="2 cat", sim_j="2 cat")
     assert_clean(at)
     assert any("same token" in info.value for info in at.info)
-    assert np.allclose(values(figures(at)["sim_words"]["data"][0]["y"]), 1.0, atol=1e-5)
+    assert np.allclose(plotly_values(figures(at)["sim_words"]["data"][0]["y"]), 1.0, atol=1e-5)
 
     # Choices that stop existing when the text changes are reset, not a traceback.
     widget(at, "selectbox", "sim_j").set_value(12).run()
@@ -187,7 +179,7 @@ def test_long_input_is_windowed(bundle, stats):
     at = open_app(PAGE, a=long_text, b=MONEY, sim_from="100", sim_i="298 the")
     assert_clean(at)
     assert widget(at, "slider", "sim_from").value == 100
-    z = values(figures(at)["sim_matrix"]["data"][0]["z"])
+    z = plotly_values(figures(at)["sim_matrix"]["data"][0]["z"])
     full = sim.token_matrix(analyze(bundle, long_text, MONEY, attentions=False), "layer_6", "raw",
                             stats)
     np.testing.assert_allclose(z, full[100:260, 100:260], atol=1e-6)
