@@ -1,0 +1,39 @@
+"""Cached parameter lists for the Parameters page, shared by every session.
+
+The loaded model's ``named_parameters()`` depend on the model alone, so they live in
+``st.cache_resource`` keyed on the model name string and are never mutated. The presets and a
+custom config are built on the meta device (every shape, no memory, no weights), keyed on the
+preset's name or on the seven sizes, in bounded ``st.cache_data``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.cache import MODEL_CACHE_ENTRIES, get_model
+from core.parameter_listing import NamedParameter, meta_count, meta_model, named_parameter_list
+from core.presets import PRESETS, Sizes, config_from_sizes, preset_config
+
+# A custom count is one int; a class trying sizes on the projector stays far below this.
+CUSTOM_ENTRIES = 32
+
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES)
+def live_parameters(model_name: str) -> list[NamedParameter]:
+    """The loaded model's named_parameters, classified. A per-model table: never mutated."""
+    return named_parameter_list(get_model(model_name).model)
+
+
+@st.cache_data(max_entries=len(PRESETS))
+def preset_parameters(name: str) -> list[NamedParameter]:
+    """A preset's named_parameters, from BertModel(config) built on the meta device."""
+    return named_parameter_list(meta_model(preset_config(name)))
+
+
+@st.cache_data(max_entries=CUSTOM_ENTRIES)
+def custom_meta_count(
+    layers: int, hidden: int, heads: int, intermediate: int, vocab: int, positions: int, types: int
+) -> int:
+    """sum(p.numel()) of a custom BertModel built on the meta device (sizes already validated)."""
+    sizes = Sizes(layers, hidden, heads, intermediate, vocab, positions, types)
+    return meta_count(config_from_sizes(sizes))

@@ -1,0 +1,242 @@
+"""The Parameters page in AppTest (figures and tables against the model) and in Chromium."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs, quote, urlparse
+
+import pytest
+import torch
+
+from components.inputs import DEFAULT_SENTENCE
+from core import analyze
+from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser, wait_for_app
+from tests.test_parameters_core import (
+    DESIGN_COUNTS,
+    SEED_GAP_CHINESE,
+    SEED_HAND_CHINESE,
+    SHIPPED_COUNT,
+    numel,
+)
+
+PAGE = "pages/parameters.py"
+
+
+def frame_with(at, column: str):
+    """The first table on the page that has ``column``."""
+    for df in at.dataframe:
+        if column in df.value.columns:
+            return df.value
+    raise AssertionError(f"no table with a {column!r} column")
+
+
+def frames_with(at, column: str) -> list:
+    return [df.value for df in at.dataframe if column in df.value.columns]
+
+
+def page_text(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [e.value for e in (*at.error, *at.warning, *at.info, *at.success)]
+    return "\n".join(parts)
+
+
+def test_page_shows_live_counts_and_the_four_preset_figures(bundle):
+    at = open_app(PAGE)
+    assert_clean(at)
+    assert at.title[0].value == "Parameters"
+    metrics = {m.label: m.value for m in at.metric}
+    total = sum(p.numel() for p in bundle.model.parameters())
+    assert metrics["Parameters"] == f"{total:,}" == f"{SHIPPED_COUNT:,}"
+    assert metrics["Trainable"] == f"{total:,}"
+    assert metrics["Tensors"] == str(len(list(bundle.model.named_parameters())))
+    presets = frame_with(at, "on meta device").set_index("model")
+    for name, figure in DESIGN_COUNTS.items():
+        assert presets.loc[name, "from config"] == figure
+        assert presets.loc[name, "on meta device"] == figure
+    assert presets["equal"].all()
+
+
+def test_treemap_values_are_the_models_modules(bundle):
+    at = open_app(PAGE)
+    assert_clean(at)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    trace = spec["data"][0]
+    assert trace["type"] == "treemap" and trace["branchvalues"] == "total"
+    values = dict(zip(trace["ids"], trace["values"], strict=True))
+    model = bundle.model
+    assert values["BertModel"] == sum(p.numel() for p in model.parameters())
+    assert values["embeddings"] == numel(model.embeddings)
+    assert values["encoder"] == numel(model.encoder)
+    assert values["pooler"] == numel(model.pooler)
+    for k, layer in enumerate(model.encoder.layer):
+        assert values[f"encoder/layer_{k + 1}"] == numel(layer)
+        assert values[f"encoder/layer_{k + 1}/intermediate.dense"] == numel(layer.intermediate)
+    assert values["embeddings/word_embeddings"] == model.embeddings.word_embeddings.weight.numel()
+
+
+def test_breakdown_table_and_per_layer_toggle(bundle):
+    at = open_app(PAGE)
+    summed = frame_with(at, "share")
+    assert int(summed["parameters"].sum()) == SHIPPED_COUNT
+    assert len(summed) == 13
+    at.toggle(key="par_per_layer").set_value(True).run()
+    assert_clean(at)
+    apart = frame_with(at, "share")
+    assert len(apart) == 4 + 8 * bundle.config.num_hidden_layers + 1
+    for module, count in zip(apart["module"], apart["parameters"], strict=True):
+        assert count == numel(bundle.model.get_submodule(module)), module
+
+
+def test_formula_panel_reconciles_with_the_loaded_model_and_shows_the_seeds_case():
+    at = open_app(PAGE)
+    assert_clean(at)
+    exact = frame_with(at, "in the model")
+    assert exact["equal"].all()
+    assert int(exact["from config"].sum()) == int(exact["in the model"].sum()) == SHIPPED_COUNT
+    assert any(f"{SHIPPED_COUNT:,}" in s.value and "Exactly equal" in s.value for s in at.success)
+    assert f"= {SHIPPED_COUNT:,}" in at.latex[0].value.replace("{,}", ",")
+    # Beside it, by default, the seed's hand count of bert-base-chinese, term by term.
+    assert at.radio(key="par_seed").value == "bert-base-chinese"
+    hand, left_out = frames_with(at, "term")
+    assert int(hand["total"].sum()) == SEED_HAND_CHINESE
+    assert int(left_out["total"].sum()) == SEED_GAP_CHINESE
+    assert len(left_out) == 5  # embeddings LayerNorm, 4 biases, FFN biases, 2 LayerNorms, pooler
+    assert "= **102,267,648** = the exact count" in page_text(at)
+
+
+def test_hand_count_of_the_loaded_model(bundle):
+    at = open_app(PAGE, par_seed="the config above")
+    assert_clean(at)
+    hand, left_out = frames_with(at, "term")
+    assert int(hand["total"].sum()) + int(left_out["total"].sum()) == SHIPPED_COUNT
+    linear_and_embedding_weights = sum(
+        m.weight.numel() for m in bundle.model.modules()
+        if isinstance(m, torch.nn.Linear | torch.nn.Embedding)
+    )
+    assert int(hand["total"].sum()) == linear_and_embedding_weights
+    assert "= the exact count" in page_text(at)
+
+
+def test_seed_model_term_by_term_from_the_url():
+    at = open_app(PAGE, par_formula="bert-base-chinese", par_seed="the config above")
+    assert_clean(at)
+    assert at.selectbox(key="par_formula").value == "bert-base-chinese"
+    exact = frame_with(at, "in the model")
+    assert exact["equal"].all()
+    assert int(exact["in the model"].sum()) == DESIGN_COUNTS["bert-base-chinese"]
+    hand, left_out = frames_with(at, "term")
+    assert int(hand["total"].sum()) == SEED_HAND_CHINESE
+    assert int(left_out["total"].sum()) == SEED_GAP_CHINESE
+    assert "= the exact count" in page_text(at)
+
+
+def test_custom_form_counts_live_and_refuses_bad_values():
+    at = open_app(PAGE)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Parameters (from the config)"] == f"{DESIGN_COUNTS['bert-base-uncased']:,}"
+    assert metrics["On the meta device"] == f"{DESIGN_COUNTS['bert-base-uncased']:,}"
+    at.button(key="par_from_2").click().run()  # bert-large-uncased
+    assert at.text_input(key="par_layers").value == "24"
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Parameters (from the config)"] == f"{DESIGN_COUNTS['bert-large-uncased']:,}"
+    bad = [
+        ("par_hidden", "1000", "not divisible"),
+        ("par_hidden", "0", "at least 1"),
+        ("par_heads", "-4", "at least 1"),
+        ("par_layers", "lots", "whole number"),
+        ("par_vocab", "99999999999999999999999", "capped"),
+        ("par_pos", "1e9", "whole number"),
+    ]
+    for key, value, fragment in bad:
+        at.button(key="par_from_0").click().run()  # back to valid sizes
+        at.text_input(key=key).set_value(value).run()
+        assert_clean(at)
+        assert at.error and fragment in at.error[0].value, (key, value)
+        assert "Parameters (from the config)" not in [m.label for m in at.metric]
+    at.button(key="par_from_1").click().run()  # bert-base-chinese
+    assert not at.error
+    assert {m.label: m.value for m in at.metric}["On the meta device"] == "102,267,648"
+
+
+def test_garbage_query_values_give_messages_not_tracebacks():
+    at = open_app(
+        PAGE, par_hidden="inf", par_layers="1e400", par_heads="nan", par_inter="-7",
+        par_formula="not-a-model", par_per_layer="maybe", par_filter="[(*" * 100, par_seed="x",
+    )
+    assert_clean(at)
+    assert at.selectbox(key="par_formula").value == "the loaded model"
+    assert at.radio(key="par_seed").value == "bert-base-chinese"
+    assert at.error and "whole number" in at.error[0].value and "at least 1" in at.error[0].value
+
+
+def test_filter_keeps_names_containing_every_word(bundle):
+    at = open_app(PAGE)
+    assert len(frame_with(at, "numel")) == len(list(bundle.model.named_parameters()))
+    at.text_input(key="par_filter").set_value("layer.0. QUERY").run()
+    assert_clean(at)
+    shown = frame_with(at, "numel")
+    expected = [n for n, _ in bundle.model.named_parameters()
+                if "layer.0." in n and "query" in n]
+    assert shown["name"].tolist() == expected
+    shapes = dict(bundle.model.named_parameters())
+    assert shown["shape"].tolist() == [str(list(shapes[n].shape)) for n in expected]
+    at.text_input(key="par_filter").set_value("[(.*").run()  # regex characters are plain text
+    assert_clean(at)
+    assert not frames_with(at, "numel")
+    assert any("No parameter name" in i.value for i in at.info)
+
+
+def test_filter_from_the_url(bundle):
+    at = open_app(PAGE, par_filter="pooler")
+    assert_clean(at)
+    assert frame_with(at, "numel")["name"].tolist() == ["pooler.dense.weight", "pooler.dense.bias"]
+
+
+def test_sketch_shows_the_shapes_of_the_current_input(bundle):
+    a, b = "What is your name?", "My name is BERT."
+    at = open_app(PAGE, a=a, b=b)
+    assert_clean(at)
+    dot = at.get("graphviz_chart")[0].proto.spec
+    result = analyze(bundle, a, b, attentions=True)
+    T = len(result.tokens)
+    assert T == 13
+    h = result.stages["sum"].shape[1]
+    with torch.inference_mode():
+        up = bundle.model.encoder.layer[0].intermediate(torch.zeros(1, T, h))  # (1, T, i)
+    for shape in ([1, T], [1, *result.stages["LayerNorm"].shape], [1, *result.attentions.shape[1:]],
+                  list(up.shape), [1, *result.pooler_output.shape]):
+        assert f"→ {shape}" in dot, shape
+
+
+def test_sketch_waits_for_text_but_the_counts_do_not():
+    at = open_app(PAGE, a=" ")
+    assert_clean(at)
+    assert {m.label: m.value for m in at.metric}["Parameters"] == f"{SHIPPED_COUNT:,}"
+    assert frame_with(at, "on meta device") is not None
+    assert at.warning  # the shared input's message about the empty text
+    assert not at.get("graphviz_chart")
+
+
+@pytest.mark.browser
+def test_parameters_page_in_chromium(server, browser):
+    url = f"{server}/parameters?a={quote(DEFAULT_SENTENCE)}&par_formula=bert-base-chinese"
+    page = open_in_browser(browser, url, height=5600)
+    page.wait_for_selector("[data-testid='stGraphVizChart'] svg", timeout=30_000)
+    page.wait_for_selector(".js-plotly-plot .treemap", timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "parameters.png"), full_page=True)
+    assert page.locator("[data-testid='stException']").count() == 0
+    svg = page.locator("[data-testid='stGraphVizChart'] svg").text_content() or ""
+    assert "[1, 7, 384]" in svg and "encoder.layer × 6" in svg
+    cells = page.locator("[role=gridcell]").all_inner_texts()  # the grid's accessible copy
+    for figure in DESIGN_COUNTS.values():
+        assert cells.count(str(figure)) == 2  # from the config and on the meta device
+    body = page.locator("[data-testid='stMain']").inner_text()
+    assert "102,145,536" in body and "122,112" in body
+    # Typing a filter puts it in the URL, so the view is a shareable link.
+    box = page.get_by_role("textbox", name="Filter by name")
+    box.fill("pooler")
+    box.press("Enter")
+    wait_for_app(page)
+    assert parse_qs(urlparse(page.url).query)["par_filter"] == ["pooler"]
+    assert "pooler.dense.bias" in " ".join(page.locator("[role=gridcell]").all_inner_texts())
+    page.close()
