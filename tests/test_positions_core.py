@@ -11,7 +11,6 @@ import pytest
 import torch
 from scipy.spatial.distance import cdist
 from sklearn.model_selection import KFold
-from threadpoolctl import threadpool_limits
 
 from core.positions import (
     MIN_RANGE,
@@ -31,13 +30,7 @@ from core.positions import (
     vector_norms,
 )
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_blas_thread():
-    """Small SVDs and least squares on one BLAS thread: on a busy 2-core runner OpenBLAS's
-    spinning worker threads made them several times slower (same results either way)."""
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 @pytest.fixture(scope="module")

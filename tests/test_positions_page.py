@@ -3,14 +3,12 @@ once in Chromium for a screenshot."""
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 
 import numpy as np
 import pytest
 from sklearn.model_selection import KFold
-from threadpoolctl import threadpool_limits
 from transformers import BertModel
 
 from components.labels import SEGMENT_COLOURS
@@ -24,7 +22,14 @@ from core.positions import (
     position_table,
     vector_norms,
 )
-from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser, tiny_config
+from tests.conftest import (
+    ARTIFACTS,
+    assert_clean,
+    open_app,
+    open_in_browser,
+    plotly_values,
+    tiny_config,
+)
 from tests.test_positions_core import lstsq_probe
 
 PAGE = "pages/positions.py"
@@ -33,18 +38,10 @@ TOKENS = ["[CLS]", "this", "is", "a", "test", "sentence", "[SEP]"]
 MODEL_LEVEL = ("table", "pca", "cosine", "offset", "probe", "norms")
 N_CHARTS = 9
 
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
+
 
 # --- reading the page --------------------------------------------------------------------------
-def decode(value) -> np.ndarray:
-    """A plotly array: a plain list, or a typed array {"dtype", "bdata", "shape"}."""
-    if isinstance(value, dict) and "bdata" in value:
-        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        if "shape" in value:
-            array = array.reshape([int(s) for s in str(value["shape"]).split(",")])
-        return array
-    return np.asarray(value)
-
-
 def charts(at) -> dict[str, dict]:
     """Every plotly figure on the page, by its title."""
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
@@ -70,14 +67,6 @@ def metric_number(at, label_start: str) -> str:
 
 def captions(at) -> str:
     return "\n".join(c.value for c in at.caption)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_blas_thread():
-    """Small SVDs and least squares on one BLAS thread: on a busy 2-core runner OpenBLAS's
-    spinning worker threads made them several times slower (same results either way)."""
-    with threadpool_limits(1):
-        yield
 
 
 @pytest.fixture(scope="module")
@@ -126,10 +115,10 @@ def test_pca_scatter_shows_the_core_projection(single, tables, kind):
     spec = chart(single, f"{'learned (BERT)' if kind == 'learned' else 'sinusoidal (formula)'}: "
                  "positions")
     points = trace(spec, "positions 0–511")
-    np.testing.assert_array_equal(decode(points["x"]), proj.coords[:, 0])
-    np.testing.assert_array_equal(decode(points["y"]), proj.coords[:, 1])
-    np.testing.assert_array_equal(decode(points["marker"]["color"]), np.arange(512))
-    assert decode(points["x"]).dtype == np.float32
+    np.testing.assert_array_equal(plotly_values(points["x"]), proj.coords[:, 0])
+    np.testing.assert_array_equal(plotly_values(points["y"]), proj.coords[:, 1])
+    np.testing.assert_array_equal(plotly_values(points["marker"]["color"]), np.arange(512))
+    assert plotly_values(points["x"]).dtype == np.float32
     assert spec["layout"]["xaxis"]["title"]["text"].startswith("PC1 (")
 
 
@@ -138,19 +127,19 @@ def test_input_positions_are_highlighted_with_their_tokens(single, tables):
     marks = trace(chart(single, "learned (BERT): positions"), "your input")
     assert marks["text"] == TOKENS  # far enough apart that every token is printed
     assert marks["hovertext"] == [f"{i} {tok}" for i, tok in enumerate(TOKENS)]
-    np.testing.assert_array_equal(decode(marks["x"]), proj.coords[:7, 0])
-    np.testing.assert_array_equal(decode(marks["y"]), proj.coords[:7, 1])
+    np.testing.assert_array_equal(plotly_values(marks["x"]), proj.coords[:7, 0])
+    np.testing.assert_array_equal(plotly_values(marks["y"]), proj.coords[:7, 1])
     assert marks["marker"]["color"] == [SEGMENT_COLOURS[0]] * 7
     norms = trace(chart(single, "Norm of each position vector: learned"), "your input")
-    np.testing.assert_array_equal(decode(norms["x"]), np.arange(7))
-    np.testing.assert_array_equal(decode(norms["y"]), vector_norms(tables["learned"])[:7])
+    np.testing.assert_array_equal(plotly_values(norms["x"]), np.arange(7))
+    np.testing.assert_array_equal(plotly_values(norms["y"]), vector_norms(tables["learned"])[:7])
 
 
 def test_scree_shows_explained_variance(single, tables):
     spec = chart(single, "Explained variance")
     for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
         ratio = pca_projection(tables[kind]).explained_variance_ratio[:20]
-        np.testing.assert_array_equal(decode(trace(spec, name)["y"]), ratio)
+        np.testing.assert_array_equal(plotly_values(trace(spec, name)["y"]), ratio)
 
 
 def reference_folds(n: int = 512) -> np.ndarray:
@@ -188,7 +177,7 @@ def test_probe_errors_appear_on_the_page(single, tables):
 
     spec = chart(single, "Probe")
     for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
-        shown = decode(trace(spec, name)["y"]).astype(np.float64)    # float32 on the wire
+        shown = plotly_values(trace(spec, name)["y"]).astype(np.float64)    # float32 on the wire
         np.testing.assert_allclose(shown, predictions[kind], rtol=1e-5, atol=5e-3)
 
 
@@ -212,13 +201,13 @@ def test_cosine_heatmap_and_offset_curve(pair, tables):
         cos = cosine_matrix(tables[kind])
         spec = chart(pair, f"{name}: cos(p, q)")
         heat = spec["data"][0]
-        np.testing.assert_array_equal(decode(heat["z"]), cos[:128, :128])
-        np.testing.assert_array_equal(decode(heat["x"]), np.arange(128))
+        np.testing.assert_array_equal(plotly_values(heat["z"]), cos[:128, :128])
+        np.testing.assert_array_equal(plotly_values(heat["x"]), np.arange(128))
         assert (heat["zmin"], heat["zmax"]) == (-1.0, 1.0)
         box = spec["layout"]["shapes"][0]
         assert (box["x0"], box["x1"]) == (-0.5, 12.5)  # the pair's 13 positions
         curve = trace(chart(pair, "How similarity falls"), name)
-        np.testing.assert_array_equal(decode(curve["y"]), offset_cosine(cos, 0, 127))
+        np.testing.assert_array_equal(plotly_values(curve["y"]), offset_cosine(cos, 0, 127))
 
 
 # --- caching -----------------------------------------------------------------------------------
@@ -249,7 +238,7 @@ def test_deep_link_to_a_3d_view_of_a_range(tables):
     points = trace(chart(at, "learned (BERT): positions 10–200"), "positions 10–200")
     assert points["type"] == "scatter3d"
     for axis, column in zip("xyz", (1, 2, 0), strict=True):
-        np.testing.assert_array_equal(decode(points[axis]), proj.coords[:, column])
+        np.testing.assert_array_equal(plotly_values(points[axis]), proj.coords[:, column])
     assert trace(chart(at, "learned (BERT): positions 10–200"), "your input") is None
     assert "7 of your input's positions lie outside 10–200" in captions(at)
 
@@ -277,8 +266,9 @@ def test_wide_cosine_window_is_thinned_and_payload_stays_small():
     at = open_app(PAGE, a=SENTENCE, pos_cos_window=["0", "511"])
     assert_clean(at)
     heat = chart(at, "learned (BERT): cos(p, q)")["data"][0]
-    assert decode(heat["z"]).shape == (128, 128) and decode(heat["z"]).dtype == np.float32
-    np.testing.assert_array_equal(decode(heat["x"]), np.arange(0, 512, 4))
+    z = plotly_values(heat["z"])
+    assert z.shape == (128, 128) and z.dtype == np.float32
+    np.testing.assert_array_equal(plotly_values(heat["x"]), np.arange(0, 512, 4))
     assert "drawn one in every 4" in captions(at)
     total = sum(len(c.proto.spec) for c in at.get("plotly_chart"))
     assert total < 500_000, total
@@ -314,7 +304,7 @@ def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_b
     assert "64 × 32" in at.markdown[0].value
     proj = pca_projection(position_table(tiny_bundle, "learned"))
     spec = chart(at, "learned (BERT): positions 0–63")
-    np.testing.assert_allclose(decode(trace(spec, "positions 0–63")["x"]), proj.coords[:, 0],
+    np.testing.assert_allclose(plotly_values(trace(spec, "positions 0–63")["x"]), proj.coords[:, 0],
                                atol=1e-6)
     marks = trace(spec, "your input")
     assert marks["mode"] == "markers" and len(marks["hovertext"]) == 64  # too many to print
