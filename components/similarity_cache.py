@@ -13,22 +13,25 @@ import pandas as pd
 import streamlit as st
 
 from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model
-from core import Analysis
-from core import similarity as sim
+from core import Analysis, anisotropy
+from core.anisotropy import CorpusStats
+from core.sentences import SentenceComparison, compare_sentences, encoder_max_length
+from core.similarity import TokenRef, separate_token, token_curve, token_matrix, top_dimensions
+from core.similarity_choices import depth_stages
 
 RESULT_CACHE_ENTRIES = 48   # each entry is a curve or at most a 512 x 512 float matrix (2 MB)
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner="Measuring the corpus baseline…")
-def get_corpus_stats(model_name: str) -> sim.CorpusStats:
+def get_corpus_stats(model_name: str) -> CorpusStats:
     """Baselines of the built-in corpus for this model, computed once per model."""
-    return sim.corpus_statistics(get_model(model_name))
+    return anisotropy.corpus_statistics(get_model(model_name))
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
 def get_encoder_max_length(model_name: str) -> int | None:
     """How many tokens sentence-transformers reads for this model (None: the model's limit)."""
-    return sim.encoder_max_length(model_name)
+    return encoder_max_length(model_name)
 
 
 def get_pair(model_name: str, text_a: str, text_b: str | None) -> Analysis:
@@ -47,13 +50,13 @@ def get_token_matrix(
 ) -> np.ndarray:
     """(T, T) cosine between the input's tokens at ``stage`` in ``mode``."""
     pair = get_pair(model_name, text_a, text_b)
-    return sim.token_matrix(pair, stage, mode, get_corpus_stats(model_name))
+    return token_matrix(pair, stage, mode, get_corpus_stats(model_name))
 
 
 @st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_sentence_comparison(model_name: str, text_a: str, text_b: str) -> sim.SentenceComparison:
+def get_sentence_comparison(model_name: str, text_a: str, text_b: str) -> SentenceComparison:
     """Sentence A vs B per depth stage; the model's own figure from A and B run separately."""
-    return sim.compare_sentences(
+    return compare_sentences(
         get_pair(model_name, text_a, text_b),
         get_alone(model_name, text_a),
         get_alone(model_name, text_b),
@@ -62,16 +65,16 @@ def get_sentence_comparison(model_name: str, text_a: str, text_b: str) -> sim.Se
 
 def get_token_refs(
     model_name: str, text_a: str, text_b: str | None, first: int, second: int, separately: bool
-) -> tuple[sim.TokenRef, sim.TokenRef]:
+) -> tuple[TokenRef, TokenRef]:
     """Where to read the two chosen tokens (positions in the input): the input itself, or A and B
     each run on its own. Raises InputError when a token does not exist there."""
     pair = get_pair(model_name, text_a, text_b)
     if not separately or text_b is None:
-        return sim.TokenRef(pair, first), sim.TokenRef(pair, second)
+        return TokenRef(pair, first), TokenRef(pair, second)
     alone_a, alone_b = get_alone(model_name, text_a), get_alone(model_name, text_b)
     return (
-        sim.separate_token(pair, first, alone_a, alone_b),
-        sim.separate_token(pair, second, alone_a, alone_b),
+        separate_token(pair, first, alone_a, alone_b),
+        separate_token(pair, second, alone_a, alone_b),
     )
 
 
@@ -87,8 +90,8 @@ def get_token_curve(
 ) -> np.ndarray:
     """(S,) cosine between the two chosen tokens at each depth stage."""
     refs = get_token_refs(model_name, text_a, text_b, first, second, separately)
-    stages = sim.depth_stages(refs[0].analysis.stages)
-    return sim.token_curve(*refs, stages, mode, get_corpus_stats(model_name))
+    stages = depth_stages(refs[0].analysis.stages)
+    return token_curve(*refs, stages, mode, get_corpus_stats(model_name))
 
 
 @st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
@@ -106,6 +109,6 @@ def get_top_dimensions(
     """The two tokens' cosine at ``stage`` in ``mode`` and the k dimensions that make most of it."""
     refs = get_token_refs(model_name, text_a, text_b, first, second, separately)
     stats = get_corpus_stats(model_name)
-    cosine = float(sim.token_curve(*refs, [stage], mode, stats)[0])
-    top = sim.top_dimensions(refs[0].vector(stage), refs[1].vector(stage), stage, mode, stats, k)
+    cosine = float(token_curve(*refs, [stage], mode, stats)[0])
+    top = top_dimensions(refs[0].vector(stage), refs[1].vector(stage), stage, mode, stats, k)
     return cosine, top

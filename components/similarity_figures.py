@@ -14,8 +14,9 @@ import plotly.graph_objects as go
 
 from components.heatmap import heatmap_figure
 from components.labels import SEGMENT_COLOURS
-from core import similarity as sim
+from core.anisotropy import CorpusStats
 from core.corpus import CORPUS
+from core.sentences import SentenceComparison
 
 CELL_TEXT_MAX = 20    # write the cosine in each cell up to this many tokens
 MODE_WORDS = {
@@ -132,7 +133,7 @@ def frame_pair_block(fig: go.Figure, edge: float, end: float) -> None:
 
 
 def sentence_figure(
-    comparison: sim.SentenceComparison, stats: sim.CorpusStats, marked: str
+    comparison: SentenceComparison, stats: CorpusStats, marked: str
 ) -> go.Figure:
     """Sentence A vs B per stage, three ways, against two unrelated corpus sentences; the star
     is the model's own (sentence-transformers) figure on the last layer."""
@@ -182,7 +183,7 @@ def dimensions_figure(top: pd.DataFrame, title: str, mode: str) -> go.Figure:
 
 
 def anisotropy_figure(table: pd.DataFrame, marked: str) -> go.Figure:
-    """The corpus baselines per stage (columns of ``core.similarity.anisotropy_table``)."""
+    """The corpus baselines per stage (columns of ``core.anisotropy.anisotropy_table``)."""
     stages = table["stage"].tolist()
     fig = line_figure(stages, "sim_anisotropy", "mean cosine", marked)
     styles = {

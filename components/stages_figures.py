@@ -1,4 +1,4 @@
-"""Figures, tables and code listings of the Stages page: pure builders of core.stages results.
+"""Figures, tables and code listings of the Stages page: pure builders of the core results.
 
 Everything here returns a plotly figure, a DataFrame or a string, so a test can rebuild any of
 them; the one exception is ``draw_check``, which draws a live check into the column it is given.
@@ -17,20 +17,10 @@ from streamlit.delta_generator import DeltaGenerator
 
 from components.heatmap import heatmap_figure
 from components.labels import plotly_text
-from core.stages import (
-    COMPONENT_COLUMNS,
-    LOOKUPS,
-    MODULE_OUTPUT,
-    AutogradTrace,
-    BroadcastDemo,
-    Components,
-    LayerNormCheck,
-    OneHotCheck,
-    SegmentRows,
-    stage_expression,
-    torch_printout,
-    torch_size,
-)
+from core.embedding_checks import BroadcastDemo, LayerNormCheck, OneHotCheck
+from core.lookup_components import COMPONENT_COLUMNS, LOOKUPS, Components, SegmentRows
+from core.printout import torch_printout, torch_size
+from core.stages import MODULE_OUTPUT, AutogradTrace, stage_expression
 
 TOLERANCE = 1e-5           # the live checks pass when the max abs difference is at most this
 LOOKUP_COLOURS = {  # colour-blind safe (ColorBrewer Dark2), distinct from the segment colours

@@ -33,7 +33,16 @@ from components.similarity_figures import (
     token_name,
 )
 from core import InputError
-from core import similarity as sim
+from core.anisotropy import MODES, anisotropy_table, rogue_dimensions, unrelated_level
+from core.similarity_choices import (
+    default_tokens,
+    depth_stages,
+    is_pair,
+    real_positions,
+    segment_positions,
+    similarity_stages,
+    token_options,
+)
 
 ensure_router()
 
@@ -62,9 +71,9 @@ result = current_analysis()
 stats = get_corpus_stats(bundle.name)
 enc = result.encoding
 text_a, text_b = inputs.text_a, inputs.text_b
-is_pair = sim.is_pair(enc)
-stages = sim.similarity_stages(result.stages)
-depth = sim.depth_stages(result.stages)
+has_b = is_pair(enc)
+stages = similarity_stages(result.stages)
+depth = depth_stages(result.stages)
 
 left, right = st.columns([1, 2])
 stage = left.selectbox(
@@ -72,7 +81,7 @@ stage = left.selectbox(
     help="word_embeddings, position_embeddings and sum are the lookups and their sum; LayerNorm "
     "is the embeddings' output; layer_k is the output of encoder layer k.",
 )
-mode = right.radio("Read cosines as", sim.MODES, key="sim_mode", bind="query-params",
+mode = right.radio("Read cosines as", MODES, key="sim_mode", bind="query-params",
                    horizontal=True, help=MODE_HELP,
                    captions=("as the model gives it", "(raw − b) / (1 − b)",
                              "each dimension z-scored"))
@@ -88,10 +97,10 @@ explain(
     "Each cell is the cosine between the vectors of two tokens of the input at the chosen stage "
     "(the diagonal is every token with itself). At word_embeddings a repeated word is exactly 1, "
     "because it is the same row of the table; deeper layers mix in context."
-    + (" The framed block is sentence A's tokens against sentence B's." if is_pair else "")
+    + (" The framed block is sentence A's tokens against sentence B's." if has_b else "")
 )
 matrix = get_token_matrix(bundle.name, text_a, text_b, stage, mode)
-positions = sim.real_positions(enc)
+positions = real_positions(enc)
 n_tokens = len(positions)
 lo = 0
 if n_tokens > MATRIX_WINDOW:
@@ -100,7 +109,7 @@ if n_tokens > MATRIX_WINDOW:
                    help=f"The input has {n_tokens} tokens; {MATRIX_WINDOW} are drawn at a time.")
 hi = min(n_tokens, lo + MATRIX_WINDOW)
 all_labels = token_labels([enc.tokens[p] for p in positions])
-n_a = len(sim.segment_positions(enc, 0)) if is_pair else None
+n_a = len(segment_positions(enc, 0)) if has_b else None
 show_figure(matrix_figure(matrix[lo:hi, lo:hi], all_labels[lo:hi], lo, n_a, stage, mode),
             f"cosine_{stage}_{mode}", key="sim_matrix_chart")
 download_matrix(f"cosine_{stage}_{mode}", matrix,
@@ -108,7 +117,7 @@ download_matrix(f"cosine_{stage}_{mode}", matrix,
 
 # --- sentence A vs sentence B ---
 st.subheader("Sentence A vs sentence B")
-if not is_pair:
+if not has_b:
     st.info(
         "This view needs sentence B: type a second sentence in the sidebar (for example "
         "“I sat on the bank of the river.” and “I deposited money at the bank.”) to compare the "
@@ -145,18 +154,18 @@ else:
 
 # --- words in context ---
 st.subheader("Word in context")
-first_options, second_options = sim.token_options(enc)
-default_first, default_second = sim.default_tokens(enc)
+first_options, second_options = token_options(enc)
+default_first, default_second = default_tokens(enc)
 name_of = partial(token_name, enc.tokens)
 c1, c2, c3 = st.columns(3)
-first = c1.selectbox("Token of A" if is_pair else "First token", first_options,
+first = c1.selectbox("Token of A" if has_b else "First token", first_options,
                      index=first_options.index(default_first), format_func=name_of,
                      key="sim_i", bind="query-params")
-second = c2.selectbox("Token of B" if is_pair else "Second token", second_options,
+second = c2.selectbox("Token of B" if has_b else "Second token", second_options,
                       index=second_options.index(default_second), format_func=name_of,
                       key="sim_j", bind="query-params")
 separately = False
-if is_pair:
+if has_b:
     context = c3.radio(
         "Run A and B", ("separately", "as one pair"), key="sim_context", bind="query-params",
         help="separately: each sentence on its own, so neither sees the other (as "
@@ -181,7 +190,7 @@ else:
         st.info("Both choices are the same token, so its cosine with itself is 1 at every stage.",
                 icon=":material/info:")
     pair_label = plotly_text(f"{name_of(first)} vs {name_of(second)}")
-    show_figure(token_curve_figure(depth, curve, sim.unrelated_level(stats, depth, mode), mode,
+    show_figure(token_curve_figure(depth, curve, unrelated_level(stats, depth, mode), mode,
                                    pair_label, stage), "word_in_context", key="sim_words_chart")
     download_table(curve_table(depth, curve, mode), "word_in_context", "sim_words_csv")
 
@@ -204,11 +213,11 @@ explain(
     "alike because the vectors crowd into a narrow cone (anisotropy, Ethayarajh 2019); "
     "standardising each dimension (blue) brings it back to about 0."
 )
-table = sim.anisotropy_table(stats, depth)
+table = anisotropy_table(stats, depth)
 show_figure(anisotropy_figure(table, stage), "anisotropy", key="sim_anisotropy_chart")
-download_table(sim.anisotropy_table(stats, stages), "anisotropy_baseline", "sim_anisotropy_csv")
+download_table(anisotropy_table(stats, stages), "anisotropy_baseline", "sim_anisotropy_csv")
 st.markdown(f"**Dimensions that make most of the baseline at {stage}**")
-st.dataframe(sim.rogue_dimensions(stats, stage), hide_index=True, width="stretch",
+st.dataframe(rogue_dimensions(stats, stage), hide_index=True, width="stretch",
              column_config={
                  "share": st.column_config.NumberColumn(format="percent"),
                  **{c: st.column_config.NumberColumn(format="%.4f") for c in

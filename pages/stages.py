@@ -12,16 +12,15 @@ from components.inputs import shared_inputs
 from components.labels import token_labels
 from components.router import ensure_router
 from components.stages_cache import get_stage_details
+from core.embedding_checks import LAYERNORM_COLUMNS, one_hot_matrix
+from core.lookup_components import COMPONENT_COLUMNS
+from core.printout import torch_size
 from core.stages import (
-    COMPONENT_COLUMNS,
     DEFAULT_DIMS,
-    LAYERNORM_COLUMNS,
     MODULE_OUTPUT,
     colour_bound,
     dimension_window,
-    one_hot_matrix,
     stage_description,
-    torch_size,
 )
 
 ensure_router()

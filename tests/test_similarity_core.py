@@ -1,4 +1,5 @@
-"""core.similarity on the real shipped model, checked against scikit-learn, transformers and
+"""The Similarity page's core (core.anisotropy, core.similarity, core.sentences,
+core.similarity_choices) on the real shipped model, checked against scikit-learn, transformers and
 sentence-transformers; and the corpus baseline cached once per model."""
 
 from __future__ import annotations
@@ -12,17 +13,35 @@ from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.preprocessing import StandardScaler
 
 from core import InputError, analyze
-from core import similarity as sim
+from core.anisotropy import (
+    MODES,
+    CorpusStats,
+    anisotropy_table,
+    corpus_statistics,
+    cosine_matrix,
+    prepare,
+    unrelated_level,
+)
 from core.corpus import CORPUS
 from core.models import default_model_path
+from core.sentences import compare_sentences, encoder_max_length, sentence_embedding
+from core.similarity import (
+    TokenRef,
+    dimension_contributions,
+    separate_token,
+    token_curve,
+    token_matrix,
+    top_dimensions,
+)
+from core.similarity_choices import default_tokens, depth_stages, real_positions, similarity_stages
 
 RIVER = "I sat on the bank of the river."
 MONEY = "I deposited money at the bank."
 
 
 @pytest.fixture(scope="module")
-def stats(bundle) -> sim.CorpusStats:
-    return sim.corpus_statistics(bundle)
+def stats(bundle) -> CorpusStats:
+    return corpus_statistics(bundle)
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +68,10 @@ def alone(bundle):
 
 
 def test_stages_offered(pair):
-    assert sim.similarity_stages(pair.stages) == [
+    assert similarity_stages(pair.stages) == [
         "word_embeddings", "position_embeddings", "sum", "LayerNorm",
         *(f"layer_{k}" for k in range(1, 7))]
-    assert sim.depth_stages(pair.stages) == [
+    assert depth_stages(pair.stages) == [
         "word_embeddings", "sum", "LayerNorm", *(f"layer_{k}" for k in range(1, 7))]
 
 
@@ -78,16 +97,16 @@ def test_corpus_statistics_match_an_independent_computation(stats, corpus_words)
 def test_anisotropy_is_real_in_the_middle_layers(stats):
     """Random unrelated tokens are clearly positive in raw cosine (Ethayarajh 2019)."""
     assert all(stats.stage(f"layer_{k}").baseline > 0.1 for k in range(1, 6))
-    table = sim.anisotropy_table(stats, ["word_embeddings", "layer_3"])
+    table = anisotropy_table(stats, ["word_embeddings", "layer_3"])
     assert table["random tokens, raw"].tolist() == [
         stats.stage("word_embeddings").baseline, stats.stage("layer_3").baseline]
 
 
-@pytest.mark.parametrize("mode", sim.MODES)
+@pytest.mark.parametrize("mode", MODES)
 def test_token_matrix_equals_sklearn(pair, stats, mode):
-    for stage in sim.similarity_stages(pair.stages):
+    for stage in similarity_stages(pair.stages):
         x = pair.stages[stage]
-        got = sim.token_matrix(pair, stage, mode, stats)
+        got = token_matrix(pair, stage, mode, stats)
         if mode == "raw":
             expected = cosine_similarity(x)
         elif mode == "standardised":
@@ -105,27 +124,27 @@ def test_sentence_similarity_matches_sentence_transformers(bundle, pair, alone):
 
     encoder = SentenceTransformer(str(default_model_path()), device="cpu")
     long_text = " ".join(["the quick brown fox jumps over the lazy dog"] * 40)  # ~360 tokens
-    limit = sim.encoder_max_length(bundle.name)
+    limit = encoder_max_length(bundle.name)
     assert limit == encoder.max_seq_length == 256
     cases = [(RIVER, MONEY), ("A man is eating food.", "A man is eating a piece of bread."),
              (long_text, MONEY)]
     for text_a, text_b in cases:
         embeddings = encoder.encode([text_a, text_b], convert_to_numpy=True)
         expected = float(cosine_similarity(embeddings[:1], embeddings[1:])[0, 0])
-        comparison = sim.compare_sentences(
+        comparison = compare_sentences(
             analyze(bundle, text_a, text_b, attentions=False),
             analyze(bundle, text_a, max_length=limit, attentions=False),
             analyze(bundle, text_b, max_length=limit, attentions=False),
         )
         assert comparison.model_figure == pytest.approx(expected, abs=1e-4), text_a[:30]
         assert comparison.mean_separate[-1] == pytest.approx(expected, abs=1e-4)
-        vector = sim.sentence_embedding(analyze(bundle, text_b, max_length=limit))
+        vector = sentence_embedding(analyze(bundle, text_b, max_length=limit))
         np.testing.assert_allclose(vector, embeddings[1], atol=1e-4)
 
 
 def test_sentence_vectors_per_layer(pair, alone):
-    comparison = sim.compare_sentences(pair, *alone)
-    assert comparison.stages == sim.depth_stages(pair.stages)
+    comparison = compare_sentences(pair, *alone)
+    assert comparison.stages == depth_stages(pair.stages)
     seg = np.array(pair.token_type_ids)
     for k, stage in enumerate(comparison.stages):
         x = pair.stages[stage]
@@ -135,18 +154,18 @@ def test_sentence_vectors_per_layer(pair, alone):
         cls = cosine_similarity(alone[0].stages[stage][:1], alone[1].stages[stage][:1])[0, 0]
         assert comparison.cls_separate[k] == pytest.approx(cls, abs=1e-5)
     with pytest.raises(InputError, match="sentence B"):
-        sim.compare_sentences(alone[0], *alone)
+        compare_sentences(alone[0], *alone)
 
 
 def test_bank_in_two_contexts(bundle, pair, alone, stats):
     """Same static vector, different contextual vectors: 1 at word_embeddings, then it falls."""
-    i, j = sim.default_tokens(pair.encoding)
+    i, j = default_tokens(pair.encoding)
     assert (pair.tokens[i], pair.tokens[j]) == ("bank", "bank")
-    stages = sim.depth_stages(pair.stages)
-    separately = (sim.separate_token(pair, i, *alone), sim.separate_token(pair, j, *alone))
-    in_pair = (sim.TokenRef(pair, i), sim.TokenRef(pair, j))
+    stages = depth_stages(pair.stages)
+    separately = (separate_token(pair, i, *alone), separate_token(pair, j, *alone))
+    in_pair = (TokenRef(pair, i), TokenRef(pair, j))
     for first, second in (separately, in_pair):
-        curve = dict(zip(stages, sim.token_curve(first, second, stages, "raw", stats),
+        curve = dict(zip(stages, token_curve(first, second, stages, "raw", stats),
                          strict=True))
         assert curve["word_embeddings"] == pytest.approx(1.0, abs=1e-6)
         assert all(curve[f"layer_{k}"] < 0.99 for k in range(1, 7))
@@ -158,31 +177,31 @@ def test_bank_in_two_contexts(bundle, pair, alone, stats):
         river = model(**tok(RIVER, return_tensors="pt")).last_hidden_state[0]
         money = model(**tok(MONEY, return_tensors="pt")).last_hidden_state[0]
     expected = cosine_similarity(river[5:6].numpy(), money[6:7].numpy())[0, 0]
-    got = sim.token_curve(*separately, ["layer_6"], "raw", stats)[0]
+    got = token_curve(*separately, ["layer_6"], "raw", stats)[0]
     assert got == pytest.approx(expected, abs=1e-5)
 
 
 def test_separate_positions_line_up(pair, alone):
     """Pair positions map to each sentence run alone: A's keep their index, B's shift to follow
     B's own [CLS], and each segment's [SEP] is the last token alone."""
-    for pos in sim.real_positions(pair.encoding):
-        ref = sim.separate_token(pair, pos, *alone)
+    for pos in real_positions(pair.encoding):
+        ref = separate_token(pair, pos, *alone)
         assert ref.token == pair.tokens[pos]
         assert ref.analysis is (alone[0] if pos <= 10 else alone[1])
-    assert sim.separate_token(pair, 11, *alone).position == 1
-    assert sim.separate_token(pair, 18, *alone).position == len(alone[1].tokens) - 1
+    assert separate_token(pair, 11, *alone).position == 1
+    assert separate_token(pair, 18, *alone).position == len(alone[1].tokens) - 1
     with pytest.raises(InputError):
-        sim.separate_token(pair, 40, *alone)
+        separate_token(pair, 40, *alone)
 
 
-@pytest.mark.parametrize("mode", sim.MODES)
+@pytest.mark.parametrize("mode", MODES)
 def test_dimension_contributions_add_up(pair, stats, mode):
     for stage in ("word_embeddings", "LayerNorm", "layer_4", "layer_6"):
         u, v = pair.stages[stage][5], pair.stages[stage][16]
-        parts = sim.dimension_contributions(u, v, stage, mode, stats)
-        cosine = sim.cosine_matrix(u[None], v[None], stage, mode, stats)[0, 0]
+        parts = dimension_contributions(u, v, stage, mode, stats)
+        cosine = cosine_matrix(u[None], v[None], stage, mode, stats)[0, 0]
         assert parts.sum() == pytest.approx(cosine, abs=1e-6)
-        top = sim.top_dimensions(u, v, stage, mode, stats, k=5)
+        top = top_dimensions(u, v, stage, mode, stats, k=5)
         assert len(top) == 5
         assert list(top["contribution"]) == sorted(top["contribution"], key=abs, reverse=True)
         assert abs(top["contribution"].iloc[0]) == pytest.approx(np.abs(parts).max())
@@ -190,11 +209,11 @@ def test_dimension_contributions_add_up(pair, stats, mode):
 
 def test_unrelated_level_and_bad_mode(stats):
     stages = ["LayerNorm", "layer_2"]
-    assert sim.unrelated_level(stats, stages, "adjusted").tolist() == [0.0, 0.0]
-    assert sim.unrelated_level(stats, stages, "raw").tolist() == [
+    assert unrelated_level(stats, stages, "adjusted").tolist() == [0.0, 0.0]
+    assert unrelated_level(stats, stages, "raw").tolist() == [
         stats.stage(s).baseline for s in stages]
     with pytest.raises(ValueError, match="Unknown mode"):
-        sim.prepare(np.ones((1, 384)), "layer_2", "cosine", stats)
+        prepare(np.ones((1, 384)), "layer_2", "cosine", stats)
     with pytest.raises(ValueError, match="No corpus statistics"):
         stats.stage("dropout")
 
@@ -203,25 +222,26 @@ def test_default_tokens(bundle):
     from core import encode
 
     one = encode(bundle, "the cat saw the dog and the dog saw the cat")
-    assert [one.tokens[p] for p in sim.default_tokens(one)] == ["cat", "cat"]
+    assert [one.tokens[p] for p in default_tokens(one)] == ["cat", "cat"]
     plain = encode(bundle, "This is a test sentence")
-    assert sim.default_tokens(plain) == (1, 2)
+    assert default_tokens(plain) == (1, 2)
     empty = encode(bundle, "\u200b")  # no word at all: [CLS] vs [SEP]
-    assert sim.default_tokens(empty) == (0, 1)
+    assert default_tokens(empty) == (0, 1)
 
 
 def test_baseline_cached_once_per_model(bundle, tiny_bundle, tmp_path, monkeypatch):
     """The corpus runs once per model name, however often the page asks."""
     from components import similarity_cache
+    from core import anisotropy
 
     calls: list[str] = []
-    real = sim.corpus_statistics
+    real = corpus_statistics
 
     def counting(model_bundle, *args, **kwargs):
         calls.append(model_bundle.name)
         return real(model_bundle, *args, **kwargs)
 
-    monkeypatch.setattr(sim, "corpus_statistics", counting)
+    monkeypatch.setattr(anisotropy, "corpus_statistics", counting)
     similarity_cache.get_corpus_stats.clear()
     tiny_bundle.model.save_pretrained(tmp_path, safe_serialization=True)
     tiny_bundle.tokenizer.save_pretrained(tmp_path)
@@ -236,4 +256,4 @@ def test_baseline_cached_once_per_model(bundle, tiny_bundle, tmp_path, monkeypat
     assert calls == [bundle.name, tiny_name]
     assert tiny.stages["layer_2"].mean.shape == (32,) and first.stages["layer_6"].mean.shape == (
         384,)
-    assert sim.encoder_max_length(tiny_name) is None  # no sentence_bert_config.json there
+    assert encoder_max_length(tiny_name) is None  # no sentence_bert_config.json there

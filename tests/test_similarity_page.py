@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from core import analyze, encode
-from core import similarity as sim
+from core.anisotropy import CorpusStats, anisotropy_table, corpus_statistics
+from core.sentences import compare_sentences
+from core.similarity import TokenRef, token_curve, token_matrix, top_dimensions
+from core.similarity_choices import depth_stages, token_options
 from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser, plotly_values
 
 PAGE = "pages/similarity.py"
@@ -33,8 +36,8 @@ def widget(at, kind: str, key: str):
 
 
 @pytest.fixture(scope="module")
-def stats(bundle) -> sim.CorpusStats:
-    return sim.corpus_statistics(bundle)
+def stats(bundle) -> CorpusStats:
+    return corpus_statistics(bundle)
 
 
 def test_single_sentence(bundle, stats):
@@ -45,7 +48,7 @@ def test_single_sentence(bundle, stats):
     assert any("needs sentence B" in info.value for info in at.info)
 
     result = analyze(bundle, SINGLE, attentions=False)
-    expected = sim.token_matrix(result, "layer_3", "standardised", stats)
+    expected = token_matrix(result, "layer_3", "standardised", stats)
     np.testing.assert_allclose(plotly_values(figs["sim_matrix"]["data"][0]["z"]), expected,
                                atol=1e-5)
     assert figs["sim_matrix"]["data"][0]["y"][2] == "2 cat"
@@ -54,22 +57,21 @@ def test_single_sentence(bundle, stats):
     # Word in context defaults to a repeated word, here "cat" at positions 2 and 11.
     assert (widget(at, "selectbox", "sim_i").value, widget(at, "selectbox", "sim_j").value) == (
         2, 11)
-    depth = sim.depth_stages(result.stages)
-    curve = sim.token_curve(sim.TokenRef(result, 2), sim.TokenRef(result, 11), depth,
-                            "standardised", stats)
+    depth = depth_stages(result.stages)
+    curve = token_curve(TokenRef(result, 2), TokenRef(result, 11), depth, "standardised", stats)
     words = figs["sim_words"]
     assert words["data"][0]["x"] == depth
     np.testing.assert_allclose(plotly_values(words["data"][0]["y"]), curve, atol=1e-6)
     np.testing.assert_allclose(plotly_values(trace(words, "two unrelated corpus tokens")["y"]),
                                [stats.stage(s).baseline_standardised for s in depth], atol=1e-6)
 
-    top = sim.top_dimensions(result.stages["layer_3"][2], result.stages["layer_3"][11],
-                             "layer_3", "standardised", stats)
+    top = top_dimensions(result.stages["layer_3"][2], result.stages["layer_3"][11],
+                         "layer_3", "standardised", stats)
     bars = figs["sim_dims"]["data"][0]
     assert bars["y"] == [f"dim {d}" for d in top["dimension"]]
     np.testing.assert_allclose(plotly_values(bars["x"]), top["contribution"], atol=1e-6)
 
-    table = sim.anisotropy_table(stats, depth)
+    table = anisotropy_table(stats, depth)
     aniso = figs["sim_anisotropy"]
     np.testing.assert_allclose(plotly_values(trace(aniso, "random tokens, raw")["y"]),
                                table["random tokens, raw"], atol=1e-6)
@@ -88,12 +90,12 @@ def test_pair(bundle, stats):
     # The matrix, and its A x B block framed: rows 0..10 (A) against columns 11..18 (B).
     matrix = figs["sim_matrix"]
     np.testing.assert_allclose(plotly_values(matrix["data"][0]["z"]),
-                               sim.token_matrix(pair, "word_embeddings", "raw", stats), atol=1e-6)
+                               token_matrix(pair, "word_embeddings", "raw", stats), atol=1e-6)
     rect = next(s for s in matrix["layout"]["shapes"] if s["type"] == "rect")
     assert (rect["x0"], rect["x1"], rect["y0"], rect["y1"]) == (10.5, 18.5, -0.5, 10.5)
 
     # Sentence curves, and the model's own figure as the star on the last layer.
-    comparison = sim.compare_sentences(pair, alone_a, alone_b)
+    comparison = compare_sentences(pair, alone_a, alone_b)
     sentences = figs["sim_sentences"]
     np.testing.assert_allclose(
         plotly_values(
@@ -110,15 +112,14 @@ def test_pair(bundle, stats):
     # Word in context: "bank" (5) vs "bank" (16), A and B run separately by default.
     assert (widget(at, "selectbox", "sim_i").value, widget(at, "selectbox", "sim_j").value) == (
         5, 16)
-    depth = sim.depth_stages(pair.stages)
-    separate = sim.token_curve(sim.TokenRef(alone_a, 5), sim.TokenRef(alone_b, 6), depth, "raw",
-                               stats)
+    depth = depth_stages(pair.stages)
+    separate = token_curve(TokenRef(alone_a, 5), TokenRef(alone_b, 6), depth, "raw", stats)
     curve = plotly_values(figs["sim_words"]["data"][0]["y"])
     np.testing.assert_allclose(curve, separate, atol=1e-6)
     assert curve[0] == pytest.approx(1.0, abs=1e-6)
 
     # The same pair read from the one pair input: by the radio, and by a shared link.
-    in_pair = sim.token_curve(sim.TokenRef(pair, 5), sim.TokenRef(pair, 16), depth, "raw", stats)
+    in_pair = token_curve(TokenRef(pair, 5), TokenRef(pair, 16), depth, "raw", stats)
     widget(at, "radio", "sim_context").set_value("as one pair").run()
     assert_clean(at)
     np.testing.assert_allclose(plotly_values(figures(at)["sim_words"]["data"][0]["y"]), in_pair,
@@ -126,8 +127,7 @@ def test_pair(bundle, stats):
     linked = open_app(PAGE, a=RIVER, b=MONEY, sim_context="as one pair", sim_mode="adjusted",
                       sim_i="1 i", sim_j="16 bank")
     assert_clean(linked)
-    expected = sim.token_curve(sim.TokenRef(pair, 1), sim.TokenRef(pair, 16), depth, "adjusted",
-                               stats)
+    expected = token_curve(TokenRef(pair, 1), TokenRef(pair, 16), depth, "adjusted", stats)
     np.testing.assert_allclose(plotly_values(figures(linked)["sim_words"]["data"][0]["y"]),
                                expected, atol=1e-6)
 
@@ -157,7 +157,7 @@ def test_bad_choices_fall_back_to_defaults(bundle):
     widget(at, "selectbox", "sim_j").set_value(12).run()
     at.text_area(key="a").set_value("short").run()
     assert_clean(at)
-    assert widget(at, "selectbox", "sim_j").value in sim.token_options(encode(bundle, "short"))[1]
+    assert widget(at, "selectbox", "sim_j").value in token_options(encode(bundle, "short"))[1]
 
     # Markup in the text stays text: the legend shows escaped tokens, never live tags.
     at = open_app(PAGE, a="<b>x</b> and <b>x</b>", sim_i="1 <", sim_j="5 <")
@@ -180,8 +180,8 @@ def test_long_input_is_windowed(bundle, stats):
     assert_clean(at)
     assert widget(at, "slider", "sim_from").value == 100
     z = plotly_values(figures(at)["sim_matrix"]["data"][0]["z"])
-    full = sim.token_matrix(analyze(bundle, long_text, MONEY, attentions=False), "layer_6", "raw",
-                            stats)
+    full = token_matrix(analyze(bundle, long_text, MONEY, attentions=False), "layer_6", "raw",
+                        stats)
     np.testing.assert_allclose(z, full[100:260, 100:260], atol=1e-6)
     assert any("cut off when its sentence is run on its own" in w.value for w in at.warning)
     assert any("reads the first 256" in c.value for c in at.caption)

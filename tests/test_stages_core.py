@@ -1,7 +1,8 @@
-"""core.stages on the real shipped model and a tiny random BERT.
+"""The Stages page's core (core.stages, core.printout, core.embedding_checks,
+core.lookup_components) on the real shipped model and a tiny random BERT.
 
 Expected values come from torch and transformers' own modules run here in the test (repr of real
-tensors, F.layer_norm, F.one_hot, F.cosine_similarity), never from core.stages itself.
+tensors, F.layer_norm, F.one_hot, F.cosine_similarity), never from the core modules themselves.
 """
 
 from __future__ import annotations
@@ -16,22 +17,17 @@ import torch.nn.functional as F
 
 from core import ModelBundle, analyze
 from core.analysis import input_tensors
+from core.embedding_checks import broadcast_demo, layernorm_check, one_hot_check, one_hot_matrix
+from core.lookup_components import components, segment_rows
+from core.printout import torch_printout, torch_size
 from core.stages import (
     MODULE_OUTPUT,
     autograd_trace,
-    broadcast_demo,
     colour_bound,
-    components,
     dimension_window,
-    layernorm_check,
-    one_hot_check,
-    one_hot_matrix,
-    segment_rows,
     stage_description,
     stage_details,
     stage_expression,
-    torch_printout,
-    torch_size,
 )
 
 SEED = "This is a test sentence"
