@@ -2,11 +2,39 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 # Segment A blue, segment B orange: a pair that stays distinct for colour-blind viewers.
 SEGMENT_COLOURS = {0: "#1f77b4", 1: "#ff7f0e"}
 SEGMENT_NAMES = {0: "A", 1: "B"}
+
+
+# Every ASCII punctuation mark CommonMark lets a backslash escape that markdown could act on.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def markdown_text(text: str) -> str:
+    """Backslash-escape markdown, so text inside st.error/st.caption shows as typed.
+
+    Bare URLs are still turned into links by the renderer: use markdown_code for untrusted text.
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def markdown_code(text: str) -> str:
+    """Untrusted text as an inline code span: shown verbatim, never a link, image or HTML."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)  # longer than any run of backticks inside, so it cannot close
+    pad = " " if text[:1] == "`" or text[-1:] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def markdown_message(message: str, untrusted: str) -> str:
+    """A message of ours that quotes user text: the quote as code, the rest escaped."""
+    if not untrusted:
+        return markdown_text(message)
+    return markdown_code(untrusted).join(markdown_text(part) for part in message.split(untrusted))
 
 
 def plotly_text(text: str) -> str:

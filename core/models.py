@@ -9,23 +9,26 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import threading
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlparse
 
 from transformers import AutoConfig, AutoTokenizer, BertConfig, BertModel, PreTrainedTokenizerBase
 from transformers.utils import logging as transformers_logging
 
 from core.errors import ModelLoadError, ModelTooLargeError, ModelUnavailableError, NotBertError
 from core.parameters import count_from_config
-from core.settings import DEFAULT_MODEL, HUB_TIMEOUT_S, MAX_PARAMETERS
+from core.settings import DEFAULT_MODEL, HUB_TIMEOUT_S, MAX_PARAMETERS, is_folder
 
 # The progress bars and length warnings go to the server's terminal, not to the user.
 transformers_logging.set_verbosity_error()
 transformers_logging.disable_progress_bar()
 
+# The sizes a BertModel is built from; nonsense here (0, -1) fails deep inside torch otherwise.
+_SIZE_FIELDS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                "intermediate_size", "max_position_embeddings", "type_vocab_size")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
 
@@ -54,10 +57,9 @@ def model_source(name: str | None) -> str:
     name = (name or "").strip() or DEFAULT_MODEL
     if name == DEFAULT_MODEL:
         return str(default_model_path())
-    path = Path(name).expanduser()
-    if path.is_dir():
-        return str(path.resolve())
-    if path.is_absolute() or name.startswith((".", "~")):
+    if is_folder(name):
+        return str(Path(name).expanduser().resolve())
+    if Path(name).is_absolute() or name.startswith((".", "~")):
         raise ModelLoadError(f"There is no model folder at “{name}”.")
     if not _REPO_ID.match(name) or ".." in name or len(name) > 96:
         raise ModelLoadError(
@@ -67,20 +69,25 @@ def model_source(name: str | None) -> str:
 
 
 def hub_reachable(timeout: float = HUB_TIMEOUT_S) -> bool:
-    """True when a TCP connection to the model hub opens within ``timeout`` seconds."""
+    """True when the model hub answers an HTTP request within ``timeout`` seconds.
+
+    An open TCP connection is not enough: a captive portal or a stuck proxy can accept it and never
+    answer, and huggingface_hub's own client has no read timeout, so the load would hang for good.
+    """
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"}:
         return False
     from huggingface_hub import constants
 
-    url = urlparse(constants.ENDPOINT)
-    host, port = url.hostname or "", url.port or (443 if url.scheme == "https" else 80)
     result: list[bool] = []
 
     def probe() -> None:
+        request = urllib.request.Request(f"{constants.ENDPOINT}/api/models", method="HEAD")
         try:
-            socket.create_connection((host, port), timeout=timeout).close()
-            result.append(True)
-        except OSError:
+            with urllib.request.urlopen(request, timeout=timeout):
+                result.append(True)
+        except urllib.error.HTTPError:
+            result.append(True)  # it answered, if only with an error status
+        except (OSError, ValueError):
             result.append(False)
 
     # Name resolution has no timeout of its own, so the probe runs in a thread we stop waiting for.
@@ -115,12 +122,20 @@ def load_config(name: str | None) -> BertConfig:
         config = _from_pretrained(AutoConfig.from_pretrained, source, name, trust_remote_code=False)
     except ModelLoadError:
         raise
-    except (OSError, ValueError, KeyError) as exc:
+    # A folder edited by hand can fail in more ways than transformers documents (wrong field types,
+    # a model_type that is a list, ...): every one is a message for the user, never a traceback.
+    except Exception as exc:
         raise ModelLoadError(f"“{name}” could not be read as a model: {_first_line(exc)}") from exc
     if getattr(config, "model_type", None) != "bert":
         raise NotBertError(
             f"“{name}” is a {getattr(config, 'model_type', 'unknown')!s} model, not BERT. "
             "The explorer takes apart BERT-family models (BertModel) only."
+        )
+    bad = [f for f in _SIZE_FIELDS if not _positive_int(getattr(config, f, None))]
+    if bad:
+        raise ModelLoadError(
+            f"“{name}” has a config.json the explorer cannot use: {', '.join(bad)} must be "
+            "whole numbers of at least 1."
         )
     n_params = count_from_config(config)
     if n_params > MAX_PARAMETERS:
@@ -153,13 +168,18 @@ def load_model(name: str | None = None) -> ModelBundle:
         )
     except ModelLoadError:
         raise
-    except (OSError, ValueError, KeyError) as exc:
+    # Weights that do not match the config, a corrupt safetensors file (SafetensorError), ...
+    except Exception as exc:
         raise ModelLoadError(
             f"“{name}” could not be loaded: {_first_line(exc)} "
             "(the explorer reads safetensors weights only)."
         ) from exc
     model.eval()  # once, before the bundle is shared; nobody switches it back
     return ModelBundle(name=name, model=model, tokenizer=tokenizer)
+
+
+def _positive_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def _first_line(exc: BaseException) -> str:

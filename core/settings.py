@@ -39,11 +39,19 @@ def allowed_models() -> tuple[str, ...] | None:
     return (DEFAULT_MODEL, *(n.strip() for n in raw.split(",") if n.strip()))
 
 
+def is_folder(name: str) -> bool:
+    """Whether ``name`` is an existing folder; False for names no file system accepts."""
+    try:
+        return Path(name).expanduser().is_dir()
+    except (OSError, RuntimeError, ValueError):  # name too long, unknown ~user, NUL byte
+        return False
+
+
 def is_allowed(name: str) -> bool:
     """Whether this deployment lets a user load ``name``."""
     allowed = allowed_models()
     if allowed is None:
-        return name in (DEFAULT_MODEL, *KNOWN_MODELS) or Path(name).expanduser().is_dir()
+        return name in (DEFAULT_MODEL, *KNOWN_MODELS) or is_folder(name)
     return "*" in allowed or name in allowed
 
 
