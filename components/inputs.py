@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from components.cache import get_model
-from components.labels import markdown_code, markdown_message, markdown_text
+from components.labels import markdown_code, markdown_message
 from core import DEFAULT_MODEL, ModelLoadError
 from core.settings import is_allowed, pickable_models
 
@@ -58,7 +58,7 @@ def draw_shared_inputs() -> None:
             help="Give a second sentence to see a pair: [CLS] A [SEP] B [SEP], segments 0 and 1.",
         )
     _load_requested_model()  # outside the sidebar: a load error shows at the top of the page
-    st.sidebar.caption(f"Model in use: **{markdown_text(st.session_state[ACTIVE_MODEL_KEY])}**")
+    st.sidebar.caption(f"Model in use: {markdown_code(st.session_state[ACTIVE_MODEL_KEY])}")
 
 
 def _load_requested_model() -> None:
@@ -69,7 +69,7 @@ def _load_requested_model() -> None:
         # The name comes from the URL: escaped, so a shared link cannot add images or links.
         st.error(
             f"{markdown_code(requested)} is not one of the models this server offers, nor a "
-            f"model folder on this machine. Staying on {markdown_text(fallback)}; pick a model "
+            f"model folder on this machine. Staying on {markdown_code(fallback)}; pick a model "
             "from the list."
         )
         requested = fallback
@@ -78,7 +78,7 @@ def _load_requested_model() -> None:
         st.session_state[ACTIVE_MODEL_KEY] = requested
     except ModelLoadError as exc:
         message = markdown_message(str(exc), requested)  # core's words, quoting the name
-        st.error(f"{message}\n\nStaying on {markdown_text(fallback)}.")
+        st.error(f"{message}\n\nStaying on {markdown_code(fallback)}.")
         get_model(fallback)
         st.session_state[ACTIVE_MODEL_KEY] = fallback
 
