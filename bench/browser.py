@@ -1,0 +1,210 @@
+"""Driving the app in Debian's Chromium: open a page, change sentence A, time the rerun.
+
+A rerun counts as done when the script state is ``notRunning`` (Streamlit's own e2e suite waits
+on that attribute), no element is marked stale, and either the new sentence's marker word is in
+the page (pages that print the tokens) or the run was seen to start after the key press (so a
+"notRunning" from before the run is not taken for its end).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from playwright.async_api import Page as AsyncPage
+from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from bench.texts import Sentence
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [  # as tests/conftest.py
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+INPUT_LABEL = "Sentence A"
+
+# Installed before any page script. Remembers whether a script run started since the last reset:
+# seen as the script state leaving "notRunning", or, for a run so fast that React batched that
+# away, as websocket frames that then went quiet for QUIET_MS.
+WATCH_JS = """
+(() => {
+  window.__bench = {sawRun: false, frames: 0, lastFrame: 0};
+  new MutationObserver((mutations) => {
+    for (const m of mutations) {
+      const state = m.target.getAttribute('data-test-script-state');
+      if (state && state !== 'notRunning') window.__bench.sawRun = true;
+    }
+  }).observe(document, {subtree: true, attributes: true,
+                        attributeFilter: ['data-test-script-state']});
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => {
+        window.__bench.frames += 1;
+        window.__bench.lastFrame = performance.now();
+      });
+    }
+  };
+})();
+"""
+
+# 'ok' or 'exception' once the run is over and its content is in the page; false meanwhile.
+# With a marker, the marker showing proves the new run drew the page; without one, the run must
+# have been seen to start.
+DONE_JS = """
+([marker, needRun]) => {
+  const QUIET_MS = 100;   // adds at most this much, and only to runs React batched away
+  const b = window.__bench || {};
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector("[data-stale='true']")) return false;
+  const started = b.sawRun || (b.frames > 0 && performance.now() - b.lastFrame > QUIET_MS);
+  const failed = document.querySelector("[data-testid='stException']");
+  if (marker) {
+    const main = document.querySelector("[data-testid='stMain']");
+    if (main && main.textContent.includes(marker)) return failed ? 'exception' : 'ok';
+    return failed && started ? 'exception' : false;
+  }
+  if (needRun && !started) return false;
+  return failed ? 'exception' : 'ok';
+}
+"""
+RESET_JS = "() => { Object.assign(window.__bench, {sawRun: false, frames: 0}); }"
+HAS_MARKER_JS = """
+(marker) => (document.querySelector("[data-testid='stMain']")?.textContent || '').includes(marker)
+"""
+EXCEPTION_TEXT_JS = """
+() => (document.querySelector("[data-testid='stException']")?.innerText || '').slice(0, 160)
+"""
+# How long a first visit may take to show the marker before we decide the page does not print the
+# tokens. Charts and tables are loaded lazily, which takes seconds on a busy CPU; the answer is
+# remembered per page (see app_bench.MarkerMemo), so a page without the tokens pays this once.
+LEARN_TIMEOUT_S = 20.0
+
+
+class WsMeter:
+    """Counts the bytes the server sends over a page's websocket."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+    def attach(self, page: Page | AsyncPage) -> None:
+        page.on("websocket", lambda ws: ws.on("framereceived", self.on_frame))
+
+    def on_frame(self, payload: str | bytes) -> None:
+        self.bytes += len(payload.encode() if isinstance(payload, str) else payload)
+
+
+@dataclass(frozen=True)
+class Rerun:
+    seconds: float
+    ws_bytes: int     # bytes the server sent over the websocket during this run
+    status: str       # "ok", "exception" (an exception box) or "timeout"
+    detail: str = ""  # the exception box's text, if any
+
+
+def page_url(base: str, path: str, a: str, b: str | None = None) -> str:
+    query = {"a": a} if b is None else {"a": a, "b": b}
+    return f"{base}/{path}?{urlencode(query)}"
+
+
+class AppTab:
+    """One app page in its own browser context, with a meter of websocket bytes received."""
+
+    def __init__(self, browser: Browser, commit_key: str = "Control+Enter", name: str = "",
+                 ) -> None:
+        self.name = name
+        self.context = browser.new_context(viewport=VIEWPORT)
+        self.context.add_init_script(WATCH_JS)
+        self.page: Page = self.context.new_page()
+        self.meter = WsMeter()
+        self.meter.attach(self.page)
+        self.commit_key = commit_key
+        self.shows_marker = False   # learnt on open: does this page print the tokens?
+        self._marker: str | None = None
+        self._start = 0.0
+
+    def open(self, url: str, marker: str, shows_marker: bool | None = None,
+             timeout_s: float = 120.0) -> Rerun:
+        """Load ``url`` and time it until the run is over and, on a page that prints the tokens,
+        until the marker shows. ``shows_marker`` None: find out (and wait up to LEARN_TIMEOUT_S).
+        """
+        self.start_open(url)
+        return self.finish_open(marker, shows_marker, timeout_s)
+
+    def start_open(self, url: str) -> None:
+        self.meter.bytes = 0
+        self._start = time.perf_counter()
+        self.page.goto(url, wait_until="commit")
+
+    def finish_open(self, marker: str, shows_marker: bool | None = None,
+                    timeout_s: float = 120.0) -> Rerun:
+        status = self._wait(None, need_run=True, timeout_s=timeout_s)
+        seconds = time.perf_counter() - self._start
+        self.shows_marker = False
+        if status == "ok" and shows_marker is not False:
+            wait_s = LEARN_TIMEOUT_S if shows_marker is None else timeout_s
+            self.shows_marker = self._marker_shows(marker, wait_s)
+            if self.shows_marker:   # plotly draws after its element arrives: count that too
+                seconds = time.perf_counter() - self._start
+        self.page.wait_for_timeout(200)  # let a rerun triggered by the URL binding settle
+        self._wait(None, need_run=False, timeout_s=timeout_s)
+        return Rerun(seconds, self.meter.bytes, status, self._detail(status))
+
+    def rerun(self, sentence: Sentence, timeout_s: float = 60.0) -> Rerun:
+        """Type a new sentence A, commit it, and time the rerun until the new content shows."""
+        self.start_rerun(sentence)
+        return self.finish_rerun(timeout_s)
+
+    def start_rerun(self, sentence: Sentence, use_marker: bool = True) -> None:
+        """Type sentence A and commit it; finish_rerun() waits for the result.
+
+        ``use_marker=False`` when the sentence is much longer than the one the page was opened
+        with: a plot may then leave the marker's label out.
+        """
+        box = self.page.get_by_label(INPUT_LABEL, exact=True)
+        box.fill(sentence.text)
+        self.page.evaluate(RESET_JS)
+        self.page.wait_for_timeout(50)   # flush frames of earlier runs before zeroing the meter
+        self.meter.bytes = 0
+        self._marker = sentence.marker if self.shows_marker and use_marker else None
+        self._start = time.perf_counter()
+        box.press(self.commit_key)
+
+    def finish_rerun(self, timeout_s: float = 60.0) -> Rerun:
+        status = self._wait(self._marker, need_run=True, timeout_s=timeout_s)
+        seconds = time.perf_counter() - self._start
+        self.page.wait_for_timeout(50)   # frames are dispatched to Python between calls
+        return Rerun(seconds, self.meter.bytes, status, self._detail(status))
+
+    def _detail(self, status: str) -> str:
+        return self.page.evaluate(EXCEPTION_TEXT_JS) if status == "exception" else ""
+
+    def _marker_shows(self, marker: str, timeout_s: float) -> bool:
+        try:
+            self.page.wait_for_function(HAS_MARKER_JS, arg=marker, timeout=timeout_s * 1000,
+                                        polling="raf")
+            return True
+        except PlaywrightTimeout:
+            return False
+
+    def _wait(self, marker: str | None, need_run: bool, timeout_s: float) -> str:
+        try:
+            handle = self.page.wait_for_function(
+                DONE_JS, arg=[marker, need_run], timeout=timeout_s * 1000, polling="raf"
+            )
+            return str(handle.json_value())
+        except PlaywrightTimeout:
+            return "timeout"
+
+    def close(self) -> None:
+        self.context.close()

@@ -1,0 +1,120 @@
+"""Core speed: core.analyze vs a bare forward, and the cache layer's repeat vs its first call.
+
+The bare forward is what a notebook user would write, ``model(**enc, output_hidden_states=True)``
+under ``torch.inference_mode()`` on the already tokenised pair; analyze() also tokenises, runs the
+three lookups, LayerNorm and dropout separately, checks the stage identity and copies every stage
+to numpy. The two are interleaved (order rotated each repetition) so a change in the machine's load
+hits both alike, and the ratio is the median of the per-repetition ratios.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from bench.texts import SentenceFactory
+from core import DEFAULT_MODEL, ModelBundle, analyze
+
+WARMUP = 2
+
+
+@dataclass(frozen=True)
+class ForwardFigures:
+    n_tokens: int
+    attentions: bool
+    bare_s: float       # median bare forward
+    analyze_s: float    # median core.analyze
+    ratio: float        # median of analyze / bare, paired by repetition
+
+
+@dataclass(frozen=True)
+class CacheFigures:
+    n_tokens: int
+    attentions: bool
+    first_s: float      # median first call of components.cache.get_analysis (a miss)
+    repeat_s: float     # median repeat of the same call (a hit: hash + unpickle)
+    ratio: float        # median of repeat / first, paired by input
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def bench_forward(
+    bundle: ModelBundle, factory: SentenceFactory, n_tokens: int, reps: int
+) -> list[ForwardFigures]:
+    """Bare forward vs analyze (attentions off and on) on one ``n_tokens`` pair, interleaved."""
+    a, b = factory.pair(n_tokens)
+    enc = bundle.tokenizer(a.text, b, return_tensors="pt")
+
+    @torch.inference_mode()
+    def bare() -> None:
+        bundle.model(**enc, output_hidden_states=True)
+
+    runs: dict[str, Callable[[], object]] = {
+        "bare": bare,
+        "off": lambda: analyze(bundle, a.text, b, attentions=False),
+        "on": lambda: analyze(bundle, a.text, b, attentions=True),
+    }
+    for fn in runs.values():
+        for _ in range(WARMUP):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    names = list(runs)
+    for rep in range(reps):
+        for name in names[rep % 3:] + names[:rep % 3]:  # rotate which one goes first
+            times[name].append(_timed(runs[name]))
+    bare_med = statistics.median(times["bare"])
+    return [
+        ForwardFigures(
+            n_tokens,
+            attentions=name == "on",
+            bare_s=bare_med,
+            analyze_s=statistics.median(times[name]),
+            ratio=statistics.median(t / b for t, b in zip(times[name], times["bare"], strict=True)),
+        )
+        for name in ("off", "on")
+    ]
+
+
+def bench_cache(factory: SentenceFactory, n_tokens: int, reps: int) -> list[CacheFigures]:
+    """components.cache.get_analysis, run outside Streamlit: a miss, then a hit of the same input.
+
+    Outside a Streamlit server ``st.cache_data`` uses its in-memory store, which pickles the value
+    on a miss and unpickles it on a hit, as the server's (memory-only) store does.
+    """
+    from streamlit.logger import set_log_level
+
+    set_log_level("error")  # "No runtime found" / "missing ScriptRunContext": expected, bare mode
+    from components.cache import get_analysis, get_model
+
+    get_model(DEFAULT_MODEL)  # the first call measures the analysis, not the model load
+    figures = []
+    for attentions in (False, True):
+        # One throwaway miss and hit: the cache machinery's own first-use cost is not the point.
+        warm_a, warm_b = factory.pair(n_tokens)
+        for _ in range(2):
+            get_analysis(DEFAULT_MODEL, warm_a.text, warm_b, attentions=attentions)
+        first, repeat = [], []
+        for _ in range(reps):
+            a, b = factory.pair(n_tokens)   # a fresh input each time, so the first call misses
+            call = partial(get_analysis, DEFAULT_MODEL, a.text, b, attentions=attentions)
+            first.append(_timed(call))
+            repeat.append(_timed(call))
+        figures.append(
+            CacheFigures(
+                n_tokens,
+                attentions,
+                first_s=statistics.median(first),
+                repeat_s=statistics.median(repeat),
+                ratio=statistics.median(r / f for r, f in zip(repeat, first, strict=True)),
+            )
+        )
+    return figures

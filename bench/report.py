@@ -1,0 +1,187 @@
+"""The one table: each measured figure next to its goal and whether it was met."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from bench.app_bench import BARE_TITLE, AppFigures, PageRuns, median_s
+from bench.core_bench import CacheFigures, ForwardFigures
+from bench.load_bench import RERUN_TIMEOUT_S, LoadFigures
+
+FORWARD_GOAL = 1.3       # analyze / bare forward
+CACHE_GOAL = 0.01        # cached repeat / first call
+RERUN_GOAL = 3.0         # app rerun / bare Streamlit rerun
+PAIR_GOAL = 2.0          # /stages / /tokens, 64-token pair
+WS_GOAL = 1.5e6          # bytes per rerun per page
+RSS_GOAL = 1.2e9         # server RSS
+LEVEL_OFF = 0.10         # RSS may grow at most 10% over the second half of the memory run
+P95_GOAL = 3.0           # seconds, many users
+
+
+@dataclass(frozen=True)
+class Row:
+    part: str
+    measure: str
+    value: str
+    goal: str = "—"
+    met: bool | None = None
+
+
+def fmt_s(seconds: float) -> str:
+    if math.isnan(seconds):
+        return "n/a"
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def fmt_bytes(n: float) -> str:
+    if n >= 1e9:
+        return f"{n / 1e9:.2f} GB"
+    return f"{n / 1e6:.2f} MB" if n >= 1e6 else f"{n / 1e3:.1f} KB"
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def _notable(off: float, on: float) -> bool:
+    """Attentions on gets its own row only when it changes the picture."""
+    return abs(on - off) > 0.1 * off
+
+
+def core_rows(forward: list[ForwardFigures], cache: list[CacheFigures]) -> list[Row]:
+    rows = []
+    sizes = sorted({f.n_tokens for f in forward})
+    for n in sizes:
+        off, on = (next(f for f in forward if f.n_tokens == n and f.attentions is a)
+                   for a in (False, True))
+        both = _notable(off.ratio, on.ratio) or (off.ratio <= FORWARD_GOAL) != (
+            on.ratio <= FORWARD_GOAL)
+        for f in (off, on) if both else (off,):
+            label = "on" if f.attentions else "off"
+            extra = "" if both else f"; attentions on: {on.ratio:.2f}x"
+            rows.append(Row(
+                "1 Core", f"analyze / bare forward, {n}-token pair, attentions {label}",
+                f"{f.ratio:.2f}x ({fmt_s(f.analyze_s)} vs {fmt_s(f.bare_s)}){extra}",
+                f"≤ {FORWARD_GOAL}x", f.ratio <= FORWARD_GOAL))
+    for n in sizes:
+        off, on = (next(c for c in cache if c.n_tokens == n and c.attentions is a)
+                   for a in (False, True))
+        both = _notable(off.ratio, on.ratio) or (off.ratio < CACHE_GOAL) != (
+            on.ratio < CACHE_GOAL)
+        for c in (off, on) if both else (off,):
+            label = "on" if c.attentions else "off"
+            extra = "" if both else f"; attentions on: {on.ratio:.2%}"
+            rows.append(Row(
+                "1 Core", f"cached repeat / first call (get_analysis), {n} tokens, "
+                f"attentions {label}",
+                f"{c.ratio:.2%} ({fmt_s(c.repeat_s)} vs {fmt_s(c.first_s)}){extra}",
+                f"< {CACHE_GOAL:.0%}", c.ratio < CACHE_GOAL))
+    return rows
+
+
+def _page_name(runs: PageRuns) -> str:
+    return f"{runs.title} (/{runs.path})"
+
+
+def app_rows(app: AppFigures) -> list[Row]:
+    cold = app.cold
+    ok = cold.status == "ok" and cold.shows_tokens
+    rows = [Row("2 App", "cold start: server spawned -> /tokens rendered with the tokens",
+                f"{fmt_s(cold.render_s)} (port open after {fmt_s(cold.listening_s)})"
+                + ("" if ok else f"; {cold.status}, tokens shown: {cold.shows_tokens}"),
+                "renders", ok)]
+    bare = next(p for p in app.pages if p.title == BARE_TITLE)
+    bare_s = median_s(bare.new)
+    rows.append(Row("2 App", f"bare Streamlit page rerun (reference, {len(bare.new)} sentences)",
+                    f"{fmt_s(bare_s)}; seen sentence {fmt_s(median_s(bare.repeat))}"))
+    for runs in app.pages:
+        if runs.title == BARE_TITLE:
+            continue
+        new, seen = median_s(runs.new), median_s(runs.repeat)
+        errors = f"; {runs.errors} errors" if runs.errors else ""
+        rows.append(Row(
+            "2 App", f"warm rerun, new sentence A, median of {len(runs.new)}: {_page_name(runs)}",
+            f"{fmt_s(new)} = {new / bare_s:.1f}x bare (seen sentence: {fmt_s(seen)} = "
+            f"{seen / bare_s:.1f}x){errors}",
+            f"≤ {RERUN_GOAL:.0f}x bare", new / bare_s <= RERUN_GOAL and not runs.errors))
+    for runs in app.pages:
+        if runs.title == BARE_TITLE:
+            continue
+        sizes = [r.ws_bytes for r in runs.new + runs.repeat]
+        rows.append(Row(
+            "2 App", f"websocket bytes server -> browser per rerun: {_page_name(runs)}",
+            f"median {fmt_bytes(float(np.median(sizes)))}, max {fmt_bytes(max(sizes))}",
+            f"≤ {fmt_bytes(WS_GOAL)}", max(sizes) <= WS_GOAL))
+    rows.append(_pair_row(app.pair))
+    rows.append(_positions_row(app.positions))
+    return rows
+
+
+def _pair_row(pair: dict | None) -> Row:
+    measure = "/stages vs /tokens warm rerun, 64-token pair"
+    if pair is None:
+        return Row("2 App", measure, "n/a: a page is missing", f"≤ {PAIR_GOAL:.0f}x")
+    stages, tokens = median_s(pair["stages"]), median_s(pair["tokens"])
+    errors = sum(r.status != "ok" for runs in pair.values() for r in runs)
+    return Row("2 App", f"{measure}, median of {len(pair['stages'])}",
+               f"{stages / tokens:.2f}x ({fmt_s(stages)} vs {fmt_s(tokens)})"
+               + (f"; {errors} errors" if errors else ""),
+               f"≤ {PAIR_GOAL:.0f}x", stages / tokens <= PAIR_GOAL and not errors)
+
+
+def _positions_row(visits: dict | None) -> Row:
+    measure = "/positions first visit vs warm rerun"
+    if visits is None:
+        return Row("2 App", measure, "n/a: the page does not exist yet")
+    first, second, warm = (median_s(visits[k]) for k in ("first", "second", "warm"))
+    return Row("2 App", measure,
+               f"first visit {fmt_s(first)}; second visit (new tab) {fmt_s(second)}; "
+               f"warm rerun {fmt_s(warm)} (median of {len(visits['warm'])}) = "
+               f"{first / warm:.1f}x faster than the first visit")
+
+
+def memory_rows(app: AppFigures) -> list[Row]:
+    rows = [Row("3 Memory", "server RSS after visiting every page",
+                fmt_bytes(app.rss_after_pages), f"≤ {fmt_bytes(RSS_GOAL)}",
+                app.rss_after_pages <= RSS_GOAL)]
+    counts = " / ".join(str(n) for n, _ in app.rss_series)
+    values = " / ".join(fmt_bytes(rss) for _, rss in app.rss_series)
+    (mid_n, mid), (last_n, last) = app.rss_series[len(app.rss_series) // 2], app.rss_series[-1]
+    growth = (last - mid) / mid
+    errors = f"; {app.memory_errors} errors" if app.memory_errors else ""
+    rows.append(Row(
+        "3 Memory", f"server RSS after {counts} distinct sentences on every page",
+        f"{values} (+{growth:.1%} from {mid_n} to {last_n}){errors}",
+        f"levels off (< +{LEVEL_OFF:.0%} from {mid_n} to {last_n}), ≤ {fmt_bytes(RSS_GOAL)}",
+        growth < LEVEL_OFF and last <= RSS_GOAL))
+    return rows
+
+
+def load_rows(load: LoadFigures, rss_after: int) -> list[Row]:
+    who = f"{load.users} users, {load.seconds:.0f} s, {load.think_s:g} s think time"
+    p50, p95 = percentile(load.latencies, 50), percentile(load.latencies, 95)
+    return [
+        Row("4 Many users", f"{who}: rerun latency p50 / p95",
+            f"{fmt_s(p50)} / {fmt_s(p95)} ({len(load.latencies)} reruns)",
+            f"p95 ≤ {P95_GOAL:.0f} s", p95 <= P95_GOAL),
+        Row("4 Many users", f"{who}: errors (exception box or {RERUN_TIMEOUT_S:.0f} s timeout)",
+            f"{load.errors} ({load.exceptions} exception boxes, {load.timeouts} timeouts)"
+            + "".join(f"; {n}x “{text[:80]}”" for text, n in load.details.most_common(2)),
+            "0", load.errors == 0),
+        Row("4 Many users", f"{load.users} users opening the app at once: first render p50 / p95",
+            f"{fmt_s(percentile(load.opens, 50))} / {fmt_s(percentile(load.opens, 95))}"),
+        Row("4 Many users", "server RSS after the many-users run", fmt_bytes(rss_after),
+            f"≤ {fmt_bytes(RSS_GOAL)}", rss_after <= RSS_GOAL),
+    ]
+
+
+def markdown(rows: list[Row]) -> str:
+    lines = ["| part | measure | value | goal | met? |", "| --- | --- | --- | --- | --- |"]
+    for r in rows:
+        met = "—" if r.met is None else ("yes" if r.met else "**no**")
+        cells = (r.part, r.measure, r.value, r.goal, met)
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)

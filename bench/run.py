@@ -1,0 +1,140 @@
+"""The benchmark: `python bench/run.py [--quick] [--out FILE]`.
+
+Starts everything it needs (the app server, a bare Streamlit server, Debian's Chromium), measures
+the four parts of issue 7 in one run, and prints the machine and one markdown table. Progress goes
+to stderr, the result to stdout (and to FILE with --out).
+
+    1 Core        core.analyze vs a bare forward; the cache layer's repeat vs its first call
+    2 App         cold start, warm reruns on every page vs a bare Streamlit page, websocket
+                  bytes, /stages vs /tokens (issue 3), /positions first visit (issue 4)
+    3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences
+    4 Many users  browser contexts rerunning against one server: p50 / p95 latency, errors
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bench.app_bench import AppFigures
+    from bench.load_bench import LoadFigures
+    from bench.texts import SentenceFactory
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    core_reps: int
+    reps_new: int        # warm reruns with a new sentence, per page
+    reps_repeat: int     # reruns with a sentence already analysed, per page
+    checkpoints: list[int]
+    load_seconds: float
+
+
+FULL = Plan("full", core_reps=9, reps_new=7, reps_repeat=5, checkpoints=[10, 25, 50],
+            load_seconds=60)
+QUICK = Plan("quick (smoke run: too few repetitions for final figures)", core_reps=3,
+             reps_new=3, reps_repeat=2, checkpoints=[3, 6, 10], load_seconds=15)
+CORE_SIZES = (16, 128, 512)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    parser.add_argument("--out", type=Path, help="also write the result as markdown here")
+    parser.add_argument("--users", type=int, default=10, help="browser contexts in part 4")
+    parser.add_argument("--think", type=float, default=1.0,
+                        help="seconds a user reads the result before the next sentence (part 4)")
+    return parser.parse_args(argv)
+
+
+def measure_core(plan: Plan) -> tuple[list, list, SentenceFactory]:
+    """Part 1, before any server runs, so nothing else competes for the CPU."""
+    from bench import core_bench
+    from bench.app_bench import log
+    from bench.texts import SentenceFactory
+    from core import load_model
+
+    bundle = load_model()
+    factory = SentenceFactory(bundle.tokenizer)
+    forward, cache = [], []
+    for n in CORE_SIZES:
+        log(f"core: {n} tokens")
+        forward += core_bench.bench_forward(bundle, factory, n, plan.core_reps)
+        cache += core_bench.bench_cache(factory, n, plan.core_reps)
+    return forward, cache, factory
+
+
+def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float,
+                ) -> tuple[AppFigures, LoadFigures, int, str, Path]:
+    """Parts 2 to 4 against one app server. Returns figures, RSS after the load, Chromium's
+    version and the server's log."""
+    from playwright.sync_api import sync_playwright
+
+    from bench import app_bench, load_bench
+    from bench.browser import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = browser.version
+        app, server = app_bench.run_app(browser, factory, plan.reps_new, plan.reps_repeat,
+                                        plan.checkpoints)
+        try:
+            browser.close()
+        except BaseException:
+            server.stop()
+            raise
+    try:   # the async users need the sync Playwright above to be closed
+        app_bench.log(f"many users: {users} users for {plan.load_seconds:.0f} s")
+        pages = {t.path: app.prints_tokens.get(t.path) for t in app_bench.app_targets(server.url)}
+        load = load_bench.run_load(server.url, pages, factory, users, plan.load_seconds, think_s)
+        rss_after_load = server.rss_bytes()
+    finally:
+        server.stop()
+    return app, load, rss_after_load, chromium, server.log
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # A plain `kill` should still stop the servers this run started (the finally blocks).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    plan = QUICK if args.quick else FULL
+    sys.path.insert(0, str(ROOT))   # `python bench/run.py` puts bench/ on the path, not ROOT
+    from bench import machine, report
+
+    load_at_start = machine.load_average()
+    forward, cache, factory = measure_core(plan)
+    app, load, rss_after_load, chromium, server_log = measure_app(plan, factory, args.users,
+                                                                   args.think)
+    rows = [*report.core_rows(forward, cache), *report.app_rows(app),
+            *report.memory_rows(app), *report.load_rows(load, rss_after_load)]
+    printed = ", ".join(p or "Home" for p, shown in app.prints_tokens.items() if shown)
+    text = "\n".join([
+        f"## Benchmark ({plan.name})",
+        "",
+        *machine.describe(chromium, load_at_start),
+        "",
+        report.markdown(rows),
+        "",
+        "A rerun is timed from the key press until Streamlit's script state is back to "
+        "notRunning with no stale element and, on the pages that print the tokens "
+        f"({printed or 'none'}), until the new sentence's tokens are in the page.",
+        "",
+        f"Server log (tracebacks behind any exception box): {server_log.relative_to(ROOT)}",
+        "",
+    ])
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Starting and stopping a `streamlit run` server for the benchmark, and reading its memory."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"   # server logs; git-ignored
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen
+    url: str
+    started: float        # time.perf_counter() just before the process was spawned
+    listening_s: float    # seconds until the port accepted a connection
+    log: Path
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the server and every process it started."""
+        root = psutil.Process(self.proc.pid)
+        procs = [root, *root.children(recursive=True)]
+        total = 0
+        for proc in procs:
+            try:
+                total += proc.memory_info().rss
+            except psutil.NoSuchProcess:
+                pass
+        return total
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def start_server(script: str, timeout_s: float = 90.0) -> Server:
+    """Spawn ``streamlit run script`` on a free loopback port; return once the port answers."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = RESULTS / f"server-{Path(script).stem}-{port}.log"
+    started = time.perf_counter()
+    with open(log, "w") as out:  # the child keeps its own handle
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    deadline = started + timeout_s
+    while time.perf_counter() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            listening = time.perf_counter() - started
+            return Server(proc, f"http://127.0.0.1:{port}", started, listening, log)
+        except OSError:
+            time.sleep(0.05)
+    proc.terminate()
+    raise RuntimeError(f"streamlit did not listen within {timeout_s:.0f} s; see {log}")
