@@ -156,6 +156,15 @@ else:
 st.subheader("Word in context")
 first_options, second_options = token_options(enc)
 default_first, default_second = default_tokens(enc)
+# A pick is a position in the text it was made in. When the tokens change, an old pick points at
+# another word, or (after a text with a single token to pick) both pickers sit on one token for
+# every later text; so a new text starts from its own default pair. Assigned, not popped: only an
+# assigned value is sent to the browser, which would otherwise keep showing the old token's name.
+# On a session's first run nothing is remembered, so picks from a shared link (URL) apply.
+tokens_now = (tuple(enc.tokens), tuple(enc.token_type_ids))
+if st.session_state.get("sim_tokens", tokens_now) != tokens_now:
+    st.session_state["sim_i"], st.session_state["sim_j"] = default_first, default_second
+st.session_state["sim_tokens"] = tokens_now
 name_of = partial(token_name, enc.tokens)
 c1, c2, c3 = st.columns(3)
 first = c1.selectbox("Token of A" if has_b else "First token", first_options,

@@ -1,4 +1,5 @@
-"""Shared fixtures: the real shipped model, a tiny random BERT, AppTest runs, a server, Chromium."""
+"""Shared fixtures: the real shipped model, a tiny random BERT, a closed model hub, AppTest runs,
+a server, Chromium."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import huggingface_hub.constants as hub_constants
 import numpy as np
 import pytest
 import torch
+import transformers.utils.hub as transformers_hub
 from streamlit.testing.v1 import AppTest
 from threadpoolctl import threadpool_limits
 from transformers import BertConfig, BertModel
@@ -34,6 +37,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 APPTEST_TIMEOUT = 120
+CLOSED_ENDPOINT = "http://127.0.0.1:9"  # the discard port: nothing listens, connect is refused
+LOAD_DEADLINE_S = 10.0  # DESIGN.md: a model this machine cannot reach fails "within seconds"
 
 
 @pytest.fixture(scope="session")
@@ -48,6 +53,18 @@ def one_blas_thread() -> Iterator[None]:
     spinning worker threads made them several times slower (same results either way)."""
     with threadpool_limits(1):
         yield
+
+
+@pytest.fixture
+def closed_hub(monkeypatch, tmp_path) -> None:
+    """The model hub at a closed local port, an empty download cache, no offline switch to
+    short-cut the probe and no allowlist: loading by name fails the same way on a laptop with
+    internet as in offline CI, and no test can download anything."""
+    monkeypatch.setattr(hub_constants, "ENDPOINT", CLOSED_ENDPOINT)
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    monkeypatch.setattr(transformers_hub, "_hf_api", None)  # its cached client keeps the old URL
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("BERT_EXPLORER_ALLOWED_MODELS", raising=False)
 
 
 def tiny_config(**overrides) -> BertConfig:
@@ -175,8 +192,14 @@ def open_in_browser(browser, url: str, width: int = 1400, height: int = 1000):
 
 
 def wait_for_app(page, timeout_ms: int = 90_000) -> None:
-    """Wait for a finished script run, as Streamlit's own e2e suite does."""
-    page.wait_for_selector("[data-testid='stApp']", timeout=timeout_ms)
-    page.wait_for_timeout(300)  # let a rerun triggered by the URL binding start
+    """Wait until the page is drawn and the script idle, as Streamlit's own e2e suite does.
+
+    Script state alone is not enough: a deep link's first run can end before the rerun its URL
+    binding triggers has started (seen: a page of skeletons, no text boxes, state notRunning). So
+    wait for the shared inputs, then for every skeleton to go, then for the idle state.
+    """
+    page.wait_for_selector("textarea[aria-label='Sentence A']", timeout=timeout_ms)
+    page.wait_for_selector("[data-testid='stSkeleton']", state="detached", timeout=timeout_ms)
+    page.wait_for_timeout(300)  # let a rerun started by the URL binding or a keypress begin
     page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout_ms)
     page.wait_for_timeout(300)
