@@ -19,7 +19,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from bench.texts import Sentence
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [  # as tests/conftest.py
+# Debian's Chromium, headless; no background networking: this machine refuses those connections.
+CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",

@@ -21,21 +21,12 @@ from streamlit.testing.v1 import AppTest
 from threadpoolctl import threadpool_limits
 from transformers import BertConfig, BertModel
 
+from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one Chromium set-up for tests and bench
 from core import ModelBundle, load_model
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", ROOT / "tests" / "artifacts"))
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 APPTEST_TIMEOUT = 120
 CLOSED_ENDPOINT = "http://127.0.0.1:9"  # the discard port: nothing listens, connect is refused
 LOAD_DEADLINE_S = 10.0  # DESIGN.md: a model this machine cannot reach fails "within seconds"
