@@ -22,6 +22,9 @@ def current_analysis(
 ) -> Analysis:
     """The analysis of the shared inputs; on bad input, a clear message and the page stops."""
     inputs: SharedInputs = shared_inputs()
+    if max_length is not None and max_length >= current_model().config.max_position_embeddings:
+        # The model's own limit is the default: one cache key, so pages share one analysis.
+        max_length = None
     try:
         result = get_analysis(
             inputs.model,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -29,15 +29,22 @@ def matrix_npy(matrix: np.ndarray) -> bytes:
 
 
 def download_matrix(
-    name: str, matrix: np.ndarray, row_labels: Sequence[str] | None = None, key: str | None = None
+    name: str,
+    matrix: np.ndarray | Callable[[], np.ndarray],
+    row_labels: Sequence[str] | None = None,
+    key: str | None = None,
 ) -> None:
-    """CSV and .npy download buttons side by side, computed only on click."""
+    """CSV and .npy download buttons side by side, computed only on click.
+
+    ``matrix`` may be a function, so a large matrix (a one-hot table) is built only when asked for.
+    """
     stem = safe_filename(name)
     key = key or stem
+    build = matrix if callable(matrix) else lambda: matrix
     row = st.container(horizontal=True)
     row.download_button(
         "CSV",
-        data=lambda: matrix_csv(matrix, row_labels),
+        data=lambda: matrix_csv(build(), row_labels),
         file_name=f"{stem}.csv",
         mime="text/csv",
         key=f"csv_{key}",
@@ -46,7 +53,7 @@ def download_matrix(
     )
     row.download_button(
         ".npy",
-        data=lambda: matrix_npy(matrix),
+        data=lambda: matrix_npy(build()),
         file_name=f"{stem}.npy",
         mime="application/octet-stream",
         key=f"npy_{key}",

@@ -1,8 +1,5 @@
-"""Cached live checks of the Stages page, keyed on the same strings as the analysis.
-
-Lives next to components/cache.py (the shared layer) until it moves there: it only adds one
-``st.cache_data`` entry per input, bounded like the analysis cache.
-"""
+"""Cached live checks of the Stages page, keyed on the same strings as the analysis and bounded
+like it."""
 
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ with right:
             f"Only the {len(one_hot.columns)} columns that hold a 1 are drawn; the other "
             f"{one_hot.vocab_size - len(one_hot.columns):,} columns of every row are 0."
         )
-        download_matrix("one_hot", one_hot_matrix(result.input_ids, one_hot.vocab_size),
+        download_matrix("one_hot", lambda: one_hot_matrix(result.input_ids, one_hot.vocab_size),
                         row_labels, key="st_one_hot")
 
 # --- broadcasting the position lookup ----------------------------------------------------------
