@@ -37,7 +37,7 @@ class CacheFigures:
     n_tokens: int
     attentions: bool
     first_s: float      # median first call of components.cache.get_analysis (a miss)
-    repeat_s: float     # median repeat of the same call (a hit: hash + unpickle)
+    repeat_s: float     # median repeat of the same call (a hit: hash + lookup)
     ratio: float        # median of repeat / first, paired by input
 
 
@@ -87,8 +87,8 @@ def bench_forward(
 def bench_cache(factory: SentenceFactory, n_tokens: int, reps: int) -> list[CacheFigures]:
     """components.cache.get_analysis, run outside Streamlit: a miss, then a hit of the same input.
 
-    Outside a Streamlit server ``st.cache_data`` uses its in-memory store, which pickles the value
-    on a miss and unpickles it on a hit, as the server's (memory-only) store does.
+    Outside a Streamlit server ``st.cache_resource`` keeps the same in-memory store as in the
+    server, so a hit costs what it costs a page: hashing the arguments and a lookup.
     """
     from streamlit.logger import set_log_level
 

@@ -72,6 +72,13 @@ class Analysis:
     def layer_names(self) -> list[str]:
         return [name for name in self.stages if name.startswith("layer_")]
 
+    def read_only(self) -> Analysis:
+        """Lock every array against writes, so one result can be shared without copies."""
+        for array in (*self.stages.values(), self.pooler_output, self.attentions):
+            if array is not None:
+                array.setflags(write=False)
+        return self
+
 
 def input_tensors(encoding: Encoding) -> dict[str, torch.Tensor]:
     """The encoding as the (1, T) long tensors BertModel takes."""
