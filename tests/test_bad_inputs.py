@@ -178,9 +178,27 @@ def assert_bounded_widgets(at: AppTest) -> None:
 
 
 @dataclass(frozen=True)
+class Sections:
+    """A page's section tabs (components.sections): only the open one runs, so each is tested."""
+
+    key: str                     # the URL key that opens a tab
+    labels: tuple[str, ...]      # the first one is open by default
+
+
+@dataclass(frozen=True)
 class Reference:
     signature: tuple[str, ...]   # GOOD typed into a fresh session of this page
     bound_keys: tuple[str, ...]  # the page's own URL-bound widget keys
+    sections: Sections | None = None
+
+
+def page_sections(at: AppTest) -> Sections | None:
+    """The URL-bound tabs a run drew, if any."""
+    for node in at.main:
+        if node.type == "tab_container" and node.proto.tab_container.query_param_key:
+            labels = tuple(tab.label for tab in node.children.values())
+            return Sections(node.proto.tab_container.query_param_key, labels)
+    return None
 
 
 def source_bound_keys(page: str) -> set[str]:
@@ -208,15 +226,28 @@ def reference(page: str) -> Reference:
         and getattr(proto, "query_param_key", "")
     }
     keys = (drawn | source_bound_keys(page)) - SHARED_KEYS
-    return Reference(signature(at), tuple(sorted(keys)))
+    sections = page_sections(at)
+    if sections:
+        keys -= {sections.key}   # garbage there opens the default tab: tested on its own
+    return Reference(signature(at), tuple(sorted(keys)), sections)
 
 
-def assert_recovers(at: AppTest, page: str) -> None:
+@functools.cache
+def section_signature(page: str, label: str) -> tuple[str, ...]:
+    """GOOD typed into a fresh session of this page with the tab ``label`` open."""
+    sections = reference(page).sections
+    at = set_inputs(open_app(page, **{sections.key: label}), GOOD)
+    assert_clean(at)
+    return signature(at)
+
+
+def assert_recovers(at: AppTest, page: str, section: str | None = None) -> None:
     """A good sentence in the same session brings the page back as a fresh session draws it."""
     set_inputs(at, GOOD)
     assert_clean(at)
     assert not values(at, "error") and not values(at, "warning")
-    assert signature(at) == reference(page).signature
+    expected = section_signature(page, section) if section else reference(page).signature
+    assert signature(at) == expected, section
 
 
 # ---------------------------------------------------------------- text inputs, every page
@@ -294,6 +325,39 @@ def test_bad_text(page, case):
         assert_clean(at)
         assert not values(at, "warning") and not values(at, "error")
     assert_recovers(at, page)
+
+
+# Texts that reach every section (the rest stop above the tabs with a notice), run in each tab
+# that is not open by default: the default tab is covered by test_bad_text.
+SECTION_TEXT_CASES = [case for case in TEXT_CASES if case.id in {
+    "over-512-tokens-pair", "emoji", "bidi-mixed", "control-mixed", "script-tag",
+}]
+
+
+def other_sections(page: str) -> list[str]:
+    sections = reference(page).sections
+    return list(sections.labels[1:]) if sections else []
+
+
+@pytest.mark.parametrize("case", SECTION_TEXT_CASES, ids=lambda case: case.id)
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_bad_text_in_every_section(page, case):
+    labels = other_sections(page)
+    if not labels:
+        pytest.skip(f"{page} has no section tabs")
+    key = reference(page).sections.key
+    for label in labels:
+        at = open_app(page, **{key: label})
+        assert_clean(at)
+        set_inputs(at, case.a, case.b)
+        assert_clean(at)
+        assert not values(at, "error"), (label, values(at, "error"))
+        assert_no_markup(at)
+        if case.check == "truncated":
+            check_truncation(at, case)
+        elif case.check == "literal":
+            check_literal(at, case)
+        assert_recovers(at, page, label)
 
 
 # ---------------------------------------------------------------- model names, router pages
@@ -518,12 +582,37 @@ def test_page_keys_with_garbage(page, value):
     assert values(at, "title")
 
 
+SECTION_GARBAGE = ["abc", "-5", "", IMG]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_section_keys_with_garbage(page):
+    """Garbage in a section's widgets with that section open; garbage as the section itself."""
+    ref = reference(page)
+    if not ref.sections:
+        pytest.skip(f"{page} has no section tabs")
+    for value in [*SECTION_GARBAGE, "x" * 3000]:   # as a tab name: the default tab opens
+        at = open_app(page, **{ref.sections.key: value})
+        assert_clean(at)
+        assert signature(set_inputs(at, GOOD)) == ref.signature, value
+    for label in ref.sections.labels[1:]:
+        for value in SECTION_GARBAGE:
+            at = open_app(page, **dict.fromkeys(ref.bound_keys, value), **{ref.sections.key: label})
+            assert_clean(at)
+            assert values(at, "title"), (label, value)
+            assert_no_markup(at)
+            assert_bounded_widgets(at)
+            set_inputs(at, GOOD)
+            assert_clean(at)
+            assert values(at, "title"), (label, value)
+
+
 def test_similarity_picks_follow_a_new_text(bundle):
     """Texts that leave one token to pick ("Hi", zero-width only) must not pin both token pickers
     of the Similarity page to one token for the texts typed after them: each new text gets its own
     default pair."""
     page = "pages/similarity.py"
-    at = open_app(page)
+    at = open_app(page, sim_section="Word in context")
     for text in ("Hi", "\u200b\u200d", GOOD, "\x07", "Hi", "The dog saw the dog."):
         set_inputs(at, text)
         assert_clean(at)

@@ -105,7 +105,7 @@ def test_html_model_name_is_not_rendered(server, browser):
 def test_similarity_pickers_follow_a_new_sentence(server, browser, bundle):
     """After a sentence with one token to pick ("Hi", zero-width only), the next sentence's token
     pickers show that sentence's own default pair, by name, as the figure uses it."""
-    page = open_in_browser(browser, f"{server}/similarity")
+    page = open_in_browser(browser, f"{server}/similarity?sim_section=Word+in+context")
     box = page.get_by_role("textbox", name="Sentence A", exact=True)
     pickers = [page.get_by_role("combobox", name=n) for n in ("First token", "Second token")]
     try:

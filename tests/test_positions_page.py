@@ -1,5 +1,9 @@
 """The Positions page in AppTest (figure data checked against core and independent numpy), and
-once in Chromium for a screenshot."""
+once in Chromium for a screenshot.
+
+The page is four tabs and only the open one runs, so each check opens the tab that holds it
+through the URL (``?pos_section=Probe``), as a shared link would.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,11 @@ import re
 import numpy as np
 import pytest
 from sklearn.model_selection import KFold
+from streamlit.testing.v1 import AppTest
 from transformers import BertModel
 
 from components.labels import SEGMENT_COLOURS
-from components.positions_cache import CALLS
+from components.positions_cache import CALLS, clear_position_caches
 from core.positions import (
     PROBE_FOLDS,
     PROBE_SEED,
@@ -29,6 +34,7 @@ from tests.conftest import (
     open_in_browser,
     plotly_values,
     tiny_config,
+    wait_for_app,
 )
 from tests.test_positions_core import lstsq_probe
 
@@ -36,7 +42,40 @@ PAGE = "pages/positions.py"
 SENTENCE = "This is a test sentence"
 TOKENS = ["[CLS]", "this", "is", "a", "test", "sentence", "[SEP]"]
 MODEL_LEVEL = ("table", "pca", "cosine", "offset", "probe", "norms")
-N_CHARTS = 9
+SECTION_KEY = "pos_section"
+SECTIONS = ("PCA", "Cosines", "Probe", "Norms")   # the tabs, in order; the first is the default
+# What each section draws: chart titles (by their start), its header, download buttons (CSV + .npy
+# per matrix) and the cached computations it needs (positions_cache.CALLS names).
+CONTENT = {
+    "PCA": {
+        "charts": ("learned (BERT): positions 0–511", "sinusoidal (formula): positions 0–511",
+                   "Explained variance"),
+        "header": "PCA of the position table",
+        "downloads": 8,    # 2 tables, 2 PCA coordinate sets
+        "computes": {"table", "pca"},
+    },
+    "Cosines": {
+        "charts": ("learned (BERT): cos(p, q)", "sinusoidal (formula): cos(p, q)",
+                   "How similarity falls"),
+        "header": "Cosine similarity between positions",
+        "downloads": 6,    # 2 cosine windows, the offset curves
+        "computes": {"table", "cosine", "offset"},
+    },
+    "Probe": {
+        "charts": ("Probe",),
+        "header": "Position probe (Wang & Chen 2020)",
+        "downloads": 2,    # the probe's predictions
+        "computes": {"table", "probe"},
+    },
+    "Norms": {
+        "charts": ("Norm of each position vector: learned",
+                   "Norm of each position vector: sinusoidal"),
+        "header": "Norm of each position vector",
+        "downloads": 2,    # the norms
+        "computes": {"table", "norms"},
+    },
+}
+N_CHARTS = sum(len(c["charts"]) for c in CONTENT.values())   # 9: the whole page before the tabs
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
@@ -69,51 +108,139 @@ def captions(at) -> str:
     return "\n".join(c.value for c in at.caption)
 
 
+def download_keys(at) -> list[str]:
+    return [b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button")]
+
+
+def open_tab(at) -> str:
+    """The label of the tab the page drew, checked against where its content went."""
+    label = at.session_state[SECTION_KEY]
+    filled = [tab.label for tab in at.tabs if tab.children]
+    assert filled == [label], (label, filled)
+    return label
+
+
+def assert_shows_section(at, section: str) -> None:
+    """The page drew ``section``'s header and figures and nothing of the other sections."""
+    assert open_tab(at) == section
+    assert [h.value for h in at.main.header] == [CONTENT[section]["header"]]
+    titles = list(charts(at))
+    assert len(titles) == len(CONTENT[section]["charts"]), titles
+    for prefix in CONTENT[section]["charts"]:
+        assert any(t.startswith(prefix) for t in titles), (prefix, titles)
+
+
+class Runs(dict):
+    """AppTest runs of the page for one URL, one per section, each opened on first use."""
+
+    def __init__(self, **query: str) -> None:
+        super().__init__()
+        self.query = query
+
+    def __missing__(self, section: str) -> AppTest:
+        at = open_app(PAGE, **self.query, **{SECTION_KEY: section})
+        assert_clean(at)
+        self[section] = at
+        return at
+
+
 @pytest.fixture(scope="module")
 def tables(bundle) -> dict[str, np.ndarray]:
     return {kind: position_table(bundle, kind) for kind in ("learned", "sinusoidal")}
 
 
 @pytest.fixture(scope="module")
-def single():
-    at = open_app(PAGE, a=SENTENCE)
-    assert_clean(at)
-    return at
+def single() -> Runs:
+    return Runs(a=SENTENCE)
 
 
 @pytest.fixture(scope="module")
-def pair():
-    at = open_app(PAGE, a="What is your name?", b="My name is BERT.")
+def pair() -> Runs:
+    return Runs(a="What is your name?", b="My name is BERT.")
+
+
+# --- the sections ------------------------------------------------------------------------------
+def test_default_run_draws_only_the_first_section():
+    """No section in the URL: the PCA tab is open, and the other sections' figures (the probe's,
+    the norms', the cosine heatmaps) are neither drawn nor sent."""
+    at = open_app(PAGE, a=SENTENCE)
     assert_clean(at)
-    return at
+    assert [tab.label for tab in at.tabs] == list(SECTIONS)
+    assert_shows_section(at, "PCA")
+    assert not any(title.startswith("Probe") for title in charts(at))
+    assert not at.metric and not at.dataframe
+    assert SECTION_KEY not in at.query_params   # the default tab keeps the URL clean
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_each_section_label_draws_its_section(single, section):
+    at = single[section]
+    assert_shows_section(at, section)
+    assert "512 × 384" in at.markdown[0].value   # the table's size sits above the tabs
+    keys = download_keys(at)
+    assert len(keys) == CONTENT[section]["downloads"] == len(set(keys))
+    assert all(k.startswith(("csv_pos_dl_", "npy_pos_dl_")) for k in keys)
+    # each control lives in the one section it drives
+    sliders = {s.key: s.value for s in at.slider}
+    assert sliders == {"PCA": {"pos_range": (0, 511)},
+                       "Cosines": {"pos_cos_window": (0, 127)}}.get(section, {})
+
+
+def test_the_sections_together_hold_the_whole_former_page(single):
+    """Nine figures and 18 distinct download buttons, as on the page before it had tabs."""
+    assert sum(len(single[s].get("plotly_chart")) for s in SECTIONS) == N_CHARTS
+    keys = [k for s in SECTIONS for k in download_keys(single[s])]
+    assert len(keys) == 18 and len(set(keys)) == 18
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_only_the_open_section_is_computed(section):
+    """From empty position caches, opening one tab runs only that section's computations (the
+    probe is not fitted while the PCA tab is open, and so on)."""
+    clear_position_caches()
+    before = {name: CALLS[name] for name in MODEL_LEVEL}
+    at = open_app(PAGE, a=SENTENCE, **{SECTION_KEY: section})
+    assert_clean(at)
+    ran = {name for name in MODEL_LEVEL if CALLS[name] != before[name]}
+    assert ran == CONTENT[section]["computes"]
+
+
+@pytest.mark.parametrize("value", ["probe", "<script>alert(1)</script>"])
+def test_unknown_section_in_the_url_opens_the_pca_section(value):
+    at = open_app(PAGE, a=SENTENCE, **{SECTION_KEY: value})
+    assert_clean(at)
+    assert_shows_section(at, "PCA")
+    assert SECTION_KEY not in at.query_params   # the bad value is dropped from the URL
+
+
+def test_switching_tabs_keeps_each_sections_settings():
+    """A setting made in one tab is still there after a visit to another: the controls were all
+    on one page before, so hiding them must not reset them."""
+    at = open_app(PAGE, a=SENTENCE)
+    at.slider(key="pos_range").set_value((20, 300)).run()
+    at.segmented_control(key="pos_view").set_value("3D").run()
+    at.session_state[SECTION_KEY] = "Cosines"
+    at.run()
+    assert_shows_section(at, "Cosines")
+    at.slider(key="pos_cos_window").set_value((5, 60)).run()
+    at.session_state[SECTION_KEY] = "PCA"
+    at.run()
+    assert_clean(at)
+    assert at.slider(key="pos_range").value == (20, 300)
+    assert at.segmented_control(key="pos_view").value == "3D"
+    assert "learned (BERT): positions 20–300" in charts(at)
+    at.session_state[SECTION_KEY] = "Cosines"
+    at.run()
+    assert at.slider(key="pos_cos_window").value == (5, 60)
+    assert "How similarity falls with distance (positions 5–60)" in charts(at)
 
 
 # --- one sentence ------------------------------------------------------------------------------
-def test_page_renders_every_view(single):
-    assert len(single.get("plotly_chart")) == N_CHARTS
-    titles = " | ".join(charts(single))
-    for part in ("learned (BERT): positions 0–511", "sinusoidal (formula): positions 0–511",
-                 "scree", "learned (BERT): cos(p, q)", "sinusoidal (formula): cos(p, q)",
-                 "How similarity falls", "Probe", "Norm of each position vector: learned"):
-        assert part in titles
-    headers = [h.value for h in single.main.header]
-    assert headers == ["PCA of the position table", "Cosine similarity between positions",
-                       "Position probe (Wang & Chen 2020)", "Norm of each position vector"]
-    assert "512 × 384" in single.markdown[0].value
-    assert single.slider(key="pos_range").value == (0, 511)
-    assert single.slider(key="pos_cos_window").value == (0, 127)
-    # CSV + .npy for: 2 tables, 2 PCA coordinate sets, 2 cosine windows, the offset curves,
-    # the probe's predictions and the norms
-    keys = [b.proto.id.rsplit("-", 1)[-1] for b in single.get("download_button")]
-    assert len(keys) == 18 and len(set(keys)) == 18
-    assert all(k.startswith(("csv_pos_dl_", "npy_pos_dl_")) for k in keys)
-
-
 @pytest.mark.parametrize("kind", ["learned", "sinusoidal"])
 def test_pca_scatter_shows_the_core_projection(single, tables, kind):
     proj = pca_projection(tables[kind])
-    spec = chart(single, f"{'learned (BERT)' if kind == 'learned' else 'sinusoidal (formula)'}: "
-                 "positions")
+    name = "learned (BERT)" if kind == "learned" else "sinusoidal (formula)"
+    spec = chart(single["PCA"], f"{name}: positions")
     points = trace(spec, "positions 0–511")
     np.testing.assert_array_equal(plotly_values(points["x"]), proj.coords[:, 0])
     np.testing.assert_array_equal(plotly_values(points["y"]), proj.coords[:, 1])
@@ -124,19 +251,19 @@ def test_pca_scatter_shows_the_core_projection(single, tables, kind):
 
 def test_input_positions_are_highlighted_with_their_tokens(single, tables):
     proj = pca_projection(tables["learned"])
-    marks = trace(chart(single, "learned (BERT): positions"), "your input")
+    marks = trace(chart(single["PCA"], "learned (BERT): positions"), "your input")
     assert marks["text"] == TOKENS  # far enough apart that every token is printed
     assert marks["hovertext"] == [f"{i} {tok}" for i, tok in enumerate(TOKENS)]
     np.testing.assert_array_equal(plotly_values(marks["x"]), proj.coords[:7, 0])
     np.testing.assert_array_equal(plotly_values(marks["y"]), proj.coords[:7, 1])
     assert marks["marker"]["color"] == [SEGMENT_COLOURS[0]] * 7
-    norms = trace(chart(single, "Norm of each position vector: learned"), "your input")
+    norms = trace(chart(single["Norms"], "Norm of each position vector: learned"), "your input")
     np.testing.assert_array_equal(plotly_values(norms["x"]), np.arange(7))
     np.testing.assert_array_equal(plotly_values(norms["y"]), vector_norms(tables["learned"])[:7])
 
 
 def test_scree_shows_explained_variance(single, tables):
-    spec = chart(single, "Explained variance")
+    spec = chart(single["PCA"], "Explained variance")
     for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
         ratio = pca_projection(tables[kind]).explained_variance_ratio[:20]
         np.testing.assert_array_equal(plotly_values(trace(spec, name)["y"]), ratio)
@@ -157,6 +284,7 @@ def test_probe_errors_appear_on_the_page(single, tables):
     positions = np.arange(512)
     predictions = {kind: lstsq_probe(tables[kind], fold) for kind in tables}
     errors = {kind: np.abs(pred - positions) for kind, pred in predictions.items()}
+    single = single["Probe"]
 
     learned = metric_number(single, "learned (BERT): mean abs. error")
     assert learned == f"{errors['learned'].mean():.2f} positions"
@@ -183,6 +311,7 @@ def test_probe_errors_appear_on_the_page(single, tables):
 
 # --- a pair ------------------------------------------------------------------------------------
 def test_pair_highlights_both_segments(pair):
+    pair = pair["PCA"]
     marks = trace(chart(pair, "learned (BERT): positions"), "your input")
     assert marks["text"][0] == "[CLS]" and marks["text"].count("[SEP]") == 2
     assert len(marks["text"]) == 13
@@ -197,6 +326,7 @@ def test_pair_highlights_both_segments(pair):
 
 
 def test_cosine_heatmap_and_offset_curve(pair, tables):
+    pair = pair["Cosines"]
     for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
         cos = cosine_matrix(tables[kind])
         spec = chart(pair, f"{name}: cos(p, q)")
@@ -244,13 +374,17 @@ def test_deep_link_to_a_3d_view_of_a_range(tables):
 
 
 def test_garbage_query_values_fall_back_to_defaults():
-    at = open_app(PAGE, a=SENTENCE, pos_range="abc", pos_view="4D", pos_pc_x="PC99",
-                  pos_pc_z="<script>", pos_cos_window="-5")
+    garbage = {"pos_range": "abc", "pos_view": "4D", "pos_pc_x": "PC99", "pos_pc_z": "<script>",
+               "pos_cos_window": "-5"}
+    at = open_app(PAGE, a=SENTENCE, **garbage)
     assert_clean(at)
+    assert_shows_section(at, "PCA")
     assert at.slider(key="pos_range").value == (0, 511)
-    assert at.slider(key="pos_cos_window").value == (0, 127)
     assert at.selectbox(key="pos_pc_x").value == 1
-    assert len(at.get("plotly_chart")) == N_CHARTS
+    at = open_app(PAGE, a=SENTENCE, **garbage, **{SECTION_KEY: "Cosines"})
+    assert_clean(at)
+    assert_shows_section(at, "Cosines")
+    assert at.slider(key="pos_cos_window").value == (0, 127)
 
 
 def test_too_short_range_and_high_component_are_explained():
@@ -263,7 +397,7 @@ def test_too_short_range_and_high_component_are_explained():
 
 
 def test_wide_cosine_window_is_thinned_and_payload_stays_small():
-    at = open_app(PAGE, a=SENTENCE, pos_cos_window=["0", "511"])
+    at = open_app(PAGE, a=SENTENCE, pos_cos_window=["0", "511"], **{SECTION_KEY: "Cosines"})
     assert_clean(at)
     heat = chart(at, "learned (BERT): cos(p, q)")["data"][0]
     z = plotly_values(heat["z"])
@@ -275,12 +409,15 @@ def test_wide_cosine_window_is_thinned_and_payload_stays_small():
 
 
 # --- bad input ---------------------------------------------------------------------------------
-def test_empty_sentence_still_shows_the_tables():
-    at = open_app(PAGE, a="   ")
+@pytest.mark.parametrize("section", SECTIONS)
+def test_empty_sentence_still_shows_the_tables(section):
+    at = open_app(PAGE, a="   ", **{SECTION_KEY: section})
     assert_clean(at)
     assert any("Type a sentence" in i.value for i in at.info)
-    assert len(at.get("plotly_chart")) == N_CHARTS
-    assert trace(chart(at, "learned (BERT): positions"), "your input") is None
+    assert_shows_section(at, section)
+    for spec in charts(at).values():   # no rings, no shaded band, no box: there is no input
+        assert trace(spec, "your input") is None
+        assert all(s["type"] != "rect" for s in spec["layout"].get("shapes", []))
 
 
 def test_markup_in_the_sentence_is_shown_as_text():
@@ -289,6 +426,12 @@ def test_markup_in_the_sentence_is_shown_as_text():
     marks = trace(chart(at, "learned (BERT): positions"), "your input")
     assert "&lt;" in marks["text"] and "&gt;" in marks["text"]
     assert not any("<" in t for t in marks["text"] + marks["hovertext"])
+    # The norms tab labels its rings "position token", as the PCA's hover does.
+    at.session_state[SECTION_KEY] = "Norms"
+    at.run()
+    assert_clean(at)
+    norms = trace(chart(at, "Norm of each position vector: learned"), "your input")
+    assert norms["text"] == marks["hovertext"]
 
 
 def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_bundle):
@@ -309,32 +452,58 @@ def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_b
     marks = trace(spec, "your input")
     assert marks["mode"] == "markers" and len(marks["hovertext"]) == 64  # too many to print
     assert "hover a ring to read its token" in captions(at)
+    at.session_state[SECTION_KEY] = "Probe"   # the probe, as a visitor clicking its tab sees it
+    at.run()
+    assert_clean(at)
+    assert_shows_section(at, "Probe")
     metric = metric_number(at, "learned (BERT): mean abs. error")
     assert re.fullmatch(r"(\d+\.\d\d|< 0\.01) positions", metric)
 
 
 # --- a real browser ----------------------------------------------------------------------------
+def wait_for_charts(page, n: int) -> None:
+    """Until exactly ``n`` plotly figures are drawn and no skeleton is left."""
+    page.wait_for_function(
+        f"document.querySelectorAll('.js-plotly-plot').length === {n} && "
+        "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+        timeout=60_000,
+    )
+
+
+def full_screenshot(page, name: str) -> None:
+    """The whole open section: Streamlit scrolls inside its main block, so a "full page" shot
+    needs a window that tall (the window goes back to its usual size afterwards)."""
+    height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 40, 8000)})
+    page.wait_for_timeout(1500)  # let plotly redraw at the new size before the screenshot
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 @pytest.mark.browser
 def test_positions_page_in_chromium(server, browser):
     page = open_in_browser(browser, f"{server}/positions?a=What+is+your+name%3F&b=My+name+is+BERT.")
     try:
-        page.wait_for_function(
-            f"document.querySelectorAll('.js-plotly-plot').length >= {N_CHARTS} && "
-            "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
-            timeout=60_000,
-        )
-        # Streamlit scrolls inside its main block, so a "full page" shot needs a window that tall.
-        height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-        page.set_viewport_size({"width": 1400, "height": min(int(height) + 40, 8000)})
-        page.wait_for_timeout(1500)  # let plotly redraw at the new size before the screenshot
+        # Only the open tab (PCA) is drawn: the browser lays out 3 figures, not all 9.
+        wait_for_charts(page, len(CONTENT["PCA"]["charts"]))
+        tabs = page.get_by_role("tab")
+        assert tabs.all_inner_texts() == list(SECTIONS)
+        assert page.locator("[data-testid='stException']").count() == 0
+        legend = page.locator(".js-plotly-plot").first.get_by_text("your input")
+        assert legend.count() >= 1
+        full_screenshot(page, "positions.png")
+
+        # Clicking a tab reruns the page with that section only, and puts it in the URL.
+        page.get_by_role("tab", name="Probe").click()
+        page.wait_for_url(re.compile(rf"[?&]{SECTION_KEY}=Probe(&|$)"), timeout=30_000)
+        wait_for_app(page)
+        wait_for_charts(page, len(CONTENT["Probe"]["charts"]))
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("Position probe (Wang & Chen 2020)").is_visible()
         values = page.locator("[data-testid='stMetricValue']").all_inner_texts()
         assert len(values) == 3 and values[1] == "< 0.01 positions", values
         assert all(re.fullmatch(r"(\d+\.\d\d|< 0\.01) positions", v) for v in values), values
-        legend = page.locator(".js-plotly-plot").first.get_by_text("your input")
-        assert legend.count() >= 1
         assert not page.dialogs  # no script in the inputs ran
-        page.screenshot(path=str(ARTIFACTS / "positions.png"), full_page=True)
+        full_screenshot(page, "positions-probe.png")
     finally:
         page.close()

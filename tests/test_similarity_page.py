@@ -1,24 +1,46 @@
-"""The Similarity page: AppTest runs checked against the core's numbers, and one Chromium look."""
+"""The Similarity page: AppTest runs checked against the core's numbers, and one Chromium look.
+
+The page is four sections shown as tabs and only the open one runs, so each test opens the
+section it checks through the URL (``?sim_section=<tab label>``), as a shared link would.
+"""
 
 from __future__ import annotations
 
 import json
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 import pytest
+from streamlit.runtime.caching.cache_data_api import get_data_cache_stats_provider
 
+from components import similarity_cache
 from core import analyze, encode
 from core.anisotropy import CorpusStats, anisotropy_table, corpus_statistics
 from core.sentences import compare_sentences
 from core.similarity import TokenRef, token_curve, token_matrix, top_dimensions
-from core.similarity_choices import depth_stages, token_options
-from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser, plotly_values
+from core.similarity_choices import default_tokens, depth_stages, token_options
+from tests.conftest import (
+    ARTIFACTS,
+    assert_clean,
+    open_app,
+    open_in_browser,
+    plotly_values,
+    wait_for_app,
+)
 
 PAGE = "pages/similarity.py"
 RIVER = "I sat on the bank of the river."
 MONEY = "I deposited money at the bank."
 SINGLE = "The cat saw the dog and the dog saw the cat."
+
+# The tabs as a user reads them, and the figures (by their ``meta`` tag) each one draws.
+TOKENS, SENTENCES, WORDS, ANISOTROPY = "Tokens", "Sentences", "Word in context", "Anisotropy"
+SECTION_FIGURES = {
+    TOKENS: {"sim_matrix"},
+    SENTENCES: {"sim_sentences"},
+    WORDS: {"sim_words", "sim_dims"},
+    ANISOTROPY: {"sim_anisotropy"},
+}
 
 
 def figures(at) -> dict[str, dict]:
@@ -35,29 +57,105 @@ def widget(at, kind: str, key: str):
     return next(w for w in getattr(at, kind) if w.key == key)
 
 
+def keys(at) -> set[str]:
+    """Keys of the widgets on the page (the shared inputs' and the open section's)."""
+    return {w.key for kind in ("selectbox", "radio", "slider") for w in getattr(at, kind)}
+
+
+def open_tab(view: str, **query: str):
+    """The page with tab ``view`` open, as the link ``/similarity?sim_section=<view>&...`` opens it."""
+    return open_app(PAGE, sim_section=view, **query)
+
+
+def click_tab(at, view: str) -> None:
+    """Switch tabs as a click does: the tab's value and the URL change together. (AppTest has no
+    tab clicks, and it sends the URL again on every run, so the URL must change too.)"""
+    at.session_state["sim_section"] = view
+    at.query_params["sim_section"] = view
+    at.run()
+
+
+def cache_entries(function) -> int:
+    """How many results of one ``st.cache_data`` function are cached (Streamlit's own per-entry
+    memory stats, the ones its /_stcore/metrics endpoint serves)."""
+    name = f"{function.__module__}.{function.__qualname__}"
+    stats = get_data_cache_stats_provider().get_stats()
+    return sum(s.cache_name == name for family in stats.values() for s in family)
+
+
 @pytest.fixture(scope="module")
 def stats(bundle) -> CorpusStats:
     return corpus_statistics(bundle)
 
 
+def test_default_run_draws_only_the_first_section():
+    # The section functions' caches start empty, so an entry afterwards means it was computed.
+    computed_elsewhere = (similarity_cache.get_sentence_comparison,
+                          similarity_cache.get_token_curve, similarity_cache.get_top_dimensions)
+    for function in computed_elsewhere:
+        function.clear()
+    at = open_app(PAGE, a=RIVER, b=MONEY)
+    assert_clean(at)
+    assert [tab.label for tab in at.get("tab")] == list(SECTION_FIGURES)
+    assert set(figures(at)) == SECTION_FIGURES[TOKENS]
+    assert not at.metric and not at.dataframe   # the Sentences and Anisotropy sections' elements
+    assert not {"sim_i", "sim_j", "sim_context"} & keys(at)   # the word pickers
+    assert "sim_section" not in at.query_params    # the first tab is the default: a clean URL
+    # Nothing the closed sections need was computed: the sentence comparison alone is a second
+    # and a third model run (A and B on their own).
+    assert [cache_entries(f) for f in computed_elsewhere] == [0, 0, 0]
+
+    sentences = open_tab(SENTENCES, a=RIVER, b=MONEY)   # and opening a tab does compute it
+    assert_clean(sentences)
+    assert cache_entries(similarity_cache.get_sentence_comparison) == 1
+
+
+@pytest.mark.parametrize("view", list(SECTION_FIGURES))
+def test_each_tab_draws_its_own_section(view):
+    at = open_tab(view, a=RIVER, b=MONEY)
+    assert_clean(at)
+    assert set(figures(at)) == SECTION_FIGURES[view]
+    assert at.query_params.get("sim_section", TOKENS) == view
+    # The stage and the mode are above the tabs: every section has them.
+    assert {"sim_stage", "sim_mode"} <= keys(at)
+    assert ({"sim_i", "sim_j", "sim_context"} <= keys(at)) == (view == WORDS)
+    assert bool(at.metric) == (view == SENTENCES)
+    assert bool(at.dataframe) == (view == ANISOTROPY)
+
+
+@pytest.mark.parametrize("garbage", ["nope", "", "tokens", "<script>alert(1)</script>", "Word"])
+def test_unknown_tab_shows_the_first_section(garbage):
+    at = open_tab(garbage, a=RIVER, b=MONEY)
+    assert_clean(at)
+    assert set(figures(at)) == SECTION_FIGURES[TOKENS]
+    assert "sim_section" not in at.query_params   # Streamlit drops what it could not use
+
+
 def test_single_sentence(bundle, stats):
-    at = open_app(PAGE, a=SINGLE, sim_stage="layer_3", sim_mode="standardised")
+    query = {"a": SINGLE, "sim_stage": "layer_3", "sim_mode": "standardised"}
+    result = analyze(bundle, SINGLE, attentions=False)
+    depth = depth_stages(result.stages)
+
+    at = open_tab(TOKENS, **query)
     assert_clean(at)
     figs = figures(at)
-    assert set(figs) == {"sim_matrix", "sim_words", "sim_dims", "sim_anisotropy"}
-    assert any("needs sentence B" in info.value for info in at.info)
-
-    result = analyze(bundle, SINGLE, attentions=False)
     expected = token_matrix(result, "layer_3", "standardised", stats)
     np.testing.assert_allclose(plotly_values(figs["sim_matrix"]["data"][0]["z"]), expected,
                                atol=1e-5)
     assert figs["sim_matrix"]["data"][0]["y"][2] == "2 cat"
     assert not figs["sim_matrix"]["layout"].get("shapes")  # no A x B block for one sentence
 
+    at = open_tab(SENTENCES, **query)
+    assert_clean(at)
+    assert any("needs sentence B" in info.value for info in at.info)
+    assert not figures(at)
+
     # Word in context defaults to a repeated word, here "cat" at positions 2 and 11.
+    at = open_tab(WORDS, **query)
+    assert_clean(at)
+    figs = figures(at)
     assert (widget(at, "selectbox", "sim_i").value, widget(at, "selectbox", "sim_j").value) == (
         2, 11)
-    depth = depth_stages(result.stages)
     curve = token_curve(TokenRef(result, 2), TokenRef(result, 11), depth, "standardised", stats)
     words = figs["sim_words"]
     assert words["data"][0]["x"] == depth
@@ -71,32 +169,34 @@ def test_single_sentence(bundle, stats):
     assert bars["y"] == [f"dim {d}" for d in top["dimension"]]
     np.testing.assert_allclose(plotly_values(bars["x"]), top["contribution"], atol=1e-6)
 
+    at = open_tab(ANISOTROPY, **query)
+    assert_clean(at)
     table = anisotropy_table(stats, depth)
-    aniso = figs["sim_anisotropy"]
+    aniso = figures(at)["sim_anisotropy"]
     np.testing.assert_allclose(plotly_values(trace(aniso, "random tokens, raw")["y"]),
                                table["random tokens, raw"], atol=1e-6)
 
 
 def test_pair(bundle, stats):
-    at = open_app(PAGE, a=RIVER, b=MONEY, sim_stage="word_embeddings")
-    assert_clean(at)
-    figs = figures(at)
-    assert set(figs) == {"sim_matrix", "sim_sentences", "sim_words", "sim_dims",
-                         "sim_anisotropy"}
+    query = {"a": RIVER, "b": MONEY, "sim_stage": "word_embeddings"}
     pair = analyze(bundle, RIVER, MONEY, attentions=False)
     alone_a = analyze(bundle, RIVER, attentions=False)
     alone_b = analyze(bundle, MONEY, attentions=False)
 
     # The matrix, and its A x B block framed: rows 0..10 (A) against columns 11..18 (B).
-    matrix = figs["sim_matrix"]
+    at = open_tab(TOKENS, **query)
+    assert_clean(at)
+    matrix = figures(at)["sim_matrix"]
     np.testing.assert_allclose(plotly_values(matrix["data"][0]["z"]),
                                token_matrix(pair, "word_embeddings", "raw", stats), atol=1e-6)
     rect = next(s for s in matrix["layout"]["shapes"] if s["type"] == "rect")
     assert (rect["x0"], rect["x1"], rect["y0"], rect["y1"]) == (10.5, 18.5, -0.5, 10.5)
 
     # Sentence curves, and the model's own figure as the star on the last layer.
+    at = open_tab(SENTENCES, **query)
+    assert_clean(at)
     comparison = compare_sentences(pair, alone_a, alone_b)
-    sentences = figs["sim_sentences"]
+    sentences = figures(at)["sim_sentences"]
     np.testing.assert_allclose(
         plotly_values(
             trace(sentences, "A and B separately, mean pooling (sentence-transformers)")["y"]),
@@ -110,11 +210,13 @@ def test_pair(bundle, stats):
     assert at.metric[0].value == f"{comparison.model_figure:.4f}"
 
     # Word in context: "bank" (5) vs "bank" (16), A and B run separately by default.
+    at = open_tab(WORDS, **query)
+    assert_clean(at)
     assert (widget(at, "selectbox", "sim_i").value, widget(at, "selectbox", "sim_j").value) == (
         5, 16)
     depth = depth_stages(pair.stages)
     separate = token_curve(TokenRef(alone_a, 5), TokenRef(alone_b, 6), depth, "raw", stats)
-    curve = plotly_values(figs["sim_words"]["data"][0]["y"])
+    curve = plotly_values(figures(at)["sim_words"]["data"][0]["y"])
     np.testing.assert_allclose(curve, separate, atol=1e-6)
     assert curve[0] == pytest.approx(1.0, abs=1e-6)
 
@@ -124,7 +226,7 @@ def test_pair(bundle, stats):
     assert_clean(at)
     np.testing.assert_allclose(plotly_values(figures(at)["sim_words"]["data"][0]["y"]), in_pair,
                                atol=1e-6)
-    linked = open_app(PAGE, a=RIVER, b=MONEY, sim_context="as one pair", sim_mode="adjusted",
+    linked = open_tab(WORDS, a=RIVER, b=MONEY, sim_context="as one pair", sim_mode="adjusted",
                       sim_i="1 i", sim_j="16 bank")
     assert_clean(linked)
     expected = token_curve(TokenRef(pair, 1), TokenRef(pair, 16), depth, "adjusted", stats)
@@ -133,7 +235,7 @@ def test_pair(bundle, stats):
 
 
 def test_bad_choices_fall_back_to_defaults(bundle):
-    at = open_app(PAGE, a=RIVER, b=MONEY, sim_stage="layer_99", sim_mode="cosine",
+    at = open_tab(WORDS, a=RIVER, b=MONEY, sim_stage="layer_99", sim_mode="cosine",
                   sim_i="99 nope", sim_j="<script>", sim_context="sideways", sim_from="-5")
     assert_clean(at)
     assert widget(at, "selectbox", "sim_stage").value == "layer_6"
@@ -143,12 +245,12 @@ def test_bad_choices_fall_back_to_defaults(bundle):
     assert "sim_stage" not in at.query_params  # Streamlit drops what it could not use
 
     # A token of B given as the first token (a token of A) is not an option either.
-    at = open_app(PAGE, a=RIVER, b=MONEY, sim_i="16 bank")
+    at = open_tab(WORDS, a=RIVER, b=MONEY, sim_i="16 bank")
     assert_clean(at)
     assert widget(at, "selectbox", "sim_i").value == 5
 
     # The same token twice: said plainly, and the curve is 1 everywhere.
-    at = open_app(PAGE, a=SINGLE, sim_i="2 cat", sim_j="2 cat")
+    at = open_tab(WORDS, a=SINGLE, sim_i="2 cat", sim_j="2 cat")
     assert_clean(at)
     assert any("same token" in info.value for info in at.info)
     assert np.allclose(plotly_values(figures(at)["sim_words"]["data"][0]["y"]), 1.0, atol=1e-5)
@@ -160,41 +262,116 @@ def test_bad_choices_fall_back_to_defaults(bundle):
     assert widget(at, "selectbox", "sim_j").value in token_options(encode(bundle, "short"))[1]
 
     # Markup in the text stays text: the legend shows escaped tokens, never live tags.
-    at = open_app(PAGE, a="<b>x</b> and <b>x</b>", sim_i="1 <", sim_j="5 <")
+    at = open_tab(WORDS, a="<b>x</b> and <b>x</b>", sim_i="1 <", sim_j="5 <")
     assert_clean(at)
     legend = figures(at)["sim_words"]["data"][0]["name"]
     assert legend == "1 &lt; vs 5 &lt;"
 
-    # B without A, and nothing at all: a message, no figure.
-    for query in ({"a": "", "b": MONEY}, {"a": "   "}):
-        at = open_app(PAGE, **query)
+    # B without A, and nothing at all: a message, no figure, whichever tab the link opens.
+    for view in SECTION_FIGURES:
+        for query in ({"a": "", "b": MONEY}, {"a": "   "}):
+            at = open_tab(view, **query)
+            assert_clean(at)
+            assert at.warning and not at.get("plotly_chart"), (view, query)
+
+
+def test_word_pickers_follow_a_new_text_across_tabs(bundle):
+    """A pick is a position in its text: a new text puts the pickers on its own default pair,
+    both when it is typed with the word tab open and when it was typed in another tab."""
+    single = encode(bundle, SINGLE)
+    dog = single.tokens.index("dog")
+    at = open_tab(WORDS, a=SINGLE, sim_i="1 the", sim_j=f"{dog} dog")   # a shared link's picks
+    assert_clean(at)
+    assert [widget(at, "selectbox", k).value for k in ("sim_i", "sim_j")] == [1, dog]
+
+    # Typed with the tab open, including texts with a single token to pick.
+    for text in ("Hi", "The dog saw the dog.", RIVER):
+        at.text_area(key="a").set_value(text).run()
         assert_clean(at)
-        assert at.warning and not at.get("plotly_chart")
+        want = list(default_tokens(encode(bundle, text)))
+        assert [widget(at, "selectbox", k).value for k in ("sim_i", "sim_j")] == want, text
+
+    # Picks survive a visit to another tab while the text stays the same...
+    picked = next(p for p in token_options(encode(bundle, RIVER))[1] if p not in want)
+    widget(at, "selectbox", "sim_j").set_value(picked).run()
+    click_tab(at, TOKENS)
+    assert_clean(at)
+    assert not {"sim_i", "sim_j"} & keys(at)
+    click_tab(at, WORDS)
+    assert [widget(at, "selectbox", k).value for k in ("sim_i", "sim_j")] == [want[0], picked]
+
+    # ...and give way to the new text's defaults when the text changed in the other tab.
+    click_tab(at, TOKENS)
+    at.text_area(key="a").set_value(SINGLE).run()
+    assert_clean(at)
+    click_tab(at, WORDS)
+    assert_clean(at)
+    want = list(default_tokens(single))
+    assert [widget(at, "selectbox", k).value for k in ("sim_i", "sim_j")] == want
+    assert not any("same token" in info.value for info in at.info)
 
 
 def test_long_input_is_windowed(bundle, stats):
     """Over 160 tokens the matrix is drawn in a window the user moves; past sentence-transformers'
     256 tokens a token has no "separately" vector, which the page says."""
     long_text = " ".join(["the quick brown fox jumps over the lazy dog"] * 40)  # 362 tokens
-    at = open_app(PAGE, a=long_text, b=MONEY, sim_from="100", sim_i="298 the")
+    query = {"a": long_text, "b": MONEY, "sim_from": "100", "sim_i": "298 the"}
+    at = open_tab(TOKENS, **query)
     assert_clean(at)
     assert widget(at, "slider", "sim_from").value == 100
     z = plotly_values(figures(at)["sim_matrix"]["data"][0]["z"])
     full = token_matrix(analyze(bundle, long_text, MONEY, attentions=False), "layer_6", "raw",
                         stats)
     np.testing.assert_allclose(z, full[100:260, 100:260], atol=1e-6)
+
+    at = open_tab(WORDS, **query)
+    assert_clean(at)
     assert any("cut off when its sentence is run on its own" in w.value for w in at.warning)
+
+    at = open_tab(SENTENCES, **query)
+    assert_clean(at)
     assert any("reads the first 256" in c.value for c in at.caption)
 
 
 @pytest.mark.browser
-def test_screenshot_of_the_bank_pair(server, browser):
+def test_screenshot_of_the_bank_pair(server, browser, bundle):
     url = f"{server}/similarity?{urlencode({'a': RIVER, 'b': MONEY})}"
-    page = open_in_browser(browser, url, height=4200)  # Streamlit scrolls inside the page
-    page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=30_000)
-    page.wait_for_timeout(800)  # let plotly finish drawing every chart
-    page.screenshot(path=str(ARTIFACTS / "similarity.png"), full_page=True)
-    assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator(".js-plotly-plot").count() == 5
-    assert page.get_by_text("A × B").count() >= 1
-    page.close()
+    page = open_in_browser(browser, url, height=1600)  # Streamlit scrolls inside the page
+    pickers = [page.get_by_role("combobox", name=n) for n in ("Token of A", "Token of B")]
+
+    def open_view(view: str) -> None:
+        page.get_by_role("tab", name=view, exact=True).click()
+        wait_for_app(page)
+        assert page.locator("[data-testid='stException']").count() == 0, view
+
+    def picked_names(a: str, b: str) -> list[str]:
+        enc = encode(bundle, a, b)
+        return [f"{p} {enc.tokens[p]}" for p in default_tokens(enc)]
+
+    try:
+        page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=30_000)
+        page.wait_for_timeout(800)  # let plotly finish drawing
+        page.screenshot(path=str(ARTIFACTS / "similarity.png"), full_page=True)
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert page.locator(".js-plotly-plot").count() == 1   # only the open tab's figure
+        assert page.get_by_text("A × B").count() >= 1
+
+        # Each tab, clicked: its own figures only, and its label in the URL for a shared link
+        # (the first tab is the default, which Streamlit leaves out of the URL).
+        for view, drawn in [*SECTION_FIGURES.items(), (TOKENS, SECTION_FIGURES[TOKENS])]:
+            open_view(view)
+            assert page.locator(".js-plotly-plot").count() == len(drawn), view
+            assert parse_qs(urlsplit(page.url).query).get("sim_section", [TOKENS]) == [view]
+            if view == WORDS:
+                assert [p.input_value() for p in pickers] == picked_names(RIVER, MONEY)
+
+        # A sentence typed while another tab is open: the word pickers, shown again, are on the
+        # new input's own default pair, by name, as the browser shows them.
+        box = page.get_by_role("textbox", name="Sentence A", exact=True)
+        box.fill(SINGLE)
+        box.press("Control+Enter")
+        wait_for_app(page)
+        open_view(WORDS)
+        assert [p.input_value() for p in pickers] == picked_names(SINGLE, MONEY)
+    finally:
+        page.close()
