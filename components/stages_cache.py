@@ -1,17 +1,18 @@
 """Cached live checks of the Stages page, keyed on the same strings as the analysis and bounded
-like it."""
+like it; one entry per check, so a section computes only the checks it shows."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from components.cache import ANALYSIS_CACHE_ENTRIES, get_analysis, get_model
-from core.stages import StageDetails, stage_details
+from core.stages import STAGE_CHECKS
 
 
-@st.cache_data(max_entries=ANALYSIS_CACHE_ENTRIES, show_spinner="Tracing the stages…")
-def get_stage_details(model_name: str, text_a: str, text_b: str | None) -> StageDetails:
-    """Autograd nodes, LayerNorm, one-hot, broadcast and component checks for one input.
+@st.cache_data(max_entries=ANALYSIS_CACHE_ENTRIES * len(STAGE_CHECKS),
+               show_spinner="Checking the stages…")
+def get_stage_check(check: str, model_name: str, text_a: str, text_b: str | None) -> object:
+    """One of ``core.stages.STAGE_CHECKS`` ("trace", "layernorm", ...) for one input.
 
     The analysis is fetched with exactly the arguments ``current_analysis()`` passes, so it is a
     cache hit rather than a second run of the model.
@@ -25,4 +26,4 @@ def get_stage_details(model_name: str, text_a: str, text_b: str | None) -> Stage
         pad_to_max_length=False,
         attentions=False,
     )
-    return stage_details(get_model(model_name), analysis)
+    return STAGE_CHECKS[check](get_model(model_name), analysis)

@@ -3,7 +3,8 @@
 - how each stage is computed, written as the tutorials write it, and what it holds;
 - the autograd node that made every stage, from a real forward with gradients on;
 - which dimensions to draw and one colour range for several stages;
-- every live check of the page in one result (``stage_details``), for one cached call per input.
+- every live check of the page by name (``STAGE_CHECKS``), so a page computes only the ones it
+  shows, or all of them at once (``stage_details``).
 
 The printout lives in ``core.printout``, the arithmetic checks in ``core.embedding_checks`` and
 the per-token comparison of the lookups in ``core.lookup_components``.
@@ -12,7 +13,7 @@ Nothing here changes the shared model: no training mode, no hooks, no new parame
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -179,8 +180,19 @@ def colour_bound(matrices: Iterable[np.ndarray], clip: bool) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# Everything at once, for one cached call per input
+# The live checks by name, and everything at once
 # ---------------------------------------------------------------------------------------------
+
+# name -> check(bundle, analysis). A page computes only the checks of the section it shows.
+STAGE_CHECKS: dict[str, Callable[[ModelBundle, Analysis], object]] = {
+    "trace": autograd_trace,
+    "layernorm": layernorm_check,
+    "one_hot": one_hot_check,
+    "broadcast": broadcast_demo,
+    "components": lambda bundle, analysis: components(analysis),
+    "segments": segment_rows,
+}
+
 
 @dataclass(frozen=True)
 class StageDetails:
@@ -194,11 +206,4 @@ class StageDetails:
 
 def stage_details(bundle: ModelBundle, analysis: Analysis) -> StageDetails:
     """Every live check and derived table of the Stages page for one analysed input."""
-    return StageDetails(
-        trace=autograd_trace(bundle, analysis),
-        layernorm=layernorm_check(bundle, analysis),
-        one_hot=one_hot_check(bundle, analysis),
-        broadcast=broadcast_demo(bundle, analysis),
-        components=components(analysis),
-        segments=segment_rows(bundle, analysis),
-    )
+    return StageDetails(**{name: check(bundle, analysis) for name, check in STAGE_CHECKS.items()})

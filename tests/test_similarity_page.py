@@ -63,7 +63,7 @@ def keys(at) -> set[str]:
 
 
 def open_tab(view: str, **query: str):
-    """The page with tab ``view`` open, as the link ``/similarity?sim_section=<view>&...`` opens it."""
+    """The page with tab ``view`` open, as ``/similarity?sim_section=<view>&...`` opens it."""
     return open_app(PAGE, sim_section=view, **query)
 
 

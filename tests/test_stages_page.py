@@ -2,6 +2,10 @@
 
 Figure data are decoded from the chart JSON the page sends and compared with core's arrays,
 computed here from the shipped model; autograd names with ones read from torch in the test.
+
+The page is six tabs and only the open one runs, so each check opens the tab that holds it
+through the URL (``?st_section=LayerNorm``), as a shared link would. The Heatmaps tab shows one
+stage at a time by default; checks over every stage open it with ``?st_layout=stacked``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from tests.conftest import (
     open_in_browser,
     plotly_values,
     tiny_config,
+    wait_for_app,
 )
 
 PAGE = "pages/stages.py"
@@ -30,6 +35,13 @@ SEED = "This is a test sentence"
 PAIR = ("What is your name?", "My name is BERT.")
 LONG = "The quick brown fox jumps over the lazy dog. " * 60  # 602 tokens
 TOLERANCE = 1e-5
+DIMS = 64  # the default window: the first 64 hidden dimensions
+
+SECTION_KEY = "st_section"
+HEATMAPS, PRINTOUTS, LAYERNORM, ONE_HOT, BROADCAST, PARTS = SECTIONS = (
+    "Heatmaps", "Printouts", "LayerNorm", "One-hot lookup", "Broadcasting", "Parts of the sum",
+)
+STACKED = "Heatmaps, stacked"  # a Runs key: the Heatmaps tab with every stage drawn
 
 
 # --- reading what the page sent ----------------------------------------------------------------
@@ -70,79 +82,300 @@ def printout_table(at: AppTest):
     return frame.set_index("stage")
 
 
-# --- one sentence ------------------------------------------------------------------------------
+def segment_infos(at: AppTest) -> list[str]:
+    return [i.value for i in at.info if i.value.startswith("The token-type heatmap has")]
+
+
+def widget_keys(at: AppTest) -> set[str]:
+    return {w.key for kind in ("radio", "select_slider", "multiselect", "selectbox", "toggle",
+                               "number_input", "slider") for w in at.get(kind) if w.key}
+
+
+# What only each section draws: its plotly charts (exactly these), a metric label, a code listing
+# and the widgets it owns. Every tab is told apart from every other by these.
+CONTENT = {
+    HEATMAPS: {"charts": {"st_fig_word_embeddings"}, "metrics": (), "code": None,
+               "widgets": {"st_layout", "st_scale", "st_clip", "st_dim_mode"}},
+    PRINTOUTS: {"charts": set(), "metrics": (), "code": ">>> x = ",
+                "widgets": {"st_print", "st_rows"}},
+    LAYERNORM: {"charts": {"st_fig_ln_stats", "st_fig_ln_params"},
+                "metrics": ("LayerNorm(sum) vs model.embeddings", "formula by hand"),
+                "code": None, "widgets": set()},
+    ONE_HOT: {"charts": {"st_fig_one_hot"}, "metrics": ("one_hot @ W",),
+              "code": "one_hot = F.one_hot(", "widgets": set()},
+    BROADCAST: {"charts": set(), "metrics": ("broadcast sum",), "code": "pos_ids = torch.arange",
+                "widgets": set()},
+    PARTS: {"charts": {"st_fig_norms", "st_fig_shares"}, "metrics": (), "code": None,
+            "widgets": set()},
+}
+HEATMAP_WIDGETS = {*CONTENT[HEATMAPS]["widgets"], "st_stage", "st_stages", "st_dims", "st_range"}
+PAGE_WIDGETS = HEATMAP_WIDGETS | {w for c in CONTENT.values() for w in c["widgets"]}
+
+
+def open_tab(at: AppTest) -> str:
+    """The label of the tab the page drew, checked against where its content went."""
+    label = at.session_state[SECTION_KEY]
+    assert [tab.label for tab in at.tabs] == list(SECTIONS)
+    filled = [tab.label for tab in at.tabs if tab.children]
+    assert filled == [label], (label, filled)
+    return label
+
+
+def assert_shows_section(at: AppTest, section: str) -> None:
+    """The page drew ``section`` (its charts, metrics, code, widgets) and nothing of the others."""
+    assert open_tab(at) == section
+    want = CONTENT[section]
+    if section == HEATMAPS:  # the stages picked, one or more
+        assert charts(at) and all(k.removeprefix("st_fig_") in STAGE_KEYS for k in charts(at))
+    else:
+        assert set(charts(at)) == want["charts"]
+    labels = [m.label for m in at.metric]
+    assert len(labels) == len(want["metrics"])
+    assert all(any(part in label for label in labels) for part in want["metrics"]), labels
+    for other, content in CONTENT.items():
+        listed = content["code"] is not None and any(content["code"] in c.value for c in at.code)
+        assert listed == (other == section and want["code"] is not None), other
+    found = widget_keys(at) & PAGE_WIDGETS
+    if section == HEATMAPS:  # the stage picker and the window's input follow the other controls
+        assert want["widgets"] <= found <= HEATMAP_WIDGETS, found
+    else:
+        assert found == want["widgets"], found
+    assert bool(at.latex) == (section == LAYERNORM)  # the LayerNorm formula
+
+
+class Runs(dict):
+    """AppTest runs of the page for one URL, one per tab (and one stacked), each on first use."""
+
+    def __init__(self, **query: str) -> None:
+        super().__init__()
+        self.query = query
+
+    def __missing__(self, view: str) -> AppTest:
+        extra = {"st_layout": "stacked"} if view == STACKED else {SECTION_KEY: view}
+        at = open_app(PAGE, **self.query, **extra)
+        assert_clean(at)
+        self[view] = at
+        return at
+
 
 @pytest.fixture(scope="module")
-def seed_page() -> AppTest:
-    return open_app(PAGE, a=SEED)
+def seed() -> Runs:
+    return Runs(a=SEED)
 
 
-def test_seed_sentence_figures_are_the_core_arrays(seed_page: AppTest, bundle: ModelBundle):
-    assert_clean(seed_page)
-    expected = analyze(bundle, SEED, attentions=False)
-    figures = stage_charts(seed_page)
+@pytest.fixture(scope="module")
+def pair() -> Runs:
+    return Runs(a=PAIR[0], b=PAIR[1])
+
+
+@pytest.fixture(scope="module")
+def seed_result(bundle: ModelBundle):
+    return analyze(bundle, SEED, attentions=False)
+
+
+def window_bound(arrays, clip: bool) -> float:
+    """The colour range over the given matrices, computed here with numpy: the 99th percentile
+    of |value| with clipping, the max without."""
+    values = np.abs(np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays]))
+    return float(np.percentile(values, 99) if clip else values.max())
+
+
+# --- the sections ------------------------------------------------------------------------------
+
+def test_default_run_draws_one_heatmap_only(seed_result):
+    """No section, layout or stage in the URL: the Heatmaps tab, one stage at a time, on
+    word_embeddings; nothing of another tab (LayerNorm, one-hot, parts) is drawn or sent."""
+    at = open_app(PAGE, a=SEED)
+    assert_clean(at)
+    assert_shows_section(at, HEATMAPS)
+    assert len(at.get("plotly_chart")) == 1
+    assert list(stage_charts(at)) == ["word_embeddings"]
+    assert at.radio(key="st_layout").value == "one at a time"
+    assert at.select_slider(key="st_stage").value == "word_embeddings"
+    assert at.select_slider(key="st_stage").options == list(seed_result.stages)
+    assert "st_stages" not in widget_keys(at)  # the stacked picker is not drawn
+    z, x, y = heatmap(stage_charts(at)["word_embeddings"])
+    np.testing.assert_array_equal(z, seed_result.stages["word_embeddings"][:, :DIMS])
+    assert x == list(range(DIMS))
+    assert y == token_labels(seed_result.tokens)
+    assert not at.dataframe and not segment_infos(at)
+    assert SECTION_KEY not in at.query_params  # the default tab keeps the URL clean
+    # The caption's shape comes from the array, and grad_fn is no longer named there.
+    text = "\n".join(c.value for c in at.caption)
+    assert "Shape torch.Size([1, 7, 384]); dimensions 0–63 of 384" in text
+    assert "grad_fn" not in text and "Backward" not in text
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_each_section_label_draws_its_section(seed: Runs, section: str):
+    at = seed[section]
+    assert_shows_section(at, section)
+    if section != HEATMAPS:  # nothing of the Heatmaps tab: no stage heatmap, none of its controls
+        assert not stage_charts(at)
+        assert not widget_keys(at) & HEATMAP_WIDGETS
+    # The segment-rows box: always in Parts of the sum; in Heatmaps only under token_type.
+    assert bool(segment_infos(at)) == (section == PARTS)
+
+
+@pytest.mark.parametrize("value", ["<script>alert(1)</script>", "nope", "heatmaps", ""])
+def test_unknown_section_in_the_url_opens_the_heatmaps(value: str):
+    at = open_app(PAGE, a=SEED, **{SECTION_KEY: value})
+    assert_clean(at)
+    assert not at.error
+    assert_shows_section(at, HEATMAPS)
+    assert list(stage_charts(at)) == ["word_embeddings"]
+    assert SECTION_KEY not in at.query_params  # the bad value is dropped from the URL
+
+
+def test_the_sections_together_hold_the_whole_former_page(seed: Runs):
+    """Stacked heatmaps plus the other five tabs: the 17 figures of the page before it had tabs,
+    each sent exactly once."""
+    keys = [k for view in (STACKED, *SECTIONS[1:]) for k in charts(seed[view])]
+    assert len(keys) == len(set(keys)) == 12 + 5
+    assert {k for k in keys if k.removeprefix("st_fig_") not in STAGE_KEYS} == {
+        k for c in CONTENT.values() for k in c["charts"] if k != "st_fig_word_embeddings"}
+
+
+def test_switching_tabs_keeps_each_sections_settings():
+    """A setting made in one tab is still there after a visit to another: the controls were all
+    on one page before, so hiding them must not reset them."""
+    at = open_app(PAGE, a=SEED, st_layout="stacked", st_stages=["sum", "layer_2"])
+    assert_clean(at)
+    assert list(stage_charts(at)) == ["sum", "layer_2"]
+    at.session_state[SECTION_KEY] = PRINTOUTS
+    at.run()
+    assert open_tab(at) == PRINTOUTS
+    at.selectbox(key="st_print").set_value("sum").run()
+    assert printout(at).startswith(">>> x = word_embeddings + token_type_embeddings")
+    at.session_state[SECTION_KEY] = HEATMAPS
+    at.run()
+    assert_clean(at)
+    assert at.radio(key="st_layout").value == "stacked"
+    assert list(stage_charts(at)) == ["sum", "layer_2"]
+    at.session_state[SECTION_KEY] = PRINTOUTS
+    at.run()
+    assert at.selectbox(key="st_print").value == "sum"
+
+
+# --- one stage at a time -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("clip", [True, False])
+def test_one_stage_with_the_shared_scale_covers_every_stage(seed_result, clip: bool):
+    """Stepping to layer_3 draws layer_3 alone; the shared range is over ALL stages' windows."""
+    query = {"st_stage": "layer_3", "st_scale": "shared"} | ({} if clip else {"st_clip": "false"})
+    at = open_app(PAGE, a=SEED, **query)
+    assert_clean(at)
+    assert_shows_section(at, HEATMAPS)
+    assert list(charts(at)) == ["st_fig_layer_3"]
+    trace = charts(at)["st_fig_layer_3"]["data"][0]
+    z, x, _ = heatmap(charts(at)["st_fig_layer_3"])
+    np.testing.assert_allclose(z, seed_result.stages["layer_3"][:, :DIMS], rtol=0, atol=1e-6)
+    assert x == list(range(DIMS))
+    windows = [values[:, :DIMS] for values in seed_result.stages.values()]
+    assert len(windows) == 12
+    everything = window_bound(windows, clip)
+    alone = window_bound([seed_result.stages["layer_3"][:, :DIMS]], clip)
+    assert abs(everything - alone) > 0.01 * everything  # the two readings are told apart here
+    assert trace["zmax"] == pytest.approx(everything, rel=1e-6)
+    assert trace["zmin"] == pytest.approx(-everything, rel=1e-6)
+    assert any(c.value.startswith(f"One colour range for every stage: ±{everything:.3g}")
+               for c in at.caption)
+
+
+def test_one_stage_with_its_own_scale(seed_result):
+    at = open_app(PAGE, a=SEED, st_stage="layer_3")
+    assert_clean(at)
+    trace = charts(at)["st_fig_layer_3"]["data"][0]
+    alone = window_bound([seed_result.stages["layer_3"][:, :DIMS]], clip=True)
+    assert trace["zmax"] == pytest.approx(alone, rel=1e-6)
+    assert trace["zmin"] == pytest.approx(-alone, rel=1e-6)
+
+
+def test_token_type_stage_has_the_segment_box():
+    """The segment-rows box sits under the token_type_embeddings heatmap, and only there."""
+    at = open_app(PAGE, a=SEED, st_stage="token_type_embeddings")
+    assert_clean(at)
+    assert list(stage_charts(at)) == ["token_type_embeddings"]
+    [text] = segment_infos(at)
+    assert "one distinct row: segment 0 (7 tokens)" in text
+
+
+# --- one sentence ------------------------------------------------------------------------------
+
+def test_seed_sentence_figures_are_the_core_arrays(seed: Runs, seed_result):
+    at = seed[STACKED]
+    expected = seed_result
+    figures = stage_charts(at)
     assert list(figures) == list(expected.stages)  # every stage, in pipeline order
+    assert at.multiselect(key="st_stages").value == list(expected.stages)
     for stage, spec in figures.items():
         z, x, y = heatmap(spec)
         assert z.dtype == np.float32, stage
-        np.testing.assert_allclose(z, expected.stages[stage][:, :64], rtol=0, atol=1e-6,
+        np.testing.assert_allclose(z, expected.stages[stage][:, :DIMS], rtol=0, atol=1e-6,
                                    err_msg=stage)
-        assert x == list(range(64))
+        assert x == list(range(DIMS))
         assert y == token_labels(expected.tokens)
         assert spec["data"][0]["zmin"] == -spec["data"][0]["zmax"]
     # The lookups are table rows: exactly equal, not just close.
     z, _, _ = heatmap(figures["word_embeddings"])
-    np.testing.assert_array_equal(z, expected.stages["word_embeddings"][:, :64])
+    np.testing.assert_array_equal(z, expected.stages["word_embeddings"][:, :DIMS])
+    assert set(charts(at)) == {f"st_fig_{stage}" for stage in expected.stages}  # no other tab's
+    [text] = segment_infos(at)  # under the token_type_embeddings heatmap
+    assert "one distinct row: segment 0 (7 tokens)" in text
 
 
-def test_seed_sentence_printout_and_autograd_names(seed_page: AppTest, bundle: ModelBundle):
+def test_seed_sentence_printout_and_autograd_names(seed: Runs, bundle: ModelBundle):
+    at = seed[PRINTOUTS]
     ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 6251, 102]])  # DESIGN.md reference ids
     with torch.enable_grad():
         module_out = bundle.model.embeddings(input_ids=ids)
     # The default printout is LayerNorm, every token; with 7 rows print() would skip one.
-    text = printout(seed_page)
+    text = printout(at)
     assert "torch.Size([1, 7, 384])" in text
     assert text.endswith("grad_fn=<NativeLayerNormBackward0>)")
     assert text.count("...,") == 7  # one elided middle per row, no elided rows
-    names = printout_table(seed_page)["grad_fn"]
+    names = printout_table(at)["grad_fn"]
     assert names["word_embeddings"] == "<EmbeddingBackward0>"
     assert names["sum"] == "<AddBackward0>"
     assert names["LayerNorm"] == "<NativeLayerNormBackward0>"
     assert names["model.embeddings(...)"] == re.search(r"grad_fn=(<\w+>)", repr(module_out))[1]
-    assert (printout_table(seed_page)["max |Δ| to shown"] <= 1e-6).all()
+    assert (printout_table(at)["max |Δ| to shown"] <= 1e-6).all()
 
 
 def test_printout_as_print_shows_it_is_torch_repr(bundle: ModelBundle):
-    at = open_app(PAGE, a=SEED, st_print="word_embeddings", st_rows="as print() shows it")
+    at = open_app(PAGE, a=SEED, st_section=PRINTOUTS, st_print="word_embeddings",
+                  st_rows="as print() shows it")
     assert_clean(at)
+    assert open_tab(at) == PRINTOUTS
     ids = torch.tensor([analyze(bundle, SEED, attentions=False).input_ids])
     with torch.enable_grad():
         word = bundle.model.embeddings.word_embeddings(ids)
     assert printout(at).endswith(">>> x\n" + repr(word))
 
 
-def test_seed_sentence_checks(seed_page: AppTest):
-    assert metric(seed_page, "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
-    assert metric(seed_page, "formula by hand") <= TOLERANCE
-    assert metric(seed_page, "one_hot @ W") <= TOLERANCE
-    assert metric(seed_page, "broadcast sum") <= TOLERANCE
-    shapes = [c.value for c in seed_page.code if "pos_ids = torch.arange" in c.value][0]
+def test_seed_sentence_checks(seed: Runs):
+    assert metric(seed[LAYERNORM], "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
+    assert metric(seed[LAYERNORM], "formula by hand") <= TOLERANCE
+    assert metric(seed[ONE_HOT], "one_hot @ W") <= TOLERANCE
+    assert metric(seed[BROADCAST], "broadcast sum") <= TOLERANCE
+    shapes = [c.value for c in seed[BROADCAST].code if "pos_ids = torch.arange" in c.value][0]
     assert "position = position_embeddings(pos_ids)" in shapes
     assert re.search(r"position_embeddings\(pos_ids\)\s+# torch.Size\(\[7, 384\]\)", shapes)
     # The one-hot matrix is drawn for a short input: one 1 per row, in the input_id's column.
-    z, x, _ = heatmap(charts(seed_page)["st_fig_one_hot"])
+    z, x, _ = heatmap(charts(seed[ONE_HOT])["st_fig_one_hot"])
     assert z.sum(axis=1).tolist() == [1] * 7
     assert [int(str(label).split()[0]) for label in x] == sorted({101, 2023, 2003, 1037, 3231,
                                                                   6251, 102})
 
 
-def test_seed_sentence_side_figures_are_the_core_arrays(seed_page: AppTest, bundle: ModelBundle):
+def test_seed_sentence_side_figures_are_the_core_arrays(seed: Runs, seed_result,
+                                                        bundle: ModelBundle):
     """LayerNorm statistics, gamma and beta, and the lookup norms, against torch directly."""
-    expected = analyze(bundle, SEED, attentions=False)
-    figures = charts(seed_page)
+    expected = seed_result
     ln = bundle.model.embeddings.LayerNorm
     total = torch.from_numpy(expected.stages["sum"]).double()
     after = torch.from_numpy(expected.stages["LayerNorm"]).double()
+    figures = charts(seed[LAYERNORM])
     traces = {(t["name"], t.get("xaxis", "x")): plotly_values(t["y"]) for t in
               figures["st_fig_ln_stats"]["data"]}
     np.testing.assert_allclose(traces["sum (before)", "x"], total.mean(1), atol=1e-6)
@@ -154,6 +387,7 @@ def test_seed_sentence_side_figures_are_the_core_arrays(seed_page: AppTest, bund
     gamma, beta = (plotly_values(t["y"]) for t in figures["st_fig_ln_params"]["data"])
     np.testing.assert_array_equal(gamma, ln.weight.detach().numpy())
     np.testing.assert_array_equal(beta, ln.bias.detach().numpy())
+    figures = charts(seed[PARTS])
     norms = [plotly_values(t["y"]) for t in figures["st_fig_norms"]["data"]]
     for values, stage in zip(norms, ("word_embeddings", "token_type_embeddings",
                                      "position_embeddings"), strict=True):
@@ -161,52 +395,60 @@ def test_seed_sentence_side_figures_are_the_core_arrays(seed_page: AppTest, bund
         np.testing.assert_allclose(values, expected_norms, rtol=1e-5)
     shares = sum(plotly_values(t["y"]).astype(np.float64) for t in figures["st_fig_shares"]["data"])
     np.testing.assert_allclose(shares, 1.0, atol=1e-5)
+    # The parts tab always carries the segment-rows box (no heatmap is drawn there).
+    [text] = segment_infos(seed[PARTS])
+    assert "one distinct row: segment 0 (7 tokens)" in text
 
 
 # --- a pair ------------------------------------------------------------------------------------
 
-def test_pair_token_type_heatmap_has_two_distinct_rows(bundle: ModelBundle):
-    at = open_app(PAGE, a=PAIR[0], b=PAIR[1])
-    assert_clean(at)
+def test_pair_token_type_heatmap_has_two_distinct_rows(pair: Runs, bundle: ModelBundle):
+    at = pair[STACKED]
     expected = analyze(bundle, *PAIR, attentions=False)
     figures = stage_charts(at)
+    assert list(figures) == list(expected.stages)
     z, _, y = heatmap(figures["token_type_embeddings"])
     assert len(y) == 13
     rows = np.unique(z, axis=0)
     assert len(rows) == 2
-    table = bundle.model.embeddings.token_type_embeddings.weight.detach().numpy()[:, :64]
+    table = bundle.model.embeddings.token_type_embeddings.weight.detach().numpy()[:, :DIMS]
     np.testing.assert_array_equal(z, table[expected.token_type_ids])
-    assert any("exactly two distinct rows" in i.value and "segment 1 (6 tokens)" in i.value
-               for i in at.info)
+    for box in (segment_infos(at), segment_infos(pair[PARTS])):
+        assert len(box) == 1
+        assert "exactly two distinct rows" in box[0] and "segment 1 (6 tokens)" in box[0]
     for stage, spec in figures.items():
-        np.testing.assert_allclose(heatmap(spec)[0], expected.stages[stage][:, :64], atol=1e-6)
-    assert metric(at, "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
+        np.testing.assert_allclose(heatmap(spec)[0], expected.stages[stage][:, :DIMS], atol=1e-6)
+    assert metric(pair[LAYERNORM], "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
 
 
 # --- a text over 512 tokens ---------------------------------------------------------------------
 
 def test_long_text_is_truncated_and_windowed(bundle: ModelBundle):
-    at = open_app(PAGE, a=LONG)
-    assert_clean(at)
+    long = Runs(a=LONG)
+    at = long[STACKED]
     assert any("Truncated" in w.value for w in at.warning)
     expected = analyze(bundle, LONG, attentions=False)
     assert len(expected.tokens) == 512
     figures = stage_charts(at)
+    assert list(figures) == list(expected.stages)
     for stage in ("word_embeddings", "position_embeddings", "LayerNorm", "layer_6"):
         z, x, _ = heatmap(figures[stage])
-        assert z.shape == (512, 64)  # the default window: no 512 x 384 grid is sent
-        np.testing.assert_allclose(z, expected.stages[stage][:, :64], atol=1e-6)
+        assert z.shape == (512, DIMS)  # the default window: no 512 x 384 grid is sent
+        np.testing.assert_allclose(z, expected.stages[stage][:, :DIMS], atol=1e-6)
     assert max(len(json.dumps(spec)) for spec in figures.values()) < 250_000
-    assert "st_fig_one_hot" not in charts(at)  # 512 x 30,522 is described, not drawn
-    assert metric(at, "one_hot @ W") <= TOLERANCE
-    assert metric(at, "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
+    assert any("Shape torch.Size([1, 512, 384])" in c.value for c in at.caption)
+    one_hot = long[ONE_HOT]
+    assert "st_fig_one_hot" not in charts(one_hot)  # 512 x 30,522 is described, not drawn
+    assert any("too many to draw" in c.value for c in one_hot.caption)
+    assert metric(one_hot, "one_hot @ W") <= TOLERANCE
+    assert metric(long[LAYERNORM], "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
 
 
 # --- controls, bad query values, another model -------------------------------------------------
 
-def test_dimension_window_and_shared_scale(bundle: ModelBundle):
-    expected = analyze(bundle, SEED, attentions=False)
-    at = open_app(PAGE, a=SEED, st_dim_mode="all", st_scale="shared",
+def test_dimension_window_and_shared_scale(seed_result):
+    expected = seed_result
+    at = open_app(PAGE, a=SEED, st_layout="stacked", st_dim_mode="all", st_scale="shared",
                   st_stages=["word_embeddings", "layer_6"])
     assert_clean(at)
     figures = stage_charts(at)
@@ -215,25 +457,39 @@ def test_dimension_window_and_shared_scale(bundle: ModelBundle):
         np.testing.assert_allclose(heatmap(spec)[0], expected.stages[stage], atol=1e-6)
     bounds = {spec["data"][0]["zmax"] for spec in figures.values()}
     assert len(bounds) == 1
-    at = open_app(PAGE, a=SEED, st_dim_mode="range", st_range=["100", "119"])
+    # Stacked, the shared range covers the stages drawn (here every dimension of both).
+    drawn = window_bound([expected.stages["word_embeddings"], expected.stages["layer_6"]], True)
+    assert bounds.pop() == pytest.approx(drawn, rel=1e-6)
+    at = open_app(PAGE, a=SEED, st_layout="stacked", st_dim_mode="range",
+                  st_range=["100", "119"])
     z, x, _ = heatmap(stage_charts(at)["sum"])
     assert x == list(range(100, 120))
     np.testing.assert_allclose(z, expected.stages["sum"][:, 100:120], atol=1e-6)
-    at = open_app(PAGE, a=SEED, st_dims="16", st_clip="false")
+    at = open_app(PAGE, a=SEED, st_layout="stacked", st_dims="16", st_clip="false")
     z, _, _ = heatmap(stage_charts(at)["dropout"])
     assert z.shape == (7, 16)
     zmax = stage_charts(at)["dropout"]["data"][0]["zmax"]
     assert zmax == pytest.approx(float(np.abs(expected.stages["dropout"][:, :16]).max()))
+    # One at a time, the window applies to the one stage drawn.
+    at = open_app(PAGE, a=SEED, st_stage="sum", st_dim_mode="range", st_range=["100", "119"])
+    assert list(stage_charts(at)) == ["sum"]
+    z, x, _ = heatmap(stage_charts(at)["sum"])
+    assert x == list(range(100, 120))
+    np.testing.assert_allclose(z, expected.stages["sum"][:, 100:120], atol=1e-6)
 
 
 @pytest.mark.parametrize(
     "query",
     [
         {"st_dims": "99999", "st_dim_mode": "bogus", "st_scale": "x"},
-        {"st_stages": ["nope", "sum"], "st_print": "zzz", "st_rows": "q", "st_clip": "maybe"},
+        {"st_layout": "stacked", "st_stages": ["nope", "sum"], "st_clip": "maybe"},
+        {"st_section": PRINTOUTS, "st_print": "zzz", "st_rows": "q"},
         {"st_dim_mode": "range", "st_range": ["a", "<b>"]},
         {"st_dims": "-3"},
-        {"st_stages": ""},
+        {"st_layout": "stacked", "st_stages": ""},
+        {"st_layout": "sideways", "st_stage": "layer_99"},
+        {"st_stage": ["sum", "layer_1"], "st_scale": "shared"},
+        {"st_section": ["LayerNorm", "Printouts"]},
     ],
 )
 def test_garbage_query_values_never_raise(query: dict):
@@ -257,28 +513,57 @@ def test_another_model_with_other_sizes(tmp_path, bundle: ModelBundle):
     model = BertModel(tiny_config(max_position_embeddings=512))
     model.save_pretrained(tmp_path, safe_serialization=True)
     bundle.tokenizer.save_pretrained(tmp_path)
-    at = open_app(PAGE, a=PAIR[0], b=PAIR[1], model=str(tmp_path))
-    assert_clean(at)
+    other = Runs(a=PAIR[0], b=PAIR[1], model=str(tmp_path))
+    at = other[STACKED]
     assert not at.error
     figures = stage_charts(at)
     assert [s for s in figures if s.startswith("layer_")] == ["layer_1", "layer_2"]
     assert heatmap(figures["sum"])[0].shape == (13, 32)
-    assert "torch.Size([1, 13, 32])" in printout(at)
-    assert metric(at, "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
+    assert "torch.Size([1, 13, 32])" in printout(other[PRINTOUTS])
+    assert metric(other[LAYERNORM], "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
+    # A stage this model does not have (layer_6) falls back to the first one.
+    at = open_app(PAGE, a=PAIR[0], b=PAIR[1], model=str(tmp_path), st_stage="layer_6")
+    assert_clean(at)
+    assert list(stage_charts(at)) == ["word_embeddings"]
 
 
 # --- Chromium ----------------------------------------------------------------------------------
 
+def wait_for_charts(page, n: int) -> None:
+    """Until exactly ``n`` plotly figures are drawn and no skeleton is left."""
+    page.wait_for_function(
+        f"document.querySelectorAll('.js-plotly-plot').length === {n} && "
+        "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+        timeout=60_000,
+    )
+
+
 @pytest.mark.browser
 def test_stages_page_in_chromium(server: str, browser):
-    page = open_in_browser(browser, f"{server}/stages?a=This+is+a+test+sentence", height=1600)
+    page = open_in_browser(browser, f"{server}/stages?a=This+is+a+test+sentence&st_layout=stacked",
+                           height=1600)
     try:
+        assert page.get_by_role("tab").all_inner_texts() == list(SECTIONS)
         page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=60_000)
+        wait_for_charts(page, 12)  # every stage stacked, and no other tab's figures
         page.wait_for_timeout(800)  # let plotly finish drawing before the screenshot
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("word_embeddings  ·  [1, 7, 384]").count() == 1
-        assert page.locator(".js-plotly-plot").count() >= 13
-        assert page.get_by_text("grad_fn=<NativeLayerNormBackward0>").count() >= 1
         page.screenshot(path=str(ARTIFACTS / "stages.png"))
+
+        # Clicking a tab reruns the page with that section only, and puts it in the URL.
+        page.get_by_role("tab", name=PRINTOUTS, exact=True).click()
+        page.wait_for_url(re.compile(rf"[?&]{SECTION_KEY}={PRINTOUTS}(&|$)"), timeout=30_000)
+        wait_for_app(page)
+        wait_for_charts(page, 0)
+        code = page.locator("[data-testid='stCode']").filter(
+            has_text=">>> x = model.embeddings.LayerNorm(sum)")
+        code.wait_for(timeout=30_000)
+        assert code.is_visible()
+        text = code.inner_text()
+        assert "torch.Size([1, 7, 384])" in text
+        assert "grad_fn=<NativeLayerNormBackward0>" in text
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.screenshot(path=str(ARTIFACTS / "stages-printouts.png"))
     finally:
         page.close()
