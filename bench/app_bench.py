@@ -48,6 +48,7 @@ class Target:
     base: str        # server URL
     path: str        # url path, "" for the default page
     commit_key: str  # Ctrl+Enter commits a text area, Enter a text input
+    view: tuple[tuple[str, str], ...] = ()   # the page's own URL settings, e.g. a layout
 
 
 @dataclass
@@ -75,7 +76,7 @@ class ColdStart:
 class AppFigures:
     cold: ColdStart
     pages: list[PageRuns]                       # Home, every page, then the bare page
-    pair: dict[str, list[Rerun]] | None         # {"tokens": ..., "stages": ...} at 64 tokens
+    pair: dict[str, list[Rerun]] | None         # {"tokens", "stages", "stages_stacked"}, 64 tokens
     positions: dict[str, list[Rerun]] | None    # first visit, second visit, warm reruns
     rss_after_pages: int
     rss_series: list[tuple[int, int]]           # (distinct sentences so far, server RSS)
@@ -105,11 +106,11 @@ def open_tabs(browser: Browser, targets: list[Target], sentences: list[Sentence]
     tabs = []
     for target, sentence in zip(targets, sentences, strict=True):
         tab = AppTab(browser, commit_key=target.commit_key, name=target.title)
-        tab.start_open(page_url(target.base, target.path, sentence.text, b))
+        tab.start_open(page_url(target.base, target.path, sentence.text, b, dict(target.view)))
         tabs.append(tab)
     opened = []
     for tab, target, sentence in zip(tabs, targets, sentences, strict=True):
-        key = (f"{target.base}/{target.path}", len(sentence.text.split()))
+        key = (f"{target.base}/{target.path}{target.view}", len(sentence.text.split()))
         run = tab.finish_open(sentence.marker, shows_marker=memo.get(key))
         if run.status == "ok":
             memo[key] = tab.shows_marker
@@ -151,23 +152,31 @@ def positions_visits(browser: Browser, server: Server, factory: SentenceFactory,
     return {"first": [first], "second": [second], "warm": warm}
 
 
+# Issue 3's comparison: /tokens, /stages as it opens (one heatmap and a stage slider) and
+# /stages with every stage stacked, the long walk a user can switch to.
+STAGES_STACKED = (("st_layout", "stacked"),)
+
+
 def stages_vs_tokens(browser: Browser, server: Server, factory: SentenceFactory, reps: int,
                      memo: MarkerMemo) -> dict[str, list[Rerun]] | None:
-    """Issue 3: warm reruns of /stages and /tokens with the same 64-token pair, interleaved."""
-    targets = {t.path: t for t in app_targets(server.url) if t.path in ("tokens", "stages")}
-    if len(targets) < 2:
+    """Issue 3: warm reruns of /tokens, /stages and stacked /stages with one 64-token pair,
+    interleaved so a change in the machine's load hits all three."""
+    pages = {t.path: t for t in app_targets(server.url) if t.path in ("tokens", "stages")}
+    if len(pages) < 2:
         return None
+    stacked = Target("Stages, stacked", server.url, "stages", "Control+Enter", STAGES_STACKED)
+    targets = {"tokens": pages["tokens"], "stages": pages["stages"], "stages_stacked": stacked}
     a, b = factory.pair(PAIR_TOKENS)
     n_words = len(a.text.split())
     opened = open_tabs(browser, list(targets.values()), [a] * len(targets), memo, b)
-    tabs = {path: tab for path, (tab, _) in zip(targets, opened, strict=True)}
-    runs: dict[str, list[Rerun]] = {path: [] for path in tabs}
+    tabs = {name: tab for name, (tab, _) in zip(targets, opened, strict=True)}
+    runs: dict[str, list[Rerun]] = {name: [] for name in tabs}
     order = list(tabs)
     for rep in range(reps):
-        for path in order[rep % 2:] + order[:rep % 2]:
+        for name in order[rep % len(order):] + order[:rep % len(order)]:
             sentence = factory.sentence(n_words)
             factory.check_length(sentence.text, b, PAIR_TOKENS)
-            runs[path].append(checked(tabs[path].rerun(sentence), path))
+            runs[name].append(checked(tabs[name].rerun(sentence), name))
     for tab in tabs.values():
         tab.close()
     return runs

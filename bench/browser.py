@@ -113,9 +113,11 @@ class Rerun:
     detail: str = ""  # the exception box's text, if any
 
 
-def page_url(base: str, path: str, a: str, b: str | None = None) -> str:
+def page_url(base: str, path: str, a: str, b: str | None = None,
+             view: dict[str, str] | None = None) -> str:
+    """The page with sentence A (and B) and any of the page's own view settings in the URL."""
     query = {"a": a} if b is None else {"a": a, "b": b}
-    return f"{base}/{path}?{urlencode(query)}"
+    return f"{base}/{path}?{urlencode({**query, **(view or {})})}"
 
 
 class AppTab:
