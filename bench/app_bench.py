@@ -22,6 +22,14 @@ from bench.texts import SENTENCE_WORDS, Sentence, SentenceFactory
 PAIR_TOKENS = 64             # issue 3: /stages vs /tokens with a 64-token pair
 MEMORY_WORDS = (10, 20, 40, 80, 160)   # lengths cycled through by the memory run
 BARE_TITLE = "bare Streamlit page"
+BARE_PLOTLY_TITLE = "bare Streamlit page with one plotly heatmap"
+# The reference pages and the sentence each shows when opened (they do not read the URL): the bare
+# page echoes it whole; the plotly page labels a row with its first word.
+_OPENING = "This is a test sentence"
+REFERENCES = {
+    BARE_TITLE: ("bench/bare_app.py", Sentence(_OPENING, _OPENING)),
+    BARE_PLOTLY_TITLE: ("bench/bare_plotly_app.py", Sentence(_OPENING, "0: This")),
+}
 
 # Whether a page prints the tokens of sentence A, by (url path, words in sentence A): learnt on
 # the first visit, so only that visit pays for finding out.
@@ -187,8 +195,8 @@ def page_reruns(browser: Browser, targets: list[Target], factory: SentenceFactor
                 ) -> tuple[list[PageRuns], list[AppTab]]:
     """Warm reruns on every page (and the bare page), round-robin; the tabs stay open."""
     sentences = [
-        Sentence("This is a test sentence", "This is a test sentence")  # the bare page's default
-        if target.title == BARE_TITLE else factory.sentence(SENTENCE_WORDS)
+        REFERENCES[target.title][1] if target.title in REFERENCES
+        else factory.sentence(SENTENCE_WORDS)
         for target in targets
     ]
     tabs = [tab for tab, _ in open_tabs(browser, targets, sentences, memo)]
@@ -241,14 +249,17 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
         positions = positions_visits(browser, server, factory, reps_new, memo)
         log("app: /stages vs /tokens, 64-token pair")
         pair = stages_vs_tokens(browser, server, factory, reps_new, memo)
-        bare = start_server("bench/bare_app.py")
+        references = {title: start_server(script) for title, (script, _) in REFERENCES.items()}
         try:
-            targets = [*app_targets(server.url), Target(BARE_TITLE, bare.url, "", "Enter")]
+            targets = [*app_targets(server.url),
+                       *(Target(title, ref.url, "", "Enter") for title, ref in references.items())]
             log(f"app: warm reruns on {', '.join(t.title for t in targets)}")
             pages, tabs = page_reruns(browser, targets, factory, reps_new, reps_repeat, memo)
-            tabs.pop().close()   # the bare page's tab
+            for _ in references:   # the reference pages' tabs come last
+                tabs.pop().close()
         finally:
-            bare.stop()
+            for ref in references.values():
+                ref.stop()
         rss_after_pages = server.rss_bytes()
         log(f"memory: after every page, RSS {rss_after_pages / 2**20:.0f} MiB")
         series, memory_errors = memory_series(tabs, server.rss_bytes, factory, checkpoints)
@@ -257,7 +268,7 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
     except BaseException:
         server.stop()
         raise
-    prints_tokens = {p.path: p.shows_marker for p in pages if p.title != BARE_TITLE}
+    prints_tokens = {p.path: p.shows_marker for p in pages if p.title not in REFERENCES}
     figures = AppFigures(cold, pages, pair, positions, rss_after_pages, series, memory_errors,
                          prints_tokens)
     return figures, server
