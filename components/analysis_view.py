@@ -1,12 +1,19 @@
-"""Getting the current input's analysis on a page, with every notice a user should see."""
+"""Getting the current input's analysis (or only its tokens) on a page, with every notice a user
+should see."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
+
 import streamlit as st
 
-from components.cache import get_analysis, get_model
+from components.cache import get_analysis, get_encoding, get_model
 from components.inputs import SharedInputs, shared_inputs
-from core import Analysis, InputError, ModelBundle
+from core import Analysis, Encoding, InputError, ModelBundle
+
+T = TypeVar("T")
 
 
 def current_model() -> ModelBundle:
@@ -22,29 +29,48 @@ def current_analysis(
 ) -> Analysis:
     """The analysis of the shared inputs; on bad input, a clear message and the page stops."""
     inputs: SharedInputs = shared_inputs()
-    if max_length is not None and max_length >= current_model().config.max_position_embeddings:
-        # The model's own limit is the default: one cache key, so pages share one analysis.
-        max_length = None
-    try:
-        result = get_analysis(
-            inputs.model,
-            inputs.text_a,
-            inputs.text_b,
-            max_length=max_length,
-            truncation=truncation,
-            pad_to_max_length=pad_to_max_length,
-            attentions=attentions,
-        )
-    except InputError as exc:
-        st.warning(str(exc), icon=":material/edit_note:")
-        st.stop()
-    show_notices(result)
+    result = _or_stop(partial(
+        get_analysis, inputs.model, inputs.text_a, inputs.text_b,
+        max_length=_cache_key_length(max_length), truncation=truncation,
+        pad_to_max_length=pad_to_max_length, attentions=attentions,
+    ))
+    show_notices(result.encoding)
     return result
 
 
-def show_notices(result: Analysis) -> None:
+def current_encoding(
+    max_length: int | None = None,
+    truncation: bool = True,
+    pad_to_max_length: bool = False,
+) -> Encoding:
+    """The shared inputs tokenised, for a view that needs no model run; the same messages."""
+    inputs: SharedInputs = shared_inputs()
+    enc = _or_stop(partial(
+        get_encoding, inputs.model, inputs.text_a, inputs.text_b,
+        _cache_key_length(max_length), truncation, pad_to_max_length,
+    ))
+    show_notices(enc)
+    return enc
+
+
+def _cache_key_length(max_length: int | None) -> int | None:
+    """None for the model's own limit: one cache key, so pages share one result."""
+    if max_length is not None and max_length >= current_model().config.max_position_embeddings:
+        return None
+    return max_length
+
+
+def _or_stop(call: Callable[[], T]) -> T:
+    """The call's result; on text it cannot take, the reason as a warning and the page stops."""
+    try:
+        return call()
+    except InputError as exc:
+        st.warning(str(exc), icon=":material/edit_note:")
+        st.stop()
+
+
+def show_notices(enc: Encoding) -> None:
     """Truncation, the character cap and tokenizer warnings, stated with numbers."""
-    enc = result.encoding
     if enc.chars_cut:
         st.warning(
             f"The text was {enc.chars_cut:,} characters over the explorer's limit; "

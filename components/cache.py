@@ -13,7 +13,7 @@ import gc
 
 import streamlit as st
 
-from core import Analysis, ModelBundle, analyze, load_model
+from core import Analysis, Encoding, ModelBundle, analyze, encode, load_model
 
 MODEL_CACHE_ENTRIES = 2       # the default model plus one other, at most ~1.5 GB for bert-large
 ANALYSIS_CACHE_ENTRIES = 24   # a 512-token result is ~10 MB of float32; 24 keep it under 250 MB
@@ -71,3 +71,21 @@ def _analysis(
             attentions=attentions,
         )
     return result.read_only()
+
+
+@functools.lru_cache(maxsize=ANALYSIS_CACHE_ENTRIES)
+def get_encoding(
+    model_name: str,
+    text_a: str,
+    text_b: str | None,
+    max_length: int | None,
+    truncation: bool,
+    pad_to_max_length: bool,
+) -> Encoding:
+    """The tokenizer's output alone, for views that need no model run (tokens, shapes, marks).
+
+    Raises InputError (not cached) for text it cannot tokenise, exactly as get_analysis does.
+    The same LRU as the analyses: Encoding is never mutated by a page.
+    """
+    return encode(get_model(model_name), text_a, text_b, max_length, truncation,
+                  pad_to_max_length)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components.analysis_view import current_analysis, current_model
+from components.analysis_view import current_encoding, current_model
 from components.explain import explain
 from components.router import available_pages, ensure_router
 
@@ -26,8 +26,8 @@ explain(
 
 bundle = current_model()
 cfg = bundle.config
-result = current_analysis()
-T, h = len(result.tokens), cfg.hidden_size
+enc = current_encoding()  # shapes only: no model run needed here
+T, h = len(enc.tokens), cfg.hidden_size
 n_params = sum(p.numel() for p in bundle.model.parameters())
 
 
@@ -39,7 +39,7 @@ def pipeline_dot() -> str:
         f"position_embeddings {cfg.max_position_embeddings}×{h}",
     )
     nodes = {
-        "text": f"text\\n{'sentences A + B' if 1 in result.token_type_ids else 'sentence A'}",
+        "text": f"text\\n{'sentences A + B' if 1 in enc.token_type_ids else 'sentence A'}",
         "ids": f"tokenizer\\ninput_ids [1, {T}]",
         "w": f"{lookups[0]}\\n→ [1, {T}, {h}]",
         "t": f"{lookups[1]}\\n→ [1, {T}, {h}]",

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components.analysis_view import current_analysis, current_model
+from components.analysis_view import current_encoding, current_model
 from components.explain import explain
 from components.heatmap import show_figure
 from components.parameters_cache import custom_meta_count, live_parameters, preset_parameters
@@ -269,8 +269,7 @@ with sketch_slot:
         "step outputs for it (T tokens, batch of 1). Query, key and value are split into heads of "
         "h / heads dimensions each; every encoder layer has the same shapes, so it is drawn once."
     )
-    result = current_analysis()
-    dot = architecture_dot(config, len(result.tokens))
+    dot = architecture_dot(config, len(current_encoding().tokens))
     st.graphviz_chart(dot, width="stretch")
     st.download_button("Download the sketch (Graphviz DOT)", dot, "bert-architecture.dot",
                        "text/vnd.graphviz", icon=":material/download:", on_click="ignore",

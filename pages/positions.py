@@ -14,7 +14,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from components import positions_figures as figs
 from components.analysis_view import current_model, show_notices
-from components.cache import get_analysis
+from components.cache import get_encoding
 from components.downloads import download_matrix
 from components.explain import explain
 from components.heatmap import show_figure
@@ -60,14 +60,14 @@ def input_marks() -> figs.InputMarks | None:
     """The current input's positions and tokens; None (with a message) when there is no input."""
     inputs = shared_inputs()
     try:
-        result = get_analysis(inputs.model, inputs.text_a, inputs.text_b, max_length=None,
-                              truncation=True, pad_to_max_length=False, attentions=False)
+        enc = get_encoding(inputs.model, inputs.text_a, inputs.text_b, max_length=None,
+                           truncation=True, pad_to_max_length=False)
     except InputError as exc:
         st.info(f"{exc} The position tables do not depend on the sentence, so they are shown "
                 "anyway, without your tokens.", icon=":material/edit_note:")
         return None
-    show_notices(result)
-    return figs.InputMarks.from_encoding(result.encoding)
+    show_notices(enc)
+    return figs.InputMarks.from_encoding(enc)
 
 
 def draw_pca(marks: figs.InputMarks | None) -> None:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components.analysis_view import current_analysis, current_model
+from components.analysis_view import current_encoding, current_model
 from components.explain import explain
 from components.router import ensure_router
 from components.token_table import draw_token_table, token_frame
@@ -33,8 +33,8 @@ with st.expander("Tokenizer options", expanded=False, icon=":material/tune:"):
     padding = c3.toggle("Pad to max length", value=False, key="padding", bind="query-params",
                         help='As in the tutorials: padding="max_length", max_length=128.')
 
-result = current_analysis(int(max_length), bool(truncation), bool(padding))
-enc = result.encoding
+# The tokenizer alone: this page shows what the model receives, so no model run is needed.
+enc = current_encoding(int(max_length), bool(truncation), bool(padding))
 segments = sorted({seg for seg, m in zip(enc.token_type_ids, enc.attention_mask, strict=True) if m})
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Tokens", enc.n_real)

@@ -109,3 +109,21 @@ def test_unreachable_model_fails_fast_and_app_stays_on_default():
     assert any("cannot be reached" in e.value for e in at.error)
     assert "all-MiniLM-L6-v2" in at.sidebar.caption[-1].value
     assert token_table(at)["token"].tolist() == ["[CLS]", "still", "works", "[SEP]"]
+
+
+def test_home_and_tokens_run_no_model_and_stages_runs_it_once():
+    """Home and Tokens need only the tokenizer; the first page that needs the model runs it once,
+    and a second such page reuses that run."""
+    from components.cache import _analysis
+
+    misses = _analysis.cache_info().misses
+    at = open_app(TOKENS, a="Zebras graze where no other test sentence goes.")
+    assert_clean(at)
+    assert "zebra" in " ".join(token_table(at)["token"])
+    assert _analysis.cache_info().misses == misses   # Home, then Tokens: no model run
+    at.switch_page("pages/stages.py").run()
+    assert_clean(at)
+    assert _analysis.cache_info().misses == misses + 1
+    at.switch_page("pages/similarity.py").run()
+    assert_clean(at)
+    assert _analysis.cache_info().misses == misses + 1
