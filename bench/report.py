@@ -176,7 +176,7 @@ def memory_rows(app: AppFigures) -> list[Row]:
     errors = f"; {app.memory_errors} errors" if app.memory_errors else ""
     rows.append(Row(
         "3 Memory", f"server RSS after {counts} distinct sentences on every page",
-        f"{values} (+{growth:.1%} from {mid_n} to {last_n}){errors}",
+        f"{values} ({growth:+.1%} from {mid_n} to {last_n}){errors}",
         f"levels off (< +{LEVEL_OFF:.0%} from {mid_n} to {last_n}), ≤ {fmt_bytes(RSS_GOAL)}",
         growth < LEVEL_OFF and last <= RSS_GOAL))
     return rows
