@@ -4,7 +4,6 @@ should see."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import TypeVar
 
 import streamlit as st
@@ -28,12 +27,8 @@ def current_analysis(
     attentions: bool = False,
 ) -> Analysis:
     """The analysis of the shared inputs; on bad input, a clear message and the page stops."""
-    inputs: SharedInputs = shared_inputs()
-    result = _or_stop(partial(
-        get_analysis, inputs.model, inputs.text_a, inputs.text_b,
-        max_length=_cache_key_length(max_length), truncation=truncation,
-        pad_to_max_length=pad_to_max_length, attentions=attentions,
-    ))
+    result = _of_shared_inputs(get_analysis, max_length=max_length, truncation=truncation,
+                               pad_to_max_length=pad_to_max_length, attentions=attentions)
     show_notices(result.encoding)
     return result
 
@@ -44,26 +39,21 @@ def current_encoding(
     pad_to_max_length: bool = False,
 ) -> Encoding:
     """The shared inputs tokenised, for a view that needs no model run; the same messages."""
-    inputs: SharedInputs = shared_inputs()
-    enc = _or_stop(partial(
-        get_encoding, inputs.model, inputs.text_a, inputs.text_b,
-        _cache_key_length(max_length), truncation, pad_to_max_length,
-    ))
+    enc = _of_shared_inputs(get_encoding, max_length=max_length, truncation=truncation,
+                            pad_to_max_length=pad_to_max_length)
     show_notices(enc)
     return enc
 
 
-def _cache_key_length(max_length: int | None) -> int | None:
-    """None for the model's own limit: one cache key, so pages share one result."""
+def _of_shared_inputs(getter: Callable[..., T], max_length: int | None, **options: bool) -> T:
+    """``getter(model, a, b, ...)`` for the shared inputs; on text it cannot take, the reason as
+    a warning and the page stops."""
+    inputs: SharedInputs = shared_inputs()
     if max_length is not None and max_length >= current_model().config.max_position_embeddings:
-        return None
-    return max_length
-
-
-def _or_stop(call: Callable[[], T]) -> T:
-    """The call's result; on text it cannot take, the reason as a warning and the page stops."""
+        max_length = None  # the model's own limit: one cache key, so pages share one result
     try:
-        return call()
+        return getter(inputs.model, inputs.text_a, inputs.text_b, max_length=max_length,
+                      **options)
     except InputError as exc:
         st.warning(str(exc), icon=":material/edit_note:")
         st.stop()

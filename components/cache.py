@@ -1,19 +1,25 @@
 """The one caching layer between pages and core.
 
 Models and per-model tables live in ``st.cache_resource`` (one copy shared by all sessions, never
-mutated); the analysis of each input in a bounded LRU of shared, read-only results (see
-``_analysis``); smaller per-input results in ``st.cache_data``. Keys are plain strings, ints and
-bools, and every cache is bounded so memory levels off however many sentences a class types.
+mutated); the analysis and the tokens of each input in a bounded LRU of shared, read-only
+results (``shared_results``); smaller per-input results in ``st.cache_data``. Keys are plain
+strings, ints and bools, and every cache is bounded so memory levels off however many sentences
+a class types.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import inspect
+from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
 
 from core import Analysis, Encoding, ModelBundle, analyze, encode, load_model
+
+T = TypeVar("T")
 
 MODEL_CACHE_ENTRIES = 2       # the default model plus one other, at most ~1.5 GB for bert-large
 ANALYSIS_CACHE_ENTRIES = 24   # a 512-token result is ~10 MB of float32; 24 keep it under 250 MB
@@ -30,6 +36,32 @@ def get_model(name: str) -> ModelBundle:
     return bundle
 
 
+def shared_results(maxsize: int) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """``functools.lru_cache`` keyed on the bound arguments, defaults filled in.
+
+    Rather than st.cache_data / st.cache_resource: a hit hands back the one shared result (no
+    unpickled copy, 9 MB for a 512-token analysis, on every rerun of every page) in microseconds,
+    where Streamlit's cache spends ~0.2 ms hashing the arguments, 2% of a short sentence's whole
+    analysis. Binding first means ``f(x, max_length=None)`` and ``f(x)`` share one entry, so pages
+    that spell a call differently still share one result. Results must never be mutated.
+    """
+    def decorate(fn: Callable[..., T]) -> Callable[..., T]:
+        cached = functools.lru_cache(maxsize=maxsize)(fn)
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def call(*args: object, **kwargs: object) -> T:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return cached(*bound.args)
+
+        call.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        return call
+
+    return decorate
+
+
+@shared_results(maxsize=ANALYSIS_CACHE_ENTRIES)
 def get_analysis(
     model_name: str,
     text_a: str,
@@ -39,53 +71,29 @@ def get_analysis(
     pad_to_max_length: bool = False,
     attentions: bool = False,
 ) -> Analysis:
-    """Every stage for one input. Raises InputError (not cached) for text it cannot analyse."""
-    # One positional key however the caller spelled the arguments, so pages share one entry.
-    return _analysis(model_name, text_a, text_b, max_length, truncation, pad_to_max_length,
-                     attentions)
+    """Every stage for one input, its arrays read-only so sessions can share it.
 
-
-# An LRU of shared results rather than st.cache_data / st.cache_resource: a hit hands back the one
-# result (no unpickled copy, 9 MB at 512 tokens, on every rerun of every page) in about a
-# microsecond, where Streamlit's cache spends ~0.2 ms hashing the arguments, 2% of a short
-# sentence's whole analysis. The arrays are read-only, so no page changes what another sees.
-@functools.lru_cache(maxsize=ANALYSIS_CACHE_ENTRIES)
-def _analysis(
-    model_name: str,
-    text_a: str,
-    text_b: str | None,
-    max_length: int | None,
-    truncation: bool,
-    pad_to_max_length: bool,
-    attentions: bool,
-) -> Analysis:
+    Raises InputError (not cached) for text it cannot analyse.
+    """
     bundle = get_model(model_name)
     with st.spinner("Running the model…"):  # only a miss gets here
-        result = analyze(
-            bundle,
-            text_a,
-            text_b,
-            max_length=max_length,
-            truncation=truncation,
-            pad_to_max_length=pad_to_max_length,
-            attentions=attentions,
-        )
+        result = analyze(bundle, text_a, text_b, max_length, truncation, pad_to_max_length,
+                         attentions)
     return result.read_only()
 
 
-@functools.lru_cache(maxsize=ANALYSIS_CACHE_ENTRIES)
+@shared_results(maxsize=ANALYSIS_CACHE_ENTRIES)
 def get_encoding(
     model_name: str,
     text_a: str,
     text_b: str | None,
-    max_length: int | None,
-    truncation: bool,
-    pad_to_max_length: bool,
+    max_length: int | None = None,
+    truncation: bool = True,
+    pad_to_max_length: bool = False,
 ) -> Encoding:
     """The tokenizer's output alone, for views that need no model run (tokens, shapes, marks).
 
     Raises InputError (not cached) for text it cannot tokenise, exactly as get_analysis does.
-    The same LRU as the analyses: Encoding is never mutated by a page.
     """
     return encode(get_model(model_name), text_a, text_b, max_length, truncation,
                   pad_to_max_length)

@@ -114,16 +114,16 @@ def test_unreachable_model_fails_fast_and_app_stays_on_default():
 def test_home_and_tokens_run_no_model_and_stages_runs_it_once():
     """Home and Tokens need only the tokenizer; the first page that needs the model runs it once,
     and a second such page reuses that run."""
-    from components.cache import _analysis
+    from components.cache import get_analysis
 
-    misses = _analysis.cache_info().misses
+    misses = get_analysis.cache_info().misses
     at = open_app(TOKENS, a="Zebras graze where no other test sentence goes.")
     assert_clean(at)
     assert "zebra" in " ".join(token_table(at)["token"])
-    assert _analysis.cache_info().misses == misses   # Home, then Tokens: no model run
+    assert get_analysis.cache_info().misses == misses   # Home, then Tokens: no model run
     at.switch_page("pages/stages.py").run()
     assert_clean(at)
-    assert _analysis.cache_info().misses == misses + 1
+    assert get_analysis.cache_info().misses == misses + 1
     at.switch_page("pages/similarity.py").run()
     assert_clean(at)
-    assert _analysis.cache_info().misses == misses + 1
+    assert get_analysis.cache_info().misses == misses + 1
