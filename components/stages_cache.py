@@ -14,16 +14,7 @@ from core.stages import STAGE_CHECKS
 def get_stage_check(check: str, model_name: str, text_a: str, text_b: str | None) -> object:
     """One of ``core.stages.STAGE_CHECKS`` ("trace", "layernorm", ...) for one input.
 
-    The analysis is fetched with exactly the arguments ``current_analysis()`` passes, so it is a
+    The analysis is the page's own (the same defaults as ``current_analysis()``), so it is a
     cache hit rather than a second run of the model.
     """
-    analysis = get_analysis(
-        model_name,
-        text_a,
-        text_b,
-        max_length=None,
-        truncation=True,
-        pad_to_max_length=False,
-        attentions=False,
-    )
-    return STAGE_CHECKS[check](get_model(model_name), analysis)
+    return STAGE_CHECKS[check](get_model(model_name), get_analysis(model_name, text_a, text_b))

@@ -78,6 +78,12 @@ def token_curve(
     return np.array(values, dtype=np.float64)
 
 
+def unit_pair(u: np.ndarray, v: np.ndarray, stage: str, mode: str, stats: CorpusStats,
+              ) -> np.ndarray:
+    """(2, h) u and v as ``mode`` reads them (standardised or not), scaled to length 1."""
+    return normalize(np.asarray(prepare(np.stack([u, v]), stage, mode, stats), dtype=np.float64))
+
+
 def dimension_contributions(
     u: np.ndarray, v: np.ndarray, stage: str, mode: str, stats: CorpusStats
 ) -> np.ndarray:
@@ -87,7 +93,10 @@ def dimension_contributions(
     unit_u[d] * unit_v[d]. For the adjusted mode the corpus baseline's own per-dimension parts
     are taken off, so the parts sum to (raw - b) / (1 - b).
     """
-    unit = normalize(np.asarray(prepare(np.stack([u, v]), stage, mode, stats), dtype=np.float64))
+    return _contributions(unit_pair(u, v, stage, mode, stats), stage, mode, stats)
+
+
+def _contributions(unit: np.ndarray, stage: str, mode: str, stats: CorpusStats) -> np.ndarray:
     parts = unit[0] * unit[1]
     if mode == "adjusted":
         s = stats.stage(stage)
@@ -100,8 +109,8 @@ def top_dimensions(
 ) -> pd.DataFrame:
     """The k dimensions with the largest part (either sign) in cosine(u, v), largest first,
     with the two unit vectors' values there (after standardising in that mode)."""
-    parts = dimension_contributions(u, v, stage, mode, stats)
-    unit = normalize(np.asarray(prepare(np.stack([u, v]), stage, mode, stats), dtype=np.float64))
+    unit = unit_pair(u, v, stage, mode, stats)
+    parts = _contributions(unit, stage, mode, stats)
     order = np.argsort(-np.abs(parts), kind="stable")[:k]
     return pd.DataFrame(
         {
