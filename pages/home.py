@@ -53,7 +53,7 @@ def pipeline_dot() -> str:
     lines = [
         "digraph G {",
         'rankdir=LR; bgcolor="transparent";',
-        'node [shape=box, style="rounded,filled", fillcolor="#eef4fb", color="#1f77b4", '
+        'node [shape=box, style="filled", fillcolor="#eef4fb", color="#1f77b4", '
         'fontname="Helvetica", fontsize=18];',
         'edge [color="#555555"];',
     ]
