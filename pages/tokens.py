@@ -46,7 +46,7 @@ frame = token_frame(enc, bundle.tokenizer.unk_token)
 draw_token_table(frame)
 st.caption(
     "Rows tinted blue are segment A (token_type_id 0), orange segment B (token_type_id 1); "
-    "special tokens are bold, padding is grey."
+    "special tokens and [UNK] are bold, padding is grey."
 )
 with st.expander("As the tutorials print it", icon=":material/terminal:"):
     st.code(

@@ -108,6 +108,17 @@ def plotly_values(value) -> np.ndarray:
     return np.asarray(value)
 
 
+def table_rows(page, testid: str = "stTable") -> tuple[list[str], list[list[str]]]:
+    """The header and the body rows, as the reader sees their text, of the page's first static
+    table (st.table)."""
+    table = page.locator(f"[data-testid='{testid}']").first
+    table.locator("tbody tr").first.wait_for(state="attached", timeout=30_000)
+    headers = [h.strip() for h in table.locator("thead th").all_inner_texts()]
+    rows = [[c.strip() for c in row.locator("th, td").all_inner_texts()]
+            for row in table.locator("tbody tr").all()]
+    return headers, rows
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

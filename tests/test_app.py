@@ -12,7 +12,7 @@ TOKENS = "pages/tokens.py"
 
 
 def token_table(at):
-    return at.dataframe[0].value
+    return at.table[0].value
 
 
 def test_home_shows_pipeline_with_live_shapes(bundle):

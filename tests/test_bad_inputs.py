@@ -298,7 +298,7 @@ def check_literal(at: AppTest, case: TextCase) -> None:
     assert at.sidebar.text_area(key="a").value == case.a
     assert at.sidebar.text_area(key="b").value == case.b
     assert_no_markup(at)
-    for frame in (d.value for d in at.dataframe):
+    for frame in (d.value for d in [*at.dataframe, *at.table]):
         if "token" in frame.columns:  # the brackets are tokens of their own, shown as text
             assert "<" in set(frame["token"]) and ">" in set(frame["token"])
 

@@ -16,7 +16,7 @@ import pytest
 from components.router import HOME, available_pages
 from core import encode
 from core.similarity_choices import default_tokens
-from tests.conftest import ARTIFACTS, open_in_browser, wait_for_app
+from tests.conftest import ARTIFACTS, open_in_browser, table_rows, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -40,7 +40,7 @@ def page_url(server: str, url_path: str, query: dict[str, str]) -> str:
 
 
 def token_columns(page) -> list[list[str]]:
-    """For each data frame with a "token" column, the tokens the grid has put in the DOM."""
+    """For each table or data grid with a "token" column, the tokens it shows as text."""
     found = []
     for grid in page.locator("[data-testid='stDataFrame']").all():
         headers = [h.strip() for h in grid.locator("[role='columnheader']").all_inner_texts()]
@@ -49,6 +49,10 @@ def token_columns(page) -> list[list[str]]:
         column = headers.index("token") + 1  # aria-colindex counts from 1
         cells = grid.locator(f"[role='gridcell'][aria-colindex='{column}']").all_inner_texts()
         found.append([c.strip() for c in cells])
+    if page.locator("[data-testid='stTable']").count():
+        headers, rows = table_rows(page)
+        if "token" in headers:
+            found.append([row[headers.index("token")] for row in rows])
     return found
 
 
@@ -65,9 +69,24 @@ def test_html_sentence_shows_as_text(server, browser, spec):
         for frame in page.frames:
             assert frame.evaluate(INJECTED_JS) == NOTHING, frame.url
         # "<" is token 1 of sentence A, so it is among the rows a grid draws first, shown as text.
-        for tokens in token_columns(page):
+        columns = token_columns(page)
+        assert columns or spec.url_path != "tokens"  # the Tokens page has its table
+        for tokens in columns:
             assert tokens[:2] == ["[CLS]", "<"], tokens[:20]
         page.screenshot(path=ARTIFACTS / f"xss-{name}.png")
+    finally:
+        page.close()
+
+
+# Markdown a student might type; every mark is a token of its own, and the token table renders
+# its cells as markdown (st.table), so each must still read as typed.
+MARKDOWN_SENTENCE = "- * # > $x$ :smile: ~~s~~ | 1. _a_ `c` [l](u) \\"
+
+
+def test_markdown_sentence_shows_as_tokens(server, browser, bundle):
+    page = open_in_browser(browser, page_url(server, "tokens", {"a": MARKDOWN_SENTENCE}))
+    try:
+        assert token_columns(page) == [encode(bundle, MARKDOWN_SENTENCE).tokens]
     finally:
         page.close()
 
