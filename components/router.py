@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from components.inputs import draw_shared_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
+# Set while the router runs a page, in the script thread running it: how a page knows it was
+# reached through the router rather than run by Streamlit's legacy pages/ mode.
+_routing = threading.local()
 
 
 @dataclass(frozen=True)
@@ -46,17 +49,25 @@ def run_app() -> None:
     ]
     page = st.navigation(pages, position="top")
     draw_shared_inputs()
-    page.run()
+    _routing.active = True
+    try:
+        page.run()
+    finally:
+        _routing.active = False
 
 
 def ensure_router() -> None:
     """Hand a page run over to the router when Streamlit ran the page file on its own.
 
-    Because a ``pages/`` folder sits next to app.py, a freshly started server runs the first
-    session in legacy mode: a deep link such as ``/stages?a=...`` executes pages/stages.py without
-    app.py (no shared inputs). ``st.navigation`` switches that mode off for good, so the first such
-    run calls the router, which runs this page again properly, and stops the legacy run.
+    Because a ``pages/`` folder sits next to app.py, a freshly started server runs its first
+    sessions in legacy mode: a deep link such as ``/stages?a=...`` executes pages/stages.py without
+    app.py (no shared inputs). ``st.navigation`` switches that mode off for good, so such a run
+    calls the router, which runs this page again properly, and stops the legacy run.
+
+    The test is whether the router is running this page, not Streamlit's global legacy flag: when
+    a class opens the links at once, another session's router can clear that flag while this
+    session's legacy run is already under way, which left such a page without its inputs.
     """
-    if PagesManager.uses_pages_directory:
+    if not getattr(_routing, "active", False):
         run_app()
         st.stop()

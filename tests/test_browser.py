@@ -6,16 +6,21 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from tests.conftest import ARTIFACTS, open_in_browser, start_server, stop_server, wait_for_app
+from tests.conftest import (
+    ARTIFACTS,
+    open_in_browser,
+    start_server,
+    stop_server,
+    table_rows,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.browser
 
 
-def grid_rows(page, columns: int = 7) -> list[list[str]]:
-    """Cells of the first data grid, row by row (the grid keeps an accessible copy in the DOM)."""
-    page.locator("[role=gridcell]").first.wait_for(state="attached", timeout=30_000)
-    cells = page.locator("[role=gridcell]").all_inner_texts()
-    return [cells[i : i + columns] for i in range(0, len(cells), columns)]
+def token_rows(page) -> list[list[str]]:
+    """The Tokens page's table, row by row, as text."""
+    return table_rows(page)[1]
 
 
 def test_deep_link_on_a_fresh_server_shows_both_segments(browser):
@@ -26,7 +31,7 @@ def test_deep_link_on_a_fresh_server_shows_both_segments(browser):
             browser, f"{url}/tokens?a={quote('What is your name?')}&b={quote('My name is BERT.')}"
         )
         page.screenshot(path=str(ARTIFACTS / "tokens-deep-link.png"), full_page=True)
-        rows = grid_rows(page)
+        rows = token_rows(page)
         assert [r[1] for r in rows][:7] == ["[CLS]", "what", "is", "your", "name", "?", "[SEP]"]
         assert [r[4] for r in rows] == ["A"] * 7 + ["B"] * 6
         # The shared frame is there: navigation to the other pages and the sentence boxes.
@@ -39,6 +44,31 @@ def test_deep_link_on_a_fresh_server_shows_both_segments(browser):
         stop_server(proc)
 
 
+def test_first_visits_at_once_on_a_fresh_server_all_get_the_router(browser):
+    """A class opens a freshly started server's links at the same moment: every deep link gets
+    the router (sentence boxes, the top navigation), none is left in legacy pages/ mode."""
+    proc, url = start_server()
+    paths = ["tokens", "stages", "positions", "similarity"]
+    pages = []
+    try:
+        for path in paths:  # all requests out before any first run has finished
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{url}/{path}?a={quote(f'All at once on {path}')}", wait_until="commit")
+            pages.append(page)
+        for path, page in zip(paths, pages, strict=True):
+            wait_for_app(page, timeout_ms=120_000)
+            assert page.get_by_role("textbox", name="Sentence A").input_value() == (
+                f"All at once on {path}"
+            ), path
+            assert page.locator("[data-testid='stSidebarNav']").count() == 0, path
+            assert page.locator("[data-testid='stTopNavLink']").count() >= 2, path
+            assert page.locator("[data-testid='stException']").count() == 0, path
+    finally:
+        for page in pages:
+            page.close()
+        stop_server(proc)
+
+
 def test_typing_updates_the_url_and_the_link_reopens_the_view(server, browser):
     page = open_in_browser(browser, f"{server}/tokens")
     box = page.get_by_role("textbox", name="Sentence A")
@@ -46,9 +76,9 @@ def test_typing_updates_the_url_and_the_link_reopens_the_view(server, browser):
     box.press("Control+Enter")
     wait_for_app(page)
     assert parse_qs(urlparse(page.url).query)["a"] == ["Links carry the sentence"]
-    assert [r[1] for r in grid_rows(page)][:4] == ["[CLS]", "links", "carry", "the"]
+    assert [r[1] for r in token_rows(page)][:4] == ["[CLS]", "links", "carry", "the"]
     shared = open_in_browser(browser, page.url)
-    assert [r[1] for r in grid_rows(shared)][:4] == ["[CLS]", "links", "carry", "the"]
+    assert [r[1] for r in token_rows(shared)][:4] == ["[CLS]", "links", "carry", "the"]
     page.close()
     shared.close()
 
