@@ -51,7 +51,7 @@ def _row_style(row: pd.Series) -> list[str]:
 
 
 def draw_token_table(frame: pd.DataFrame) -> None:
-    """The table, rows tinted by segment (A blue, B orange), padding greyed, specials and [UNK] in bold.
+    """The table: rows tinted by segment (A blue, B orange), padding grey, specials and [UNK] bold.
 
     A static table rather than the interactive data grid: its cells are page text, so they can be
     read out, copied and found with Ctrl+F, stay sharp on a projector, and arrive with the rerun
