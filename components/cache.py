@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from core import Analysis, Encoding, ModelBundle, analyze, encode, load_model
+from core import Analysis, Encoding, ModelBundle, analyze_encoding, encode, load_model
 
 T = TypeVar("T")
 
@@ -62,27 +62,6 @@ def shared_results(maxsize: int) -> Callable[[Callable[..., T]], Callable[..., T
 
 
 @shared_results(maxsize=ANALYSIS_CACHE_ENTRIES)
-def get_analysis(
-    model_name: str,
-    text_a: str,
-    text_b: str | None,
-    max_length: int | None = None,
-    truncation: bool = True,
-    pad_to_max_length: bool = False,
-    attentions: bool = False,
-) -> Analysis:
-    """Every stage for one input, its arrays read-only so sessions can share it.
-
-    Raises InputError (not cached) for text it cannot analyse.
-    """
-    bundle = get_model(model_name)
-    with st.spinner("Running the model…"):  # only a miss gets here
-        result = analyze(bundle, text_a, text_b, max_length, truncation, pad_to_max_length,
-                         attentions)
-    return result.read_only()
-
-
-@shared_results(maxsize=ANALYSIS_CACHE_ENTRIES)
 def get_encoding(
     model_name: str,
     text_a: str,
@@ -97,3 +76,25 @@ def get_encoding(
     """
     return encode(get_model(model_name), text_a, text_b, max_length, truncation,
                   pad_to_max_length)
+
+
+@shared_results(maxsize=ANALYSIS_CACHE_ENTRIES)
+def get_analysis(
+    model_name: str,
+    text_a: str,
+    text_b: str | None,
+    max_length: int | None = None,
+    truncation: bool = True,
+    pad_to_max_length: bool = False,
+    attentions: bool = False,
+) -> Analysis:
+    """Every stage for one input, its arrays read-only so sessions can share it.
+
+    The tokens come from ``get_encoding``, so an input is tokenised once for both caches. Raises
+    InputError (not cached) for text it cannot analyse.
+    """
+    encoding = get_encoding(model_name, text_a, text_b, max_length, truncation,
+                            pad_to_max_length)
+    with st.spinner("Running the model…"):  # only a miss gets here
+        result = analyze_encoding(get_model(model_name), encoding, attentions=attentions)
+    return result.read_only()

@@ -55,8 +55,8 @@ def draw_token_table(frame: pd.DataFrame) -> None:
 
     A static table rather than the interactive data grid: its cells are page text, so they can be
     read out, copied and found with Ctrl+F, stay sharp on a projector, and arrive with the rerun
-    (the grid paints a canvas first and fills in its text later: about 3x slower per rerun in
-    bench/). Long inputs scroll inside a fixed height.
+    (the grid paints a canvas first and fills in its text later: about twice as slow per rerun
+    in bench/). Long inputs scroll inside a fixed height.
     """
     height = "content" if len(frame) <= TABLE_ROWS_SHOWN else TABLE_HEIGHT_PX
     text_columns = [c for c in frame.columns if pd.api.types.is_string_dtype(frame[c])]

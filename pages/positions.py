@@ -60,8 +60,7 @@ def input_marks() -> figs.InputMarks | None:
     """The current input's positions and tokens; None (with a message) when there is no input."""
     inputs = shared_inputs()
     try:
-        enc = get_encoding(inputs.model, inputs.text_a, inputs.text_b, max_length=None,
-                           truncation=True, pad_to_max_length=False)
+        enc = get_encoding(inputs.model, inputs.text_a, inputs.text_b)
     except InputError as exc:
         st.info(f"{exc} The position tables do not depend on the sentence, so they are shown "
                 "anyway, without your tokens.", icon=":material/edit_note:")
