@@ -1,0 +1,298 @@
+"""One BertLayer taken apart: every intermediate tensor, computed by the model's own submodules.
+
+The shared model is used by every session's thread at once, so nothing here registers a hook,
+switches train/eval, moves the model or touches its config. Instead the layer's input comes from
+one ordinary forward pass (``hidden_states[layer - 1]``) and the layer is replayed step by step
+by calling its submodules (``attention.self.query``, ``attention.output.dense``, ...) exactly as
+``BertLayer.forward`` does in eval mode (dropout is the identity there, so it is left out).
+
+Steps, in order, named after the modules of ``BertLayer`` (batch dim dropped, float32, read-only):
+
+    attention.self.query / .key / .value   (heads, T, head_dim)
+    attention_scores      QKᵀ/√head_dim + padding mask, before softmax      (heads, T, T)
+    attention_probs       softmax of the scores == output_attentions[layer-1] (heads, T, T)
+    context               attention_probs @ V, heads joined                  (T, hidden)
+    attention.output.dense                                                   (T, hidden)
+    attention.output      LayerNorm(attention.output.dense + layer input)    (T, hidden)
+    intermediate.dense    before the activation                              (T, intermediate)
+    intermediate          after the activation (GELU for BERT)               (T, intermediate)
+    output.dense                                                             (T, hidden)
+    output                LayerNorm(output.dense + attention.output) == hidden_states[layer]
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+from transformers.masking_utils import create_bidirectional_mask
+
+from core.analysis import input_tensors
+from core.encoder import reference as ref
+from core.errors import InputError
+from core.models import ModelBundle
+from core.tokens import Encoding, encode
+
+STEP_NAMES: tuple[str, ...] = (
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention_scores",
+    "attention_probs",
+    "context",
+    "attention.output.dense",
+    "attention.output",
+    "intermediate.dense",
+    "intermediate",
+    "output.dense",
+    "output",
+)
+
+# What each entry of EncoderSteps.checks compares. Two steps have a counterpart in the model's
+# own forward pass; every other one is recomputed in float64 numpy from the layer's weights and
+# our own previous step, so a wrong step shows its own error.
+CHECK_AGAINST: dict[str, str] = {
+    "attention.self.query": "numpy: layer input @ Wqᵀ + bq, split into heads",
+    "attention.self.key": "numpy: layer input @ Wkᵀ + bk, split into heads",
+    "attention.self.value": "numpy: layer input @ Wvᵀ + bv, split into heads",
+    "attention_scores": "numpy: Q Kᵀ / √head_dim, padded keys + float32 min",
+    "attention_probs": "model: output_attentions[layer - 1] of the forward pass",
+    "context": "numpy: attention_probs @ V, heads joined",
+    "attention.output.dense": "numpy: context @ Wᵀ + b",
+    "attention.output": "numpy: LayerNorm formula of attention.output.dense + layer input",
+    "intermediate.dense": "numpy: attention.output @ Wᵀ + b",
+    "intermediate": "numpy: the activation's formula (GELU: x/2 (1 + erf(x/√2)))",
+    "output.dense": "numpy: intermediate @ Wᵀ + b",
+    "output": "model: hidden_states[layer] of the forward pass",
+}
+
+
+@dataclass(frozen=True)
+class EncoderSteps:
+    """Every intermediate tensor of one BertLayer for one input.
+
+    ``checks`` maps each step name to a live max |ours - reference|: for ``attention_probs`` and
+    ``output`` the reference is the model's own forward pass, for every other step a float64 numpy
+    recomputation (see ``CHECK_AGAINST``). NaN means no formula is known (an unusual activation).
+
+    ``mask_bias`` is the additive bias the model puts on every query row's scores, per key: 0 for a
+    real token, float32's lowest value (-3.4e38, not -inf) for padding. It is None when the model
+    adds no mask at all, which transformers does when nothing is padded. Padded key columns of
+    ``attention_scores`` therefore hold about -3.4e38: clip them before drawing a colour scale.
+    """
+
+    model_name: str
+    encoding: Encoding
+    layer: int                        # 1-based, as in hidden_states[layer]
+    layer_input: np.ndarray           # (T, hidden) == hidden_states[layer - 1]
+    steps: dict[str, np.ndarray]      # STEP_NAMES -> array, in order
+    mask_bias: np.ndarray | None      # (T,) additive bias per key, None if the model adds none
+    checks: dict[str, float]          # step name -> max |ours - reference|
+
+    @property
+    def num_heads(self) -> int:
+        return int(self.steps["attention.self.query"].shape[0])
+
+    @property
+    def head_dim(self) -> int:
+        return int(self.steps["attention.self.query"].shape[2])
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.encoding.tokens
+
+
+@dataclass(frozen=True)
+class HeadView:
+    """One head's slice of the attention steps."""
+
+    head: int             # 0-based
+    query: np.ndarray     # (T, head_dim)
+    key: np.ndarray       # (T, head_dim)
+    value: np.ndarray     # (T, head_dim)
+    scores: np.ndarray    # (T, T) before softmax
+    probs: np.ndarray     # (T, T) each row sums to 1
+    weighted: np.ndarray  # (T, head_dim) probs @ value: this head's columns of context
+
+
+def check_layer(bundle: ModelBundle, layer: object) -> int:
+    """``layer`` as an int in 1..num_hidden_layers, or an InputError that says the range."""
+    n = int(bundle.config.num_hidden_layers)
+    try:
+        number = operator.index(layer)  # ints and numpy ints; not floats, strings or None
+    except TypeError:
+        number = None
+    if number is None or isinstance(layer, bool) or not 1 <= number <= n:
+        raise InputError(f"There is no encoder layer {layer!r}: {bundle.name} has layers 1 to {n}.")
+    return number
+
+
+def encoder_steps(
+    bundle: ModelBundle,
+    text_a: str,
+    text_b: str | None = None,
+    layer: int = 1,
+    max_length: int | None = None,
+    truncation: bool = True,
+    pad_to_max_length: bool = False,
+) -> EncoderSteps:
+    """Tokenise one sentence (or a pair) and take encoder layer ``layer`` (1-based) apart."""
+    check_layer(bundle, layer)
+    encoding = encode(bundle, text_a, text_b, max_length, truncation, pad_to_max_length)
+    return encoder_steps_of(bundle, encoding, layer)
+
+
+@torch.inference_mode()
+def encoder_steps_of(bundle: ModelBundle, encoding: Encoding, layer: int) -> EncoderSteps:
+    """Take encoder layer ``layer`` (1-based) apart for an already tokenised input."""
+    layer = check_layer(bundle, layer)
+    config = bundle.config
+    if config.is_decoder or config._attn_implementation != "eager":
+        raise InputError(
+            f"{bundle.name} is not an encoder with eager attention, so its layers cannot be "
+            "taken apart here."
+        )
+    inputs = input_tensors(encoding)
+    out = bundle.model(**inputs, output_hidden_states=True, output_attentions=True,
+                       return_dict=True)
+    x = out.hidden_states[layer - 1]  # (1, T, hidden)
+    # The very function BertModel._create_attention_masks calls for an encoder, so the mask is
+    # the model's own: (1, 1, T, T) of 0 / float32 min, or None when nothing is padded.
+    mask = create_bidirectional_mask(
+        config=config, inputs_embeds=x, attention_mask=inputs["attention_mask"]
+    )
+    module = bundle.model.encoder.layer[layer - 1]
+    steps = {name: _numpy(t[0]) for name, t in layer_steps(module, x, mask).items()}
+    live = {
+        "attention_probs": _numpy(out.attentions[layer - 1][0]),
+        "output": _numpy(out.hidden_states[layer][0]),
+    }
+    layer_input = _numpy(x[0])
+    checks = step_checks(module, config.hidden_act, layer_input, steps, encoding.attention_mask)
+    for name, model_value in live.items():
+        checks[name] = _max_abs(steps[name], model_value)
+    mask_bias = None if mask is None else _numpy(mask[0, 0, 0])
+    for array in (layer_input, *steps.values(), mask_bias):
+        if array is not None:
+            array.setflags(write=False)
+    return EncoderSteps(
+        model_name=bundle.name,
+        encoding=encoding,
+        layer=layer,
+        layer_input=layer_input,
+        steps=steps,
+        mask_bias=mask_bias,
+        checks={name: checks[name] for name in STEP_NAMES},
+    )
+
+
+def layer_steps(
+    module: torch.nn.Module, x: torch.Tensor, mask: torch.Tensor | None
+) -> dict[str, torch.Tensor]:
+    """Replay ``BertLayer.forward`` (eval mode) on ``x`` (1, T, hidden), keeping every step.
+
+    Same modules and the same order of operations as transformers' ``eager_attention_forward``
+    (matmul, then * scaling, then + mask, softmax), so the results match the model's bit for bit
+    or to float32 rounding.
+    """
+    sa = module.attention.self
+    heads, head_dim = sa.num_attention_heads, sa.attention_head_size
+    _, t, _ = x.shape
+
+    def split(y: torch.Tensor) -> torch.Tensor:
+        return y.view(1, t, heads, head_dim).transpose(1, 2)  # (1, heads, T, head_dim)
+
+    q, k, v = split(sa.query(x)), split(sa.key(x)), split(sa.value(x))
+    scores = torch.matmul(q, k.transpose(2, 3)) * getattr(sa, "scaling", head_dim**-0.5)
+    if mask is not None:
+        scores = scores + mask  # (1, heads, T, T) + (1, 1, T, T)
+    probs = F.softmax(scores, dim=-1)
+    context = torch.matmul(probs, v).transpose(1, 2).reshape(1, t, heads * head_dim)
+    attn_dense = module.attention.output.dense(context)
+    attn_out = module.attention.output.LayerNorm(attn_dense + x)
+    inter_dense = module.intermediate.dense(attn_out)
+    inter = module.intermediate.intermediate_act_fn(inter_dense)
+    out_dense = module.output.dense(inter)
+    out = module.output.LayerNorm(out_dense + attn_out)
+    return dict(zip(STEP_NAMES, (q, k, v, scores, probs, context, attn_dense, attn_out,
+                                 inter_dense, inter, out_dense, out), strict=True))
+
+
+def step_checks(
+    module: torch.nn.Module,
+    hidden_act: object,
+    layer_input: np.ndarray,
+    steps: dict[str, np.ndarray],
+    attention_mask: list[int],
+) -> dict[str, float]:
+    """max |ours - float64 numpy| for every step but the two the model's forward pass checks.
+
+    Each formula takes our previous step (in float64) as its input, see ``core.encoder.reference``.
+    """
+    w = {name: _weights(getattr_path(module, name)) for name in (
+        "attention.self.query", "attention.self.key", "attention.self.value",
+        "attention.output.dense", "intermediate.dense", "output.dense",
+    )}
+    s = {name: a.astype(np.float64) for name, a in steps.items()}
+    x = layer_input.astype(np.float64)
+    heads = s["attention.self.query"].shape[0]
+    ln = module.attention.output.LayerNorm
+    act = ref.activation(hidden_act)
+    expected = {
+        **{name: ref.split_heads(ref.linear(x, *w[name]), heads) for name in (
+            "attention.self.query", "attention.self.key", "attention.self.value")},
+        "attention_scores": ref.scores(s["attention.self.query"], s["attention.self.key"],
+                                       attention_mask),
+        "context": np.concatenate(list(s["attention_probs"] @ s["attention.self.value"]), -1),
+        "attention.output.dense": ref.linear(s["context"], *w["attention.output.dense"]),
+        "attention.output": ref.layer_norm(s["attention.output.dense"] + x, *_weights(ln), ln.eps),
+        "intermediate.dense": ref.linear(s["attention.output"], *w["intermediate.dense"]),
+        "output.dense": ref.linear(s["intermediate"], *w["output.dense"]),
+    }
+    checks = {name: _max_abs(steps[name], value) for name, value in expected.items()}
+    checks["intermediate"] = (
+        float("nan") if act is None else _max_abs(steps["intermediate"],
+                                                  act(s["intermediate.dense"]))
+    )
+    return checks
+
+
+def head_slice(steps: EncoderSteps, head: int) -> HeadView:
+    """The Q, K, V, scores, probabilities and probs @ V of one head (0-based)."""
+    n = steps.num_heads
+    if isinstance(head, bool) or not isinstance(head, int | np.integer) or not 0 <= head < n:
+        raise InputError(f"There is no head {head!r}: layer {steps.layer} has heads 0 to {n - 1}.")
+    d = steps.head_dim
+    s = steps.steps
+    return HeadView(
+        head=int(head),
+        query=s["attention.self.query"][head],
+        key=s["attention.self.key"][head],
+        value=s["attention.self.value"][head],
+        scores=s["attention_scores"][head],
+        probs=s["attention_probs"][head],
+        weighted=s["context"][:, head * d:(head + 1) * d],
+    )
+
+
+def getattr_path(module: torch.nn.Module, path: str) -> torch.nn.Module:
+    """``module.attention.self.query`` from "attention.self.query"."""
+    for part in path.split("."):
+        module = getattr(module, part)
+    return module
+
+
+def _weights(linear_or_norm: torch.nn.Module) -> tuple[np.ndarray, np.ndarray]:
+    return (linear_or_norm.weight.detach().to(torch.float64).numpy(),
+            linear_or_norm.bias.detach().to(torch.float64).numpy())
+
+
+def _numpy(t: torch.Tensor) -> np.ndarray:
+    return t.detach().to(torch.float32).numpy().copy()
+
+
+def _max_abs(ours: np.ndarray, expected: np.ndarray) -> float:
+    return float(np.max(np.abs(ours.astype(np.float64) - expected))) if ours.size else 0.0
