@@ -17,7 +17,15 @@ from typing import TypeVar
 
 import streamlit as st
 
-from core import Analysis, Encoding, ModelBundle, analyze_encoding, encode, load_model
+from core import (
+    DEFAULT_MODEL,
+    Analysis,
+    Encoding,
+    ModelBundle,
+    analyze_encoding,
+    encode,
+    load_model,
+)
 
 T = TypeVar("T")
 
@@ -25,9 +33,26 @@ MODEL_CACHE_ENTRIES = 2       # the default model plus one other, at most ~1.5 G
 ANALYSIS_CACHE_ENTRIES = 24   # a 512-token result is ~10 MB of float32; 24 keep it under 250 MB
 
 
-@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner="Loading the model…")
 def get_model(name: str) -> ModelBundle:
-    """The loaded model, shared by every session. Raises ModelLoadError (not cached)."""
+    """The loaded model, shared by every session. Raises ModelLoadError (not cached).
+
+    ``name`` is the name ``core.settings.allowed_name`` gave (a folder by its resolved path). The
+    default model has a cache of its own, so no other model can push it out.
+    """
+    return _default_model() if name == DEFAULT_MODEL else _other_model(name)
+
+
+@st.cache_resource(max_entries=1, show_spinner="Loading the model…")
+def _default_model() -> ModelBundle:
+    return _loaded(DEFAULT_MODEL)
+
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES - 1, show_spinner="Loading the model…")
+def _other_model(name: str) -> ModelBundle:
+    return _loaded(name)
+
+
+def _loaded(name: str) -> ModelBundle:
     bundle = load_model(name)
     # torch, transformers and the model leave ~500k long-lived objects that every full garbage
     # collection would walk (~250 ms, holding the GIL). Freezing them keeps Python's own

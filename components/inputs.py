@@ -6,17 +6,25 @@ shareable link and the inputs survive a page change.
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import dataclass
 
 import streamlit as st
 
 from components.cache import get_model
-from components.labels import markdown_code, markdown_message
+from components.labels import markdown_code, markdown_template
 from core import DEFAULT_MODEL, ModelLoadError
-from core.settings import is_allowed, pickable_models
+from core.settings import allowed_name, pickable_models
 
 DEFAULT_SENTENCE = "This is a test sentence"
+TEXT_DEFAULTS = {"a": DEFAULT_SENTENCE, "b": ""}
 ACTIVE_MODEL_KEY = "active_model"   # last model that loaded: the app stays on it after a failure
+# Characters of a sentence, URL-encoded, a link may carry: servers refuse request lines of tens of
+# kilobytes, so two such sentences still make a link any server and browser take.
+URL_TEXT_LIMIT = 6000
+REFUSED = ("“{name}” is not one of the models this server offers. Staying on {fallback}; pick a "
+           "model from the list.")
+STAYING = "Staying on {fallback}."
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,7 @@ def draw_shared_inputs() -> None:
     asked = st.session_state.get("model") or st.query_params.get("model")
     if asked and asked not in options:
         options.append(asked)
+    seed_texts_from_url()
     with st.sidebar:
         st.header("Input")
         st.selectbox(
@@ -45,42 +54,71 @@ def draw_shared_inputs() -> None:
             key="model",
             bind="query-params",
             accept_new_options=True,
-            help="The embedded all-MiniLM-L6-v2 works offline. Other names need the model hub "
-            "or a folder path on this machine.",
+            help="The embedded all-MiniLM-L6-v2 works offline. Other names need the model hub, "
+            "the Hugging Face cache, or a model folder this server is set up to offer.",
         )
-        st.text_area("Sentence A", value=DEFAULT_SENTENCE, key="a", bind="query-params", height=90)
+        st.text_area("Sentence A", key="a", height=90)
         st.text_area(
             "Sentence B (optional)",
-            value="",
             key="b",
-            bind="query-params",
             height=90,
             help="Give a second sentence to see a pair: [CLS] A [SEP] B [SEP], segments 0 and 1.",
         )
+        texts_to_url()
     _load_requested_model()  # outside the sidebar: a load error shows at the top of the page
     st.sidebar.caption(f"Model in use: {markdown_code(st.session_state[ACTIVE_MODEL_KEY])}")
 
 
+def seed_texts_from_url() -> None:
+    """Fill the sentence boxes from the link on a session's first run.
+
+    The boxes are not bound to the URL by Streamlit: a bound text goes into the link however long
+    it is, and a 20,000-character sentence makes a link the server refuses, so reloading the page
+    showed a browser error. ``texts_to_url`` writes the link instead, leaving out what is too long.
+    """
+    for key, default in TEXT_DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = st.query_params.get(key, default)
+
+
+def texts_to_url() -> None:
+    """Put both sentences in the link (as a bound widget would), unless they are too long for it."""
+    too_long = False
+    for key, default in TEXT_DEFAULTS.items():
+        text = st.session_state.get(key) or ""
+        fits = len(urllib.parse.quote(text)) <= URL_TEXT_LIMIT
+        too_long |= not fits
+        if text == default or not fits:
+            st.query_params.pop(key, None)
+        elif st.query_params.get(key) != text:
+            st.query_params[key] = text
+    if too_long:
+        st.caption("This text is too long for a link, so the page's address leaves it out: a "
+                   "link copied now opens without it.")
+
+
 def _load_requested_model() -> None:
     """Load the picked model; on failure say why and stay on the model that worked before."""
-    requested = (st.session_state.get("model") or "").strip() or DEFAULT_MODEL
+    typed = (st.session_state.get("model") or "").strip() or DEFAULT_MODEL
     fallback = st.session_state.get(ACTIVE_MODEL_KEY, DEFAULT_MODEL)
-    if not is_allowed(requested):
-        # The name comes from the URL: escaped, so a shared link cannot add images or links.
-        st.error(
-            f"{markdown_code(requested)} is not one of the models this server offers, nor a "
-            f"model folder on this machine. Staying on {markdown_code(fallback)}; pick a model "
-            "from the list."
-        )
-        requested = fallback
+    name = allowed_name(typed)
+    if name is None:
+        # The same words for every refused name, existing folder or not: nothing about the disk.
+        st.error(markdown_template(REFUSED, name=typed, fallback=fallback))
+        return _stay_on(fallback)
     try:
-        get_model(requested)
-        st.session_state[ACTIVE_MODEL_KEY] = requested
+        get_model(name)
+        st.session_state[ACTIVE_MODEL_KEY] = name
     except ModelLoadError as exc:
-        message = markdown_message(str(exc), requested)  # core's words, quoting the name
-        st.error(f"{message}\n\nStaying on {markdown_code(fallback)}.")
-        get_model(fallback)
-        st.session_state[ACTIVE_MODEL_KEY] = fallback
+        # Core's words, by its template; the name is the one typed, never the resolved path.
+        message = markdown_template(exc.template, **{**exc.params, "name": typed})
+        st.error(message + "\n\n" + markdown_template(STAYING, fallback=fallback))
+        _stay_on(fallback)
+
+
+def _stay_on(fallback: str) -> None:
+    get_model(fallback)
+    st.session_state[ACTIVE_MODEL_KEY] = fallback
 
 
 def shared_inputs() -> SharedInputs:

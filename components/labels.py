@@ -30,11 +30,17 @@ def markdown_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def markdown_message(message: str, untrusted: str) -> str:
-    """A message of ours that quotes user text: the quote as code, the rest escaped."""
-    if not untrusted:
-        return markdown_text(message)
-    return markdown_code(untrusted).join(markdown_text(part) for part in message.split(untrusted))
+def markdown_template(template: str, **params: object) -> str:
+    """``template.format(**params)`` as markdown: our words escaped, every value a code span.
+
+    Values are user text or numbers (a model name from a link, a count): as code they show
+    verbatim, never as a link, image or HTML.
+    """
+    marks = {key: f"\x00{i}\x00" for i, key in enumerate(params)}
+    text = markdown_text(template.format(**marks))
+    for key, mark in marks.items():
+        text = text.replace(mark, markdown_code(str(params[key])))
+    return text
 
 
 def plotly_text(text: str) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from core.models import ModelBundle
+from core.models import ModelBundle, model_run
 from core.tokens import Encoding, encode
 
 EMBEDDING_STAGES = (
@@ -132,12 +132,13 @@ def analyze_encoding(bundle: ModelBundle, encoding: Encoding, attentions: bool =
         position_ids=inputs["position_ids"],
     )
     identity_error = float((stages["LayerNorm"] - module_out).abs().max())
-    out = bundle.model(
-        **inputs,
-        output_hidden_states=True,
-        output_attentions=attentions,
-        return_dict=True,
-    )
+    with model_run():
+        out = bundle.model(
+            **inputs,
+            output_hidden_states=True,
+            output_attentions=attentions,
+            return_dict=True,
+        )
     # hidden_states[0] is the embeddings output; hidden_states[k] is encoder.layer[k-1]'s output.
     for k, hidden in enumerate(out.hidden_states[1:], start=1):
         stages[f"layer_{k}"] = hidden

@@ -30,7 +30,7 @@ from sklearn.preprocessing import normalize
 
 from core.analysis import embedding_stages
 from core.corpus import CORPUS
-from core.models import ModelBundle
+from core.models import ModelBundle, model_run
 from core.similarity_choices import similarity_stages
 
 MODES = ("raw", "adjusted", "standardised")
@@ -84,7 +84,7 @@ class CorpusVectors:
 def corpus_vectors(bundle: ModelBundle, sentences: Sequence[str] = CORPUS) -> CorpusVectors:
     """Run the corpus through the model in one padded batch (one pass instead of one per
     sentence), with the same stage names as ``core.analysis``."""
-    batch = bundle.tokenizer(
+    batch = bundle.tokenize(
         list(sentences),
         padding=True,
         truncation=True,
@@ -100,7 +100,8 @@ def corpus_vectors(bundle: ModelBundle, sentences: Sequence[str] = CORPUS) -> Co
         "attention_mask": batch["attention_mask"],
     }
     tensors = embedding_stages(bundle, inputs)  # (n, t, h) each
-    out = bundle.model(**inputs, output_hidden_states=True, return_dict=True)
+    with model_run():
+        out = bundle.model(**inputs, output_hidden_states=True, return_dict=True)
     for k, hidden in enumerate(out.hidden_states[1:], start=1):
         tensors[f"layer_{k}"] = hidden
     lengths = batch["attention_mask"].sum(dim=1).tolist()

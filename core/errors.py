@@ -1,11 +1,29 @@
 """Exceptions whose messages are written for a teacher, not a developer.
 
-The app shows ``str(error)`` as it is, so every message says what happened and what to do.
+Each error keeps its message as a template and the values that fill it, so the app can show it
+in the reader's language: ``template`` is the English text (and the key of its translation),
+``params`` the values. ``str(error)`` is the English message, for a notebook.
 """
+
+from __future__ import annotations
+
+
+def N_(template: str) -> str:  # noqa: N802 - gettext's conventional name
+    """Mark a message for translation without translating it here: core never imports the UI.
+
+    Babel's extractor collects every string passed to N_ into the catalog; the app translates it
+    when it shows the error.
+    """
+    return template
 
 
 class ExplorerError(Exception):
     """Base class: anything the app can show as a clear message and recover from."""
+
+    def __init__(self, template: str, **params: object) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template.format(**params) if params else template)
 
 
 class ModelLoadError(ExplorerError):

@@ -18,7 +18,7 @@ from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.preprocessing import normalize
 
 from core.analysis import Analysis
-from core.errors import InputError, ModelLoadError
+from core.errors import N_, InputError, ModelLoadError
 from core.models import model_source
 from core.similarity_choices import depth_stages, is_pair, real_positions, segment_positions
 
@@ -68,7 +68,7 @@ def compare_sentences(pair: Analysis, alone_a: Analysis, alone_b: Analysis) -> S
     ``SentenceTransformer.encode`` does; the pair input lets A and B attend to each other.
     """
     if not is_pair(pair.encoding):
-        raise InputError("Comparing sentences needs a sentence B.")
+        raise InputError(N_("Comparing sentences needs a sentence B."))
     stages = depth_stages(pair.stages)
     seg_a, seg_b = segment_positions(pair.encoding, 0), segment_positions(pair.encoding, 1)
     return SentenceComparison(

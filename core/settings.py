@@ -1,8 +1,11 @@
 """Limits and deployment settings, read from the environment so a public server can tighten them.
 
 - ``BERT_EXPLORER_ALLOWED_MODELS``: comma-separated model names a user may pick; ``*`` allows any
-  hub name or folder. Unset: the default model, the known BERT checkpoints and folders on this
-  machine. Set it on a public server so visitors cannot make it fetch arbitrary repositories.
+  hub name. Unset: the default model and the known BERT checkpoints. Set it on a public server so
+  visitors cannot make it fetch arbitrary repositories.
+- ``BERT_EXPLORER_MODEL_DIRS``: folders (separated by the OS path separator, ``:`` on Linux) under
+  which a model folder may be picked. Unset: none, so a visitor cannot make the server read its
+  disk; a teacher on a laptop names the folder holding a downloaded bert-base-chinese here.
 - ``BERT_EXPLORER_MAX_PARAMETERS``: refuse models with more parameters than this.
 - ``BERT_EXPLORER_MAX_CHARS``: text longer than this is cut before tokenising.
 """
@@ -29,6 +32,8 @@ MAX_CHARS = int(os.environ.get("BERT_EXPLORER_MAX_CHARS", "20000"))
 
 # Seconds to wait for the model hub to answer before saying it is unreachable.
 HUB_TIMEOUT_S = float(os.environ.get("BERT_EXPLORER_HUB_TIMEOUT", "3"))
+# A named model loads or gives its message within this many seconds in all, whatever the hub does.
+HUB_DEADLINE_S = 8.0
 
 
 def allowed_models() -> tuple[str, ...] | None:
@@ -47,16 +52,74 @@ def is_folder(name: str) -> bool:
         return False
 
 
-def is_allowed(name: str) -> bool:
-    """Whether this deployment lets a user load ``name``."""
+def model_dirs() -> tuple[Path, ...]:
+    """The resolved folders model folders may be loaded from (``BERT_EXPLORER_MODEL_DIRS``)."""
+    raw = os.environ.get("BERT_EXPLORER_MODEL_DIRS", "")
+    roots = []
+    for part in raw.split(os.pathsep):
+        if part.strip():
+            try:
+                roots.append(Path(part.strip()).expanduser().resolve())
+            except (OSError, RuntimeError, ValueError):
+                continue
+    return tuple(roots)
+
+
+def _allowed_folder(name: str) -> str | None:
+    """The resolved path of ``name`` if it is a folder under one of ``model_dirs()``, else None.
+
+    Checked on the resolved path (symlinks and ``..`` followed), which is also the cache key: 20
+    spellings of one folder load it once, and no spelling climbs out of a root.
+    """
+    roots = model_dirs()
+    if not roots:
+        return None
+    try:
+        path = Path(name).expanduser().resolve()
+        inside = any(path == root or root in path.parents for root in roots)
+        return str(path) if inside and path.is_dir() else None
+    except (OSError, RuntimeError, ValueError):  # name too long, unknown ~user, NUL byte
+        return None
+
+
+def allowed_name(name: str | None) -> str | None:
+    """The name to load ``name`` by, if this deployment lets a user load it; None if refused.
+
+    The default and the known names (or the allowlist's names) come back as they are; a folder
+    under ``model_dirs()`` comes back as its resolved path. Everything else is refused, the same
+    way whether or not it exists, so the answer tells a visitor nothing about the server's disk.
+    """
+    name = (name or "").strip() or DEFAULT_MODEL
+    if len(name) > 4096:
+        return None
+    folder = _allowed_folder(name)
+    if folder is not None:
+        return folder
     allowed = allowed_models()
     if allowed is None:
-        return name in (DEFAULT_MODEL, *KNOWN_MODELS) or is_folder(name)
-    return "*" in allowed or name in allowed
+        return name if name in (DEFAULT_MODEL, *KNOWN_MODELS) else None
+    if name in allowed or ("*" in allowed and not _looks_like_path(name)):
+        return name
+    return None
+
+
+def _looks_like_path(name: str) -> bool:
+    """A folder rather than a hub name ("org/name" has one slash): "*" never opens the disk."""
+    return name.startswith(("/", ".", "~", "\\")) or name.count("/") > 1 or is_folder(name)
+
+
+def folder_models() -> list[str]:
+    """The model folders found directly under ``model_dirs()`` (each with a config.json)."""
+    found = []
+    for root in model_dirs():
+        candidates = [root, *(sorted(root.iterdir()) if root.is_dir() else [])]
+        found += [str(p) for p in candidates if (p / "config.json").is_file()]
+    return found
 
 
 def pickable_models() -> list[str]:
     """The names offered in the model picker, default first."""
     allowed = allowed_models()
     names = [DEFAULT_MODEL, *KNOWN_MODELS] if allowed is None or "*" in allowed else list(allowed)
+    names += folder_models()
     return list(dict.fromkeys(n for n in names if n != "*"))

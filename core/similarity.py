@@ -16,7 +16,7 @@ from sklearn.preprocessing import normalize
 
 from core.analysis import Analysis
 from core.anisotropy import CorpusStats, cosine_matrix, prepare
-from core.errors import InputError
+from core.errors import N_, InputError
 from core.similarity_choices import real_positions, segment_positions
 
 
@@ -50,7 +50,7 @@ def separate_token(pair: Analysis, pos: int, alone_a: Analysis, alone_b: Analysi
     enc = pair.encoding
     real = real_positions(enc)
     if pos not in real:
-        raise InputError(f"There is no token at position {pos}.")
+        raise InputError(N_("There is no token at position {pos}."), pos=pos)
     b_start = len(segment_positions(enc, 0))
     in_a = pos < b_start
     alone = alone_a if in_a else alone_b
@@ -61,8 +61,9 @@ def separate_token(pair: Analysis, pos: int, alone_a: Analysis, alone_b: Analysi
         index = pos if in_a else pos - b_start + 1
     if not 0 <= index < len(alone.tokens) or alone.tokens[index] != enc.tokens[pos]:
         raise InputError(
-            f"Token {pos} is cut off when its sentence is run on its own "
-            f"(at most {alone.encoding.max_length} tokens): compare it in the pair input instead."
+            N_("Token {pos} is cut off when its sentence is run on its own (at most {limit} "
+               "tokens): compare it in the pair input instead."),
+            pos=pos, limit=alone.encoding.max_length,
         )
     return TokenRef(alone, index)
 

@@ -30,7 +30,7 @@ from core.embedding_checks import (
     one_hot_check,
 )
 from core.lookup_components import Components, SegmentRows, components, segment_rows
-from core.models import ModelBundle
+from core.models import ModelBundle, model_run
 
 MODULE_OUTPUT = "model.embeddings(...)"
 DEFAULT_DIMS = 64           # dimensions drawn by default: a 512-token stage is ~175 KB of JSON
@@ -123,7 +123,7 @@ def autograd_trace(bundle: ModelBundle, analysis: Analysis) -> AutogradTrace:
     until this returns.
     """
     inputs = input_tensors(analysis.encoding)
-    with torch.enable_grad():
+    with torch.enable_grad(), model_run():
         tensors = embedding_stages(bundle, inputs)
         tensors[MODULE_OUTPUT] = bundle.model.embeddings(
             input_ids=inputs["input_ids"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
-from core.errors import InputError
+from core.errors import N_, InputError
 from core.models import ModelBundle
 from core.settings import MAX_CHARS
 
@@ -42,9 +42,9 @@ def clean_texts(text_a: str | None, text_b: str | None) -> tuple[str, str | None
     if not a.strip():
         if b.strip():
             raise InputError(
-                "Sentence B needs a sentence A: type sentence A first, or move B to A."
+                N_("Sentence B needs a sentence A: type sentence A first, or move B to A.")
             )
-        raise InputError("Type a sentence to see how BERT reads it.")
+        raise InputError(N_("Type a sentence to see how BERT reads it."))
     cut = 0
     if len(a) > MAX_CHARS:
         cut += len(a) - MAX_CHARS
@@ -74,17 +74,20 @@ def encode(
     max_length = min(int(max_length or limit), limit)
     if max_length < (4 if b else 3):
         raise InputError(
-            f"Max length {max_length} leaves no room for tokens next to [CLS] and [SEP]."
+            N_("Max length {max_length} leaves no room for tokens next to [CLS] and [SEP]."),
+            max_length=max_length,
         )
-    tok = bundle.tokenizer
-    full = tok(a, b, add_special_tokens=True, truncation=False)
+    # Both calls go through the bundle's lock: the tokenizer keeps truncation and padding as
+    # shared state (core.models.tokenizer_lock).
+    full = bundle.tokenize(a, b, add_special_tokens=True, truncation=False)
     full_length = len(full["input_ids"])
     if full_length > max_length and not truncation:
         raise InputError(
-            f"The text has {full_length:,} tokens but the limit is {max_length:,}. "
-            "Turn truncation on, raise the max length, or shorten the text."
+            N_("The text has {count} tokens but the limit is {limit}. "
+               "Turn truncation on, raise the max length, or shorten the text."),
+            count=f"{full_length:,}", limit=f"{max_length:,}",
         )
-    enc = tok(
+    enc = bundle.tokenize(
         a,
         b,
         add_special_tokens=True,
@@ -99,12 +102,12 @@ def encode(
     kept = sum(enc["attention_mask"])
     warnings = []
     if not _visible(a) or (b is not None and not _visible(b)):
-        warnings.append(
+        warnings.append(N_(
             "Part of the text is only spaces, control or zero-width characters: "
             "BERT's tokenizer drops those, so they get no token."
-        )
+        ))
     return Encoding(
-        tokens=tok.convert_ids_to_tokens(ids),
+        tokens=bundle.ids_to_tokens(ids),
         input_ids=ids,
         token_type_ids=list(enc["token_type_ids"]),
         position_ids=list(range(len(ids))),

@@ -7,6 +7,7 @@ import streamlit as st
 
 from components import stages_figures as figs
 from components.analysis_view import current_analysis, current_model
+from components.controls import whole_number
 from components.downloads import download_matrix
 from components.explain import explain
 from components.heatmap import show_figure
@@ -108,10 +109,8 @@ def draw_heatmaps() -> None:
         )
         first_n, span = DEFAULT_DIMS, None
         if dim_mode == "first N":
-            first_n = size_col.number_input(
-                "N", min_value=1, max_value=hidden, value=min(DEFAULT_DIMS, hidden), step=8,
-                key="st_dims", bind="query-params",
-            )
+            first_n = whole_number(size_col, "N", min_value=1, max_value=hidden,
+                                   value=min(DEFAULT_DIMS, hidden), step=8, key="st_dims")
         elif dim_mode == "range":
             span = size_col.slider(
                 "Dimensions from … to", min_value=0, max_value=hidden - 1,
@@ -214,7 +213,7 @@ def draw_one_hot() -> None:
                 "of it."
             )
             return
-        words = bundle.tokenizer.convert_ids_to_tokens([int(i) for i in one_hot.columns])
+        words = bundle.ids_to_tokens([int(i) for i in one_hot.columns])
         show_figure(figs.one_hot_figure(one_hot, labels, words), "one_hot",
                     key="st_fig_one_hot")
         st.caption(

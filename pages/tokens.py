@@ -3,6 +3,7 @@
 import streamlit as st
 
 from components.analysis_view import current_encoding, current_model
+from components.controls import whole_number
 from components.explain import explain
 from components.router import ensure_router
 from components.token_table import draw_token_table, token_frame
@@ -22,12 +23,9 @@ bundle = current_model()
 limit = bundle.config.max_position_embeddings
 with st.expander("Tokenizer options", expanded=False, icon=":material/tune:"):
     c1, c2, c3 = st.columns(3)
-    # A float box: Streamlit's integer box overflows on ?max_length=inf from the URL.
-    max_length = c1.number_input(
-        "Max length", min_value=4.0, max_value=float(limit), value=float(limit), step=1.0,
-        format="%.0f", key="max_length", bind="query-params",
-        help=f"At most {limit}: the size of the position table.",
-    )
+    max_length = whole_number(c1, "Max length", min_value=4, max_value=limit, value=limit,
+                              key="max_length",
+                              help=f"At most {limit}: the size of the position table.")
     truncation = c2.toggle("Truncate to max length", value=True, key="truncation",
                            bind="query-params")
     padding = c3.toggle("Pad to max length", value=False, key="padding", bind="query-params",

@@ -397,9 +397,17 @@ def resolve(name: str, folders: dict[str, str]) -> str:
     return folders[name[1:]] if name.startswith("@") else name
 
 
+@pytest.fixture
+def folder_root(monkeypatch, folders) -> str:
+    """The test folders' parent named as the one root model folders may be loaded from."""
+    root = str(Path(folders["tiny-bert"]).parent)
+    monkeypatch.setenv("BERT_EXPLORER_MODEL_DIRS", root)
+    return root
+
+
 @pytest.mark.parametrize(("name", "message"), MODEL_CASES)
 @pytest.mark.parametrize("page", ROUTER_PAGES, ids=page_id)
-def test_bad_model(closed_hub, folders, page, name, message):
+def test_bad_model(closed_hub, folder_root, folders, page, name, message):
     name = resolve(name, folders)
     start = time.monotonic()
     at = open_app(page, model=name, a=GOOD)
@@ -459,12 +467,57 @@ def test_empty_model_param_is_the_default(closed_hub):
     assert not values(at, "error") and model_in_use(at) == DEFAULT_MODEL
 
 
-def test_folder_model_loads_when_no_allowlist(closed_hub, folders):
-    """Positive control: folders are allowed by default, so the refusals above are about content."""
+def test_folder_model_loads_under_a_configured_root(closed_hub, folder_root, folders):
+    """Positive control: a folder under the root loads, so the refusals above are about content;
+    and the folder is offered in the picker."""
     at = open_app(HOME.path, model=folders["tiny-bert"], a=GOOD)
     assert_clean(at)
     assert not values(at, "error")
     assert model_in_use(at) == folders["tiny-bert"]
+    assert folders["tiny-bert"] in at.sidebar.selectbox(key="model").options
+
+
+def test_default_install_refuses_every_folder_alike(closed_hub, folders, tmp_path):
+    """No root configured: an existing model folder, a missing one, a system folder and a
+    traversal get one and the same message (the name as typed, the fallback), and no server path
+    appears in it."""
+    names = [folders["tiny-bert"], str(tmp_path / "missing"), "/proc/self", ".", "../../etc",
+             "~", "/etc/passwd"]
+    seen = set()
+    for name in names:
+        at = open_app(HOME.path, model=name, a=GOOD)
+        assert_clean(at)
+        errors = values(at, "error")
+        assert len(errors) == 1 and REFUSED in errors[0], (name, errors)
+        rest = errors[0].replace(f"“{name}”", "“NAME”")
+        seen.add(rest)
+        assert model_in_use(at) == DEFAULT_MODEL
+        for leak in ("/proc/", str(ROOT), str(Path.home()) + "/"):
+            assert leak not in rest, (name, errors[0])
+    assert len(seen) == 1, seen
+
+
+def test_folder_spellings_load_once(closed_hub, folder_root, folders, monkeypatch):
+    """Twenty spellings of one folder are one model: the resolved path is the name and the key,
+    so the folder loads once (counted on the real loader) and the default model stays cached."""
+    from components import cache
+
+    folder = Path(folders["tiny-bert"])
+    spellings = [str(folder), f"{folder}/", f"{folder}/.", f"{folder.parent}/./{folder.name}",
+                 *(f"{folder}/{'x/../' * k}" for k in range(1, 17))]
+    (folder / "x").mkdir(exist_ok=True)
+    loads: list[str] = []
+    real_load = cache.load_model
+    monkeypatch.setattr(cache, "load_model", lambda name: loads.append(name) or real_load(name))
+    cache._other_model.clear()
+    for name in spellings:
+        at = open_app(HOME.path, model=name, a=GOOD)
+        assert_clean(at)
+        assert not values(at, "error"), name
+        assert model_in_use(at) == str(folder), name
+    assert loads == [str(folder)]
+    at = open_app(HOME.path, a=GOOD)   # the default model was never pushed out of its cache
+    assert loads == [str(folder)] and model_in_use(at) == DEFAULT_MODEL
 
 
 # ---------------------------------------------------------------- the allowlist
@@ -558,7 +611,9 @@ def test_query_garbage(closed_hub, page, query, kind, message):
     assert_recovers(at, page)
 
 
-GARBAGE = ["abc", "-5", "999999", "", "NaN", "x" * 3000, IMG]
+# Numbers a link can carry that no number box takes: each must fall back, never raise.
+URL_NUMBERS = ["inf", "-inf", "1e309", "9" * 400, "nan", "-1e309", "0x10", "1_000"]
+GARBAGE = ["abc", "-5", "999999", "", "NaN", "x" * 3000, IMG, *URL_NUMBERS]
 
 
 # Pages whose own widgets are bound to the URL (Home binds none), read from the page files.
@@ -581,7 +636,7 @@ def test_page_keys_with_garbage(page, value):
     assert values(at, "title")
 
 
-SECTION_GARBAGE = ["abc", "-5", "", IMG]
+SECTION_GARBAGE = ["abc", "-5", "", IMG, *URL_NUMBERS[:4]]
 
 
 @pytest.mark.parametrize("page", SECTION_PAGES, ids=page_id)

@@ -91,3 +91,21 @@ def test_home_links_to_pages(server, browser):
     wait_for_app(page)
     assert urlparse(page.url).path == "/tokens"
     page.close()
+
+
+def test_text_too_long_for_a_link_stays_out_of_the_url_and_reloads(server, browser):
+    """A 20,000-character sentence: the page analyses it, the address leaves it out (with a note
+    saying so) and a reload opens a working page instead of a server error."""
+    page = open_in_browser(browser, f"{server}/tokens")
+    box = page.get_by_role("textbox", name="Sentence A")
+    box.fill("word " * 4000)
+    box.press("Control+Enter")
+    wait_for_app(page)
+    assert "a" not in parse_qs(urlparse(page.url).query)
+    assert page.get_by_text("too long for a link").count() == 1
+    assert [r[1] for r in token_rows(page)][:3] == ["[CLS]", "word", "word"]
+    response = page.reload()
+    assert response is not None and response.ok
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.close()

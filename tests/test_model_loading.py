@@ -132,6 +132,77 @@ def test_silent_hub_fails_within_deadline(tmp_path):
     assert outcome["elapsed"] < LOAD_DEADLINE_S, outcome
 
 
+# A hub that answers the quick check at once, then stalls: it sends the headers of every other
+# request and a few bytes of body, then nothing (seen on a congested school network). Child process,
+# for the same reason as above.
+STALLING_HUB_CHILD = r"""
+import http.server, json, sys, threading, time
+import huggingface_hub.constants as hub_constants
+
+class Stalling(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def _answer(self, body):
+        if self.path.startswith("/api/models"):
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            if body:
+                self.wfile.write(b"[]")
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", "100000000")
+        self.send_header("ETag", '"abc"')
+        self.send_header("X-Repo-Commit", "0" * 40)
+        self.end_headers()
+        if body:
+            self.wfile.write(b"{" + b" " * 100)
+            self.wfile.flush()
+        time.sleep(600)
+    def do_HEAD(self):
+        self._answer(False)
+    def do_GET(self):
+        self._answer(True)
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stalling)
+server.daemon_threads = True
+threading.Thread(target=server.serve_forever, daemon=True).start()
+hub_constants.ENDPOINT = f"http://127.0.0.1:{server.server_address[1]}"
+hub_constants.HF_HUB_CACHE = sys.argv[1]
+from core import ModelLoadError, load_model
+outcome = {"error": None}
+def work():
+    try:
+        load_model("bert-base-uncased")
+        outcome["error"] = "loaded"
+    except ModelLoadError as exc:
+        outcome["error"] = type(exc).__name__
+    except BaseException as exc:
+        outcome["error"] = "uncaught " + type(exc).__name__ + ": " + str(exc)[:200]
+start = time.monotonic()
+worker = threading.Thread(target=work, daemon=True)
+worker.start()
+worker.join(float(sys.argv[2]) + 5)
+print(json.dumps({**outcome, "elapsed": time.monotonic() - start}), flush=True)
+import os; os._exit(0)
+"""
+
+
+def test_stalling_hub_fails_within_deadline(tmp_path):
+    """A hub that answers the quick check and then stalls mid-request: the named model still
+    gives its message within the deadline, whatever the hub client's own retries would do."""
+    offline = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    env = {k: v for k, v in os.environ.items() if k not in offline}
+    child = subprocess.run(
+        [sys.executable, "-c", STALLING_HUB_CHILD, str(tmp_path / "hub-cache"),
+         str(LOAD_DEADLINE_S)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
+    )
+    outcome = json.loads(child.stdout.strip().splitlines()[-1])
+    assert outcome["error"] == "ModelUnavailableError", outcome
+    assert outcome["elapsed"] < LOAD_DEADLINE_S, outcome
+
+
 # ---------------------------------------------------------------- folders that are not loadable
 
 

@@ -1,0 +1,31 @@
+"""Widgets shared by the pages' controls, safe for whatever a link puts in the URL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamlit.delta_generator import DeltaGenerator
+
+
+def whole_number(
+    where: DeltaGenerator,
+    label: str,
+    *,
+    min_value: int,
+    max_value: int,
+    value: int,
+    key: str,
+    step: int = 1,
+    **kwargs: Any,
+) -> int:
+    """An integer box bound to the URL that any value in a link leaves usable.
+
+    A float box shown without decimals: Streamlit's integer box converts the link's value with
+    ``int()`` before checking it, so ``inf``, ``1e309`` or 400 nines raise OverflowError on every
+    reload. The float box drops a non-finite or out-of-range value and shows the default instead.
+    """
+    number = where.number_input(
+        label, min_value=float(min_value), max_value=float(max_value), value=float(value),
+        step=float(step), format="%.0f", key=key, bind="query-params", **kwargs,
+    )
+    return int(round(number if number is not None else value))
