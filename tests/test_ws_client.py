@@ -181,3 +181,20 @@ def test_url_and_cookie_helpers():
     jar: dict[str, str] = {}
     update_cookies(jar, ["SERVERID=app1; path=/", "_streamlit_xsrf=2|ab|cd|1; Path=/"])
     assert jar == {"SERVERID": "app1", "_streamlit_xsrf": "2|ab|cd|1"}
+
+
+def test_ws_load_runs_a_small_class(app_url):
+    """bench/ws_load.py end to end: a short, small class against the same server."""
+    from bench.ws_load import find_server_pid, run_ws_load
+
+    pid = find_server_pid(app_url)
+    figures = run_ws_load(app_url, users=3, seconds=3, think_s=0.3, burst_window_s=1.0,
+                          pages=("tokens", ""), pid=pid)
+    summary = figures.summary()
+    assert summary["errors"] == 0, summary["error_details"]
+    assert len(figures.opens) == 3 and summary["reruns"] >= 3
+    assert summary["first_render_p95_s"] >= summary["first_render_p50_s"] > 0
+    assert summary["rerun_p95_s"] >= summary["rerun_p50_s"] > 0
+    seen, runs = summary["marker_seen"]["tokens"]
+    assert seen == runs > 0              # every new sentence's marker came back on Tokens
+    assert pid is None or summary["rss_peak_bytes"] > 100e6
