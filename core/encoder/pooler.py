@@ -8,8 +8,8 @@ import numpy as np
 import torch
 
 from core.analysis import Analysis
-from core.errors import InputError
-from core.models import ModelBundle
+from core.errors import N_, InputError
+from core.models import ModelBundle, model_run
 
 
 @dataclass(frozen=True)
@@ -33,14 +33,14 @@ def pooler_steps(bundle: ModelBundle, analysis_or_hidden: Analysis | np.ndarray)
     pooler = bundle.model.pooler
     if pooler is None:
         raise InputError(
-            f"{bundle.name} has no pooler (it was saved without one), so there is no pooled "
-            "[CLS] vector to show."
+            N_("{model} has no pooler (it was saved without one), so there is no pooled [CLS] "
+               "vector to show."),
+            model=bundle.name,
         )
     if isinstance(analysis_or_hidden, Analysis):
         if analysis_or_hidden.model_name != bundle.name:
-            raise InputError(
-                f"This analysis is of {analysis_or_hidden.model_name}, not of {bundle.name}."
-            )
+            raise InputError(N_("This analysis is of {other}, not of {model}."),
+                             other=analysis_or_hidden.model_name, model=bundle.name)
         hidden = analysis_or_hidden.stages[analysis_or_hidden.layer_names[-1]]
         expected = analysis_or_hidden.pooler_output
     else:
@@ -48,15 +48,16 @@ def pooler_steps(bundle: ModelBundle, analysis_or_hidden: Analysis | np.ndarray)
         expected = None
     if hidden.ndim != 2 or hidden.shape[1] != bundle.config.hidden_size or not len(hidden):
         raise InputError(
-            f"The pooler takes a (tokens, {bundle.config.hidden_size}) last hidden state; "
-            f"got shape {hidden.shape}."
+            N_("The pooler takes a (tokens, {hidden}) last hidden state; got shape {shape}."),
+            hidden=bundle.config.hidden_size, shape=tuple(hidden.shape),
         )
     states = torch.from_numpy(np.ascontiguousarray(hidden))[None]  # (1, T, h)
     cls = states[:, 0]                                               # (1, h)
-    dense = pooler.dense(cls)
-    tanh = pooler.activation(dense)
-    if expected is None:
-        expected = pooler(states)[0].numpy()
+    with model_run():
+        dense = pooler.dense(cls)
+        tanh = pooler.activation(dense)
+        if expected is None:
+            expected = pooler(states)[0].numpy()
     tanh_np = tanh[0].numpy().copy()
     return PoolerSteps(
         cls=cls[0].numpy().copy(),

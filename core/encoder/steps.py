@@ -32,8 +32,8 @@ from transformers.masking_utils import create_bidirectional_mask
 
 from core.analysis import input_tensors
 from core.encoder import reference as ref
-from core.errors import InputError
-from core.models import ModelBundle
+from core.errors import N_, InputError
+from core.models import ModelBundle, model_run
 from core.tokens import Encoding, encode
 
 STEP_NAMES: tuple[str, ...] = (
@@ -125,8 +125,12 @@ def check_layer(bundle: ModelBundle, layer: object) -> int:
         number = operator.index(layer)  # ints and numpy ints; not floats, strings or None
     except TypeError:
         number = None
-    if number is None or isinstance(layer, bool) or not 1 <= number <= n:
-        raise InputError(f"There is no encoder layer {layer!r}: {bundle.name} has layers 1 to {n}.")
+    if number is None or isinstance(layer, bool):
+        raise InputError(N_("A layer is a whole number from 1 to {n}, not “{layer}”."),
+                         layer=layer, n=n)
+    if not 1 <= number <= n:
+        raise InputError(N_("There is no encoder layer {layer}: {model} has layers 1 to {n}."),
+                         layer=number, model=bundle.name, n=n)
     return number
 
 
@@ -152,20 +156,22 @@ def encoder_steps_of(bundle: ModelBundle, encoding: Encoding, layer: int) -> Enc
     config = bundle.config
     if config.is_decoder or config._attn_implementation != "eager":
         raise InputError(
-            f"{bundle.name} is not an encoder with eager attention, so its layers cannot be "
-            "taken apart here."
+            N_("{model} is not an encoder with eager attention, so its layers cannot be taken "
+               "apart here."),
+            model=bundle.name,
         )
     inputs = input_tensors(encoding)
-    out = bundle.model(**inputs, output_hidden_states=True, output_attentions=True,
-                       return_dict=True)
-    x = out.hidden_states[layer - 1]  # (1, T, hidden)
-    # The very function BertModel._create_attention_masks calls for an encoder, so the mask is
-    # the model's own: (1, 1, T, T) of 0 / float32 min, or None when nothing is padded.
-    mask = create_bidirectional_mask(
-        config=config, inputs_embeds=x, attention_mask=inputs["attention_mask"]
-    )
     module = bundle.model.encoder.layer[layer - 1]
-    steps = {name: _numpy(t[0]) for name, t in layer_steps(module, x, mask).items()}
+    with model_run():
+        out = bundle.model(**inputs, output_hidden_states=True, output_attentions=True,
+                           return_dict=True)
+        x = out.hidden_states[layer - 1]  # (1, T, hidden)
+        # The very function BertModel._create_attention_masks calls for an encoder, so the mask
+        # is the model's own: (1, 1, T, T) of 0 / float32 min, or None when nothing is padded.
+        mask = create_bidirectional_mask(
+            config=config, inputs_embeds=x, attention_mask=inputs["attention_mask"]
+        )
+        steps = {name: _numpy(t[0]) for name, t in layer_steps(module, x, mask).items()}
     live = {
         "attention_probs": _numpy(out.attentions[layer - 1][0]),
         "output": _numpy(out.hidden_states[layer][0]),
@@ -264,7 +270,8 @@ def head_slice(steps: EncoderSteps, head: int) -> HeadView:
     """The Q, K, V, scores, probabilities and probs @ V of one head (0-based)."""
     n = steps.num_heads
     if isinstance(head, bool) or not isinstance(head, int | np.integer) or not 0 <= head < n:
-        raise InputError(f"There is no head {head!r}: layer {steps.layer} has heads 0 to {n - 1}.")
+        raise InputError(N_("There is no head {head}: layer {layer} has heads 0 to {last}."),
+                         head=head, layer=steps.layer, last=n - 1)
     d = steps.head_dim
     s = steps.steps
     return HeadView(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.analysis import Analysis
-from core.errors import InputError
+from core.errors import N_, InputError
 
 INPUT_STAGE = "LayerNorm"  # the embeddings' output, hidden_states[0]: what layer 1 reads
 
@@ -31,8 +31,8 @@ def token_trajectory(analysis: Analysis, position: int) -> TokenTrajectory:
     if isinstance(position, bool) or not isinstance(position, int | np.integer) \
             or not 0 <= position < n_tokens:
         raise InputError(
-            f"There is no token at position {position!r}: this input has positions 0 to "
-            f"{n_tokens - 1}."
+            N_("There is no token at position {pos}: this input has positions 0 to {last}."),
+            pos=position, last=n_tokens - 1,
         )
     stages = (INPUT_STAGE, *analysis.layer_names)
     vectors = np.stack([analysis.stages[s][position] for s in stages]).astype(np.float64)
