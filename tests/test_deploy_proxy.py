@@ -1,0 +1,259 @@
+"""deploy/haproxy.cfg in front of two replicas of the app, driven by bench/ws_client.py.
+
+The same file a deployment uses, with the replicas' and the proxy's addresses given through the
+environment variables it expands. Checked: each session keeps the replica its SERVERID cookie
+names (and the replicas' own session counts agree), /_stcore/metrics is refused through the
+proxy, framing is refused on every answer, a websocket with a foreign Host header is refused by
+the replicas (server.allowedHosts), and when one replica dies its sessions fail at once with a
+clear error while the other replica's sessions go on and new sessions land on the survivor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import pytest
+
+from bench.ws_client import SessionClosed, StreamlitSession, http_get
+from tests.conftest import ARTIFACTS, ROOT, free_port, start_server, stop_server
+
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+CONFIG = ROOT / "deploy" / "haproxy.cfg"
+# What deploy/Dockerfile sets for a public server, so the replicas here run the same way.
+REPLICA_ENV = {
+    "STREAMLIT_SERVER_ALLOWED_HOSTS": "127.0.0.1 localhost",
+    "BERT_EXPLORER_ALLOWED_MODELS": "all-MiniLM-L6-v2",
+    "BERT_EXPLORER_MODEL_DIRS": "",
+}
+WAIT_S = 60.0          # replicas and proxy healthy
+CLOSED_WITHIN_S = 10.0  # a dead replica's session fails within this
+
+pytestmark = pytest.mark.skipif(not os.path.exists(HAPROXY),
+                                reason="HAProxy is not installed (.ci/run installs it)")
+
+
+@dataclass
+class Cluster:
+    proxy: str                  # http://127.0.0.1:port of HAProxy
+    replicas: dict[str, str]    # SERVERID cookie value -> replica base URL
+    procs: dict[str, subprocess.Popen]
+    haproxy: subprocess.Popen
+
+
+def run(coro, timeout_s: float = 120.0):
+    return asyncio.run(asyncio.wait_for(coro, timeout_s))
+
+
+def haproxy_env(backends: list[str], bind: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKEND_")}
+    env.update({f"BACKEND_{i}": b for i, b in enumerate(backends, start=1)}, HAPROXY_BIND=bind)
+    return env
+
+
+def wait_for(check, timeout_s: float, what: str, pause_s: float = 0.25):
+    """Call ``check`` until it returns something truthy, at most ``timeout_s`` seconds."""
+    deadline = time.monotonic() + timeout_s
+    last: object = None
+    while time.monotonic() < deadline:
+        try:
+            result = check()
+            if result:
+                return result
+        except (OSError, TimeoutError, SessionClosed) as exc:
+            last = exc
+        time.sleep(pause_s)
+    raise AssertionError(f"{what} not within {timeout_s:.0f} s (last: {last!r})")
+
+
+def healthy(url: str) -> bool:
+    return run(http_get(f"{url}/_stcore/health", timeout_s=2), 5).status == 200
+
+
+async def active_sessions(replica: str) -> int:
+    """The replica's own count of connected sessions (its metrics, read directly)."""
+    body = (await http_get(f"{replica}/_stcore/metrics", timeout_s=5)).body.decode()
+    match = re.search(r"^active_sessions (\d+)", body, re.MULTILINE)
+    assert match, body[:500]
+    return int(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    procs: list[subprocess.Popen] = []
+    haproxy: subprocess.Popen | None = None
+    try:
+        urls = []
+        for _ in range(2):
+            proc, url = start_server(env=REPLICA_ENV)
+            procs.append(proc)
+            urls.append(url)
+        for url in urls:
+            wait_for(lambda u=url: healthy(u), WAIT_S, f"replica {url} healthy")
+        port = free_port()
+        env = haproxy_env([urlsplit(u).netloc for u in urls], f"127.0.0.1:{port}")
+        log = open(ARTIFACTS / f"haproxy-{port}.log", "w")  # closed when the process ends
+        haproxy = subprocess.Popen([HAPROXY, "-db", "-f", str(CONFIG)], stdout=log,
+                                   stderr=subprocess.STDOUT, env=env)
+        proxy = f"http://127.0.0.1:{port}"
+        wait_for(lambda: haproxy.poll() is None and healthy(proxy), WAIT_S, "proxy healthy")
+        yield Cluster(proxy, {"app1": urls[0], "app2": urls[1]},
+                      {"app1": procs[0], "app2": procs[1]}, haproxy)
+    finally:
+        if haproxy is not None:
+            haproxy.terminate()
+            try:
+                haproxy.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                haproxy.kill()
+                haproxy.wait()
+        for proc in procs:
+            stop_server(proc)
+
+
+async def open_session(proxy: str, text: str, jar: dict[str, str] | None = None,
+                       ) -> tuple[StreamlitSession, dict[str, str]]:
+    jar = {} if jar is None else jar
+    session = StreamlitSession(proxy, path="tokens", query="a=" + text.replace(" ", "+"),
+                               cookies=jar, timeout_s=30)
+    await session.open()
+    return session, jar
+
+
+def test_the_config_is_valid_for_both_address_modes():
+    for extra in ({}, {"DNS_RESOLVER": "127.0.0.11:53"}):
+        env = {**haproxy_env(["127.0.0.1:1", "127.0.0.1:2"], "127.0.0.1:1"), **extra}
+        check = subprocess.run([HAPROXY, "-c", "-f", str(CONFIG)], env=env, check=False,
+                               capture_output=True, text=True, timeout=30)
+        assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_framing_is_refused_on_every_answer(cluster):
+    for path in ("/", "/tokens?a=Hello", "/_stcore/health"):
+        response = run(http_get(cluster.proxy + path))
+        assert response.status == 200, path
+        assert response.header("X-Frame-Options") == "DENY", path
+        assert response.header("Content-Security-Policy") == "frame-ancestors 'none'", path
+
+
+def test_metrics_are_refused_through_the_proxy_in_every_spelling(cluster):
+    replica = cluster.replicas["app1"]
+    # The replica serves them (an operator reads them there, on the private side) ...
+    assert run(http_get(f"{replica}/_stcore/metrics")).status == 200
+    assert run(http_get(f"{replica}/%5Fstcore/metrics")).status == 200  # Starlette decodes it
+    # ... and the public side never does.
+    for path in ("/_stcore/metrics", "/_stcore/metrics?format=json", "/%5Fstcore/metrics",
+                 "/_stcore/%6Detrics", "//_stcore//metrics", "/_STCORE/METRICS"):
+        response = run(http_get(cluster.proxy + path))
+        assert response.status == 403, (path, response.status)
+        assert b"active_sessions" not in response.body
+
+
+async def _upgrade_status(base: str, host: str) -> str:
+    """The status line a websocket upgrade to /_stcore/stream gets with this Host header."""
+    parts = urlsplit(base)
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    try:
+        writer.write((
+            "GET /_stcore/stream HTTP/1.1\r\n"
+            f"Host: {host}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            "Sec-WebSocket-Protocol: streamlit, PLACEHOLDER_AUTH_TOKEN\r\n\r\n").encode())
+        await writer.drain()
+        return (await asyncio.wait_for(reader.readline(), 10)).decode().strip()
+    finally:
+        writer.close()
+
+
+def test_a_websocket_for_a_foreign_host_is_refused(cluster):
+    """server.allowedHosts (DNS rebinding): a page served under another name gets no session."""
+    netloc = urlsplit(cluster.proxy).netloc
+    assert run(_upgrade_status(cluster.proxy, netloc)).split()[1] == "101"
+    assert run(_upgrade_status(cluster.proxy, "attacker.example")).split()[1] == "403"
+
+
+def test_sessions_keep_their_replica(cluster):
+    texts = ["green apple", "small river", "open door", "quiet lake", "red house", "cold tea"]
+    for url in cluster.replicas.values():   # earlier tests' websockets are gone
+        wait_for(lambda u=url: run(active_sessions(u)) == 0, 15, f"no session left on {url}")
+
+    async def main():
+        sessions = [await open_session(cluster.proxy, t) for t in texts]
+        try:
+            cookies = [dict(jar) for _, jar in sessions]
+            counts = {name: await active_sessions(url) for name, url in cluster.replicas.items()}
+            results = []
+            for round_ in range(3):   # every session reruns, interleaved with the others
+                for i, (session, _) in enumerate(sessions):
+                    word = ["lemon", "forest", "window"][round_]
+                    results.append((i, word, await session.rerun(
+                        widget_states={"Sentence A": f"{texts[i]} {word}"}, expect=word)))
+            return cookies, counts, results, [dict(jar) for _, jar in sessions]
+        finally:
+            await asyncio.gather(*(s.close() for s, _ in sessions))
+
+    cookies, counts, results, cookies_after = run(main())
+    replicas = [c["SERVERID"] for c in cookies]
+    assert set(replicas) == {"app1", "app2"}, replicas          # the class is spread
+    assert cookies_after == cookies                              # and nobody moved
+    # Each replica holds exactly the sessions whose cookie names it.
+    assert counts == {name: replicas.count(name) for name in ("app1", "app2")}, counts
+    for i, word, result in results:
+        assert not result.exception, result.exceptions
+        assert result.found and word in result.texts, (texts[i], word)
+
+
+def test_when_a_replica_dies_its_sessions_fail_fast_and_the_rest_go_on(cluster):
+    """Last in this module: it kills replica app1."""
+    async def main():
+        sessions = []
+        for i in range(8):   # leastconn spreads them; stop once each replica has two
+            sessions.append(await open_session(cluster.proxy, f"green apple {i}"))
+            on = [jar["SERVERID"] for _, jar in sessions]
+            if on.count("app1") >= 2 and on.count("app2") >= 2:
+                break
+        on = [jar["SERVERID"] for _, jar in sessions]
+        assert on.count("app1") >= 1 and on.count("app2") >= 1, on
+
+        cluster.procs["app1"].kill()             # a crash, not a clean shutdown
+        cluster.procs["app1"].wait(timeout=10)
+
+        outcomes = []
+        for session, jar in sessions:
+            start = time.perf_counter()
+            try:
+                result = await session.rerun(widget_states={"Sentence A": "after the crash"},
+                                             expect="crash")
+                outcomes.append((jar["SERVERID"], "ok", result, time.perf_counter() - start))
+            except SessionClosed as exc:
+                outcomes.append((jar["SERVERID"], "closed", exc, time.perf_counter() - start))
+        # A student whose tab reloads keeps the dead replica's cookie; one who just arrives
+        # has none. Both land on the survivor.
+        dead_jar = dict(next(jar for _, jar in sessions if jar["SERVERID"] == "app1"))
+        reloaded, reloaded_jar = await open_session(cluster.proxy, "reloaded tab", dead_jar)
+        newcomers = [await open_session(cluster.proxy, f"new student {i}") for i in range(3)]
+        firsts = [reloaded.first, *(s.first for s, _ in newcomers)]
+        landed = [reloaded_jar["SERVERID"], *(jar["SERVERID"] for _, jar in newcomers)]
+        await asyncio.gather(*(s.close() for s, _ in [*sessions, *newcomers]), reloaded.close())
+        return outcomes, firsts, landed
+
+    outcomes, firsts, landed = run(main(), timeout_s=180)
+    for replica, status, detail, seconds in outcomes:
+        if replica == "app1":
+            assert status == "closed", (replica, detail)
+            assert "connection closed" in str(detail)
+            assert seconds < CLOSED_WITHIN_S, seconds
+        else:
+            assert status == "ok", (replica, detail)
+            assert not detail.exception and detail.found, detail.exceptions
+    assert landed == ["app2"] * 4, landed
+    for first in firsts:
+        assert first is not None and not first.exception, first and first.exceptions
