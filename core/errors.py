@@ -44,3 +44,9 @@ class ModelTooLargeError(ModelLoadError):
 
 class InputError(ExplorerError):
     """The text given cannot be analysed as it is (empty, B without A, too long untruncated)."""
+
+
+class NoPretrainingHeadError(ExplorerError):
+    """The model has no masked-language-model head (``cls.predictions``) or no next-sentence head
+    (``cls.seq_relationship``): a checkpoint saved as a bare BertModel, such as the default
+    all-MiniLM-L6-v2. ``params["head"]`` names the missing head's weights."""

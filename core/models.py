@@ -3,10 +3,16 @@
 Only safetensors weights are read and remote code is never run. When a model is not on this
 machine and the hub cannot be reached, loading fails within seconds with a clear message instead
 of retrying for half a minute.
+
+A checkpoint that ships BERT's pretraining heads (``cls.predictions``, the masked-language-model
+head, and ``cls.seq_relationship``, the next-sentence head, as bert-base-uncased does) keeps them
+in ``ModelBundle.heads``; one without them (the default all-MiniLM-L6-v2) loads as a plain
+``BertModel`` exactly as before.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -21,7 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from transformers import AutoConfig, AutoTokenizer, BertConfig, BertModel, PreTrainedTokenizerBase
+from safetensors import safe_open
+from transformers import (
+    AutoConfig,
+    AutoTokenizer,
+    BertConfig,
+    BertForPreTraining,
+    BertModel,
+    PreTrainedTokenizerBase,
+)
+from transformers.models.bert.modeling_bert import BertPreTrainingHeads
+from transformers.utils import cached_file
 from transformers.utils import logging as transformers_logging
 
 from core.errors import (
@@ -43,6 +59,9 @@ _LOG = logging.getLogger(__name__)
 _SIZE_FIELDS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                 "intermediate_size", "max_position_embeddings", "type_vocab_size")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+# The weight-name prefixes of BERT's two pretraining heads (BertForPreTraining.cls).
+MLM_HEAD = "cls.predictions"
+NSP_HEAD = "cls.seq_relationship"
 
 
 # One lock per tokenizer object. A fast tokenizer applies per-call truncation and padding by setting
@@ -79,6 +98,10 @@ class ModelBundle:
     name: str
     model: BertModel
     tokenizer: PreTrainedTokenizerBase
+    # BERT's pretraining heads when the checkpoint ships them, else None. ``heads.predictions`` is
+    # the MLM head (its decoder tied to the word embeddings), ``heads.seq_relationship`` the NSP
+    # head; either is None when the checkpoint has only the other (a BertForMaskedLM has no NSP).
+    heads: BertPreTrainingHeads | None = None
 
     @property
     def config(self) -> BertConfig:
@@ -254,22 +277,34 @@ def load_model(name: str | None = None) -> ModelBundle:
     ``name``: None or "all-MiniLM-L6-v2" for the embedded default, a hub name such as
     ``bert-base-uncased``, or a folder on disk. Raises a ``ModelLoadError`` subclass with a
     message meant to be shown to the user, within ``HUB_DEADLINE_S`` when the hub is involved.
+
+    When the checkpoint's safetensors hold weights named ``cls.predictions*`` or
+    ``cls.seq_relationship*`` (only the file's header is read to know), it is loaded as a
+    ``BertForPreTraining``: its ``.bert`` is the bundle's model and its ``.cls`` the bundle's
+    ``heads``. Otherwise it loads as a ``BertModel``, as it always has.
     """
     name = (name or "").strip() or DEFAULT_MODEL
     deadline = time.monotonic() + HUB_DEADLINE_S
     source = model_source(name)
     load_config(name, deadline)
+    kwargs: dict[str, Any] = {
+        "use_safetensors": True, "attn_implementation": "eager", "trust_remote_code": False}
+    heads: BertPreTrainingHeads | None = None
     try:
         tokenizer = _from_pretrained(AutoTokenizer.from_pretrained, source, name, deadline)
-        model = _from_pretrained(
-            BertModel.from_pretrained,
-            source,
-            name,
-            deadline,
-            use_safetensors=True,
-            attn_implementation="eager",
-            trust_remote_code=False,
-        )
+        found = _from_pretrained(_pretraining_heads_in, source, name, deadline)
+        if found:
+            full = _from_pretrained(BertForPreTraining.from_pretrained, source, name, deadline,
+                                    **kwargs)
+            full.eval()  # the heads too, before the bundle is shared
+            model, heads = full.bert, full.cls
+            # A head the checkpoint lacks would be random weights: drop it rather than show noise.
+            if MLM_HEAD not in found:
+                heads.predictions = None
+            if NSP_HEAD not in found:
+                heads.seq_relationship = None
+        else:
+            model = _from_pretrained(BertModel.from_pretrained, source, name, deadline, **kwargs)
     except ModelLoadError:
         raise
     # Weights that do not match the config, a corrupt safetensors file (SafetensorError), ...
@@ -281,7 +316,33 @@ def load_model(name: str | None = None) -> ModelBundle:
             name=name,
         ) from exc
     model.eval()  # once, before the bundle is shared; nobody switches it back
-    return ModelBundle(name=name, model=model, tokenizer=tokenizer)
+    return ModelBundle(name=name, model=model, tokenizer=tokenizer, heads=heads)
+
+
+def _pretraining_heads_in(source: str, local_files_only: bool = False) -> frozenset[str]:
+    """Which of ``MLM_HEAD`` / ``NSP_HEAD`` the checkpoint's safetensors weights hold.
+
+    Reads weight names only: the header of ``model.safetensors`` (safe_open loads no tensor), or
+    the ``weight_map`` of a sharded checkpoint's index. A file the hub has but this machine has not
+    is downloaded once into the cache, where ``from_pretrained`` then finds it. A hub name with
+    neither file in the local cache raises OSError, so ``_from_pretrained`` asks the hub.
+    """
+    for filename in ("model.safetensors", "model.safetensors.index.json"):
+        path = cached_file(source, filename, local_files_only=local_files_only,
+                           _raise_exceptions_for_missing_entries=False)
+        if path is None:
+            continue
+        if filename.endswith(".json"):
+            with open(path, encoding="utf-8") as f:
+                keys = list(json.load(f).get("weight_map", {}))
+        else:
+            with safe_open(path, framework="pt") as f:
+                keys = list(f.keys())
+        return frozenset(head for head in (MLM_HEAD, NSP_HEAD)
+                         if any(k.startswith(head) for k in keys))
+    if local_files_only and not Path(source).is_dir():
+        raise OSError(f"no safetensors weights of {source} in the local cache")
+    return frozenset()  # BertModel.from_pretrained gives its own error for missing weights
 
 
 def _positive_int(value: object) -> bool:
