@@ -1,5 +1,8 @@
-"""Getting the current input's analysis (or only its tokens) on a page, with every notice a user
-should see."""
+"""The current input's tokens or analysis for a page, with every notice a user should see.
+
+A page's cache module calls these; on text that cannot be analysed they say why, in the
+reader's language, and stop the page (the sidebar stays usable).
+"""
 
 from __future__ import annotations
 
@@ -9,70 +12,82 @@ from typing import TypeVar
 import streamlit as st
 
 from components.cache import get_analysis, get_encoding, get_model
-from components.inputs import SharedInputs, shared_inputs
-from core import Analysis, Encoding, InputError, ModelBundle
+from components.i18n import N_, _
+from components.inputs import SharedInputs
+from components.labels import markdown_template
+from core import Analysis, Encoding, ExplorerError, ModelBundle
 
 T = TypeVar("T")
 
+CHARS_CUT = N_("The text was {count} characters over the explorer's limit; that tail was cut "
+               "before tokenising.")
+TRUNCATED = N_("Truncated: the input has {full} tokens but the limit is {limit}, so the last "
+               "{cut} tokens were cut (BERT cannot read more than its position table holds).")
 
-def current_model() -> ModelBundle:
+
+def model_of(inputs: SharedInputs) -> ModelBundle:
     """The model in use (already loaded by the router)."""
-    return get_model(shared_inputs().model)
+    return get_model(inputs.model)
 
 
-def current_analysis(
-    max_length: int | None = None,
-    truncation: bool = True,
-    pad_to_max_length: bool = False,
-    attentions: bool = False,
-) -> Analysis:
-    """The analysis of the shared inputs; on bad input, a clear message and the page stops."""
-    result = _of_shared_inputs(get_analysis, max_length=max_length, truncation=truncation,
-                               pad_to_max_length=pad_to_max_length, attentions=attentions)
-    show_notices(result.encoding)
-    return result
-
-
-def current_encoding(
-    max_length: int | None = None,
-    truncation: bool = True,
-    pad_to_max_length: bool = False,
-) -> Encoding:
-    """The shared inputs tokenised, for a view that needs no model run; the same messages."""
-    enc = _of_shared_inputs(get_encoding, max_length=max_length, truncation=truncation,
-                            pad_to_max_length=pad_to_max_length)
+def encoding_of(inputs: SharedInputs) -> Encoding:
+    """The shared inputs tokenised, for a view that needs no model run."""
+    enc = or_stop(get_encoding, inputs.model, inputs.text_a, inputs.text_b, inputs.max_length,
+                  inputs.truncation, inputs.padding)
     show_notices(enc)
     return enc
 
 
-def _of_shared_inputs(getter: Callable[..., T], max_length: int | None, **options: bool) -> T:
-    """``getter(model, a, b, ...)`` for the shared inputs; on text it cannot take, the reason as
-    a warning and the page stops."""
-    inputs: SharedInputs = shared_inputs()
-    if max_length is not None and max_length >= current_model().config.max_position_embeddings:
-        max_length = None  # the model's own limit: one cache key, so pages share one result
+def analysis_of(inputs: SharedInputs, attentions: bool = False) -> Analysis:
+    """Every stage of the shared inputs, with the same notices."""
+    result = or_stop(get_analysis, inputs.model, inputs.text_a, inputs.text_b,
+                     inputs.max_length, inputs.truncation, inputs.padding, attentions)
+    show_notices(result.encoding)
+    return result
+
+
+def or_stop(getter: Callable[..., T], *args: object) -> T:
+    """``getter(*args)``; on an input core cannot take, its reason as a warning and the page
+    stops there."""
     try:
-        return getter(inputs.model, inputs.text_a, inputs.text_b, max_length=max_length,
-                      **options)
-    except InputError as exc:
-        st.warning(str(exc), icon=":material/edit_note:")
+        return getter(*args)
+    except ExplorerError as exc:
+        show_error(exc)
         st.stop()
+
+
+def show_error(exc: ExplorerError) -> None:
+    """Core's message, translated from its template, with its values shown verbatim."""
+    st.warning(markdown_template(_(exc.template), **exc.params), icon=":material/edit_note:")
 
 
 def show_notices(enc: Encoding) -> None:
     """Truncation, the character cap and tokenizer warnings, stated with numbers."""
     if enc.chars_cut:
-        st.warning(
-            f"The text was {enc.chars_cut:,} characters over the explorer's limit; "
-            "that tail was cut before tokenising.",
-            icon=":material/content_cut:",
-        )
+        st.warning(_(CHARS_CUT).format(count=f"{enc.chars_cut:,}"),
+                   icon=":material/content_cut:")
     if enc.truncated:
-        st.warning(
-            f"Truncated: the input has {enc.full_length:,} tokens but the limit is "
-            f"{enc.max_length:,}, so the last {enc.truncated:,} tokens were cut "
-            "(BERT cannot read more than its position table holds).",
-            icon=":material/content_cut:",
-        )
+        st.warning(_(TRUNCATED).format(full=f"{enc.full_length:,}", limit=f"{enc.max_length:,}",
+                                       cut=f"{enc.truncated:,}"),
+                   icon=":material/content_cut:")
     for text in enc.warnings:
-        st.info(text, icon=":material/info:")
+        st.info(_(text), icon=":material/info:")
+
+
+# The pages not yet in the one page shape read the shared inputs through these three.
+def current_model() -> ModelBundle:
+    from components.inputs import shared_inputs
+
+    return model_of(shared_inputs())
+
+
+def current_analysis(attentions: bool = False) -> Analysis:
+    from components.inputs import shared_inputs
+
+    return analysis_of(shared_inputs(), attentions)
+
+
+def current_encoding() -> Encoding:
+    from components.inputs import shared_inputs
+
+    return encoding_of(shared_inputs())

@@ -26,6 +26,7 @@ from core import (
     encode,
     load_model,
 )
+from core.parameter_listing import model_counts
 
 T = TypeVar("T")
 
@@ -123,3 +124,10 @@ def get_analysis(
     with st.spinner("Running the model…"):  # only a miss gets here
         result = analyze_encoding(get_model(model_name), encoding, attentions=attentions)
     return result.read_only()
+
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
+def parameter_count(model_name: str) -> int:
+    """``sum(p.numel())`` over the loaded model: the one count Home and Parameters show."""
+    total, _trainable = model_counts(get_model(model_name).model)
+    return total

@@ -1,7 +1,9 @@
-"""The shared inputs drawn by the router on every page: model picker, sentence A, sentence B.
+"""The shared inputs drawn by the router on every page: language, model, sentences A and B, and
+the tokenizer's options.
 
-Each is one keyed widget bound to the URL (``?a=...&b=...&model=...``), so every view is a
-shareable link and the inputs survive a page change.
+They live in the URL (``?lang=zh&model=...&a=...&b=...&max_length=128&padding=true``), so every
+view is a shareable link and the inputs survive a page change. Pages read them once, through
+``shared_inputs()``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from components.cache import get_model
+from components.controls import whole_number
+from components.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, set_language
 from components.labels import markdown_code, markdown_template
 from core import DEFAULT_MODEL, ModelLoadError
 from core.settings import allowed_name, pickable_models
@@ -22,79 +26,117 @@ ACTIVE_MODEL_KEY = "active_model"   # last model that loaded: the app stays on i
 # Characters of a sentence, URL-encoded, a link may carry: servers refuse request lines of tens of
 # kilobytes, so two such sentences still make a link any server and browser take.
 URL_TEXT_LIMIT = 6000
-REFUSED = ("“{name}” is not one of the models this server offers. Staying on {fallback}; pick a "
-           "model from the list.")
-STAYING = "Staying on {fallback}."
+REFUSED = N_("“{name}” is not one of the models this server offers. Staying on {fallback}; "
+             "pick a model from the list.")
+STAYING = N_("Staying on {fallback}.")
 
 
 @dataclass(frozen=True)
 class SharedInputs:
-    model: str          # the model actually in use (may differ from the one asked for)
+    """What every page reads: the model in use, the text, and how it is tokenised."""
+
+    model: str               # the model actually in use (may differ from the one asked for)
     text_a: str
     text_b: str | None
+    max_length: int | None   # None: the model's own limit (its position table)
+    truncation: bool = True
+    padding: bool = False    # pad to max_length, as the tutorials' padding="max_length"
 
     @property
     def is_pair(self) -> bool:
         return self.text_b is not None
 
 
+def draw_language_switch() -> None:
+    """English / 简体中文 at the top of the sidebar, carried in the link as ``?lang=zh``.
+
+    Not a bound widget: a bound choice puts its shown label in the link (``?lang=简体中文``),
+    and the link's word is the language code. Like the sentences, the router writes it back to
+    the link on every run, so it survives a page change.
+    """
+    if "lang" not in st.session_state:
+        asked = st.query_params.get("lang", DEFAULT_LANGUAGE)
+        st.session_state["lang"] = asked if asked in LANGUAGES else DEFAULT_LANGUAGE
+    st.sidebar.segmented_control(
+        "Language · 语言", list(LANGUAGES), format_func=LANGUAGES.get, key="lang",
+        required=True,
+    )
+    code = set_language(st.session_state.get("lang"))
+    _carry("lang", code, DEFAULT_LANGUAGE)
+
+
 def draw_shared_inputs() -> None:
-    """Draw the model picker and sentence boxes in the sidebar and load the model asked for."""
+    """Draw the model picker, sentence boxes and tokenizer options; load the model asked for."""
     options = pickable_models()
     # A name typed in, or given in the URL, joins the list so the picker shows what was asked for.
     asked = st.session_state.get("model") or st.query_params.get("model")
     if asked and asked not in options:
         options.append(asked)
-    seed_texts_from_url()
+    for key, default in TEXT_DEFAULTS.items():   # a session's first run: the link's sentences
+        if key not in st.session_state:
+            st.session_state[key] = st.query_params.get(key, default)
     with st.sidebar:
-        st.header("Input")
+        st.header(_("Input"))
         st.selectbox(
-            "Model",
-            options,
-            key="model",
-            bind="query-params",
-            accept_new_options=True,
-            help="The embedded all-MiniLM-L6-v2 works offline. Other names need the model hub, "
-            "the Hugging Face cache, or a model folder this server is set up to offer.",
+            _("Model"), options, key="model", bind="query-params", accept_new_options=True,
+            help=_("The embedded all-MiniLM-L6-v2 works offline. Other names need the model "
+                   "hub, the Hugging Face cache, or a model folder this server is set up to "
+                   "offer."),
         )
-        st.text_area("Sentence A", key="a", height=90)
+        st.text_area(_("Sentence A"), key="a", height=90)
         st.text_area(
-            "Sentence B (optional)",
-            key="b",
-            height=90,
-            help="Give a second sentence to see a pair: [CLS] A [SEP] B [SEP], segments 0 and 1.",
+            _("Sentence B (optional)"), key="b", height=90,
+            help=_("Give a second sentence to see a pair: [CLS] A [SEP] B [SEP], segments 0 "
+                   "and 1."),
         )
-        texts_to_url()
+        _texts_to_url()
     _load_requested_model()  # outside the sidebar: a load error shows at the top of the page
-    st.sidebar.caption(f"Model in use: {markdown_code(st.session_state[ACTIVE_MODEL_KEY])}")
+    with st.sidebar:
+        st.caption(_("Model in use: {name}").format(
+            name=markdown_code(st.session_state[ACTIVE_MODEL_KEY])))
+        _draw_tokenizer_options()
 
 
-def seed_texts_from_url() -> None:
-    """Fill the sentence boxes from the link on a session's first run.
+def _draw_tokenizer_options() -> None:
+    """Max length, truncation and padding: one setting for every page, so [PAD] rows chosen
+    here show as embeddings on Stages too."""
+    limit = get_model(st.session_state[ACTIVE_MODEL_KEY]).config.max_position_embeddings
+    with st.expander(_("Tokenizer options"), icon=":material/tune:"):
+        whole_number(st, _("Max length"), min_value=4, max_value=limit, value=limit,
+                     key="max_length",
+                     help=_("At most {limit}: the size of the position table.").format(
+                         limit=limit))
+        st.toggle(_("Truncate to max length"), value=True, key="truncation",
+                  bind="query-params")
+        st.toggle(_("Pad to max length"), value=False, key="padding", bind="query-params",
+                  help=_('As in the tutorials: padding="max_length", max_length=128.'))
+
+
+def _texts_to_url() -> None:
+    """Put both sentences in the link, unless they are too long for one.
 
     The boxes are not bound to the URL by Streamlit: a bound text goes into the link however long
     it is, and a 20,000-character sentence makes a link the server refuses, so reloading the page
-    showed a browser error. ``texts_to_url`` writes the link instead, leaving out what is too long.
+    showed a browser error.
     """
-    for key, default in TEXT_DEFAULTS.items():
-        if key not in st.session_state:
-            st.session_state[key] = st.query_params.get(key, default)
-
-
-def texts_to_url() -> None:
-    """Put both sentences in the link (as a bound widget would), unless they are too long for it."""
     too_long = False
     for key, default in TEXT_DEFAULTS.items():
         text = st.session_state.get(key) or ""
         fits = len(urllib.parse.quote(text)) <= URL_TEXT_LIMIT
         too_long |= not fits
-        if text == default or not fits:
-            st.query_params.pop(key, None)
-        elif st.query_params.get(key) != text:
-            st.query_params[key] = text
+        _carry(key, text if fits else default, default)
     if too_long:
-        st.caption("This text is too long for a link, so the page's address leaves it out: a "
-                   "link copied now opens without it.")
+        st.caption(_("This text is too long for a link, so the page's address leaves it out: a "
+                     "link copied now opens without it."))
+
+
+def _carry(key: str, value: str, default: str) -> None:
+    """Write ``value`` into the link (dropped when it is the default), as a bound widget would;
+    run on every page, so a page change (which drops unbound parameters) keeps it."""
+    if value == default:
+        st.query_params.pop(key, None)
+    elif st.query_params.get(key) != value:
+        st.query_params[key] = value
 
 
 def _load_requested_model() -> None:
@@ -104,15 +146,15 @@ def _load_requested_model() -> None:
     name = allowed_name(typed)
     if name is None:
         # The same words for every refused name, existing folder or not: nothing about the disk.
-        st.error(markdown_template(REFUSED, name=typed, fallback=fallback))
+        st.error(markdown_template(_(REFUSED), name=typed, fallback=fallback))
         return _stay_on(fallback)
     try:
         get_model(name)
         st.session_state[ACTIVE_MODEL_KEY] = name
     except ModelLoadError as exc:
         # Core's words, by its template; the name is the one typed, never the resolved path.
-        message = markdown_template(exc.template, **{**exc.params, "name": typed})
-        st.error(message + "\n\n" + markdown_template(STAYING, fallback=fallback))
+        message = markdown_template(_(exc.template), **{**exc.params, "name": typed})
+        st.error(message + "\n\n" + markdown_template(_(STAYING), fallback=fallback))
         _stay_on(fallback)
 
 
@@ -122,10 +164,17 @@ def _stay_on(fallback: str) -> None:
 
 
 def shared_inputs() -> SharedInputs:
-    """What the user typed and the model in use, as pages read them."""
+    """What the user typed, the model in use and the tokenizer's options, as pages read them."""
     text_b = st.session_state.get("b") or ""
+    model = st.session_state.get(ACTIVE_MODEL_KEY, DEFAULT_MODEL)
+    limit = get_model(model).config.max_position_embeddings
+    max_length = int(st.session_state.get("max_length") or limit)
     return SharedInputs(
-        model=st.session_state.get(ACTIVE_MODEL_KEY, DEFAULT_MODEL),
+        model=model,
         text_a=st.session_state.get("a") or "",
         text_b=text_b if text_b.strip() else None,
+        # The model's own limit is None: one cache key, so pages share one result.
+        max_length=None if max_length >= limit else max_length,
+        truncation=bool(st.session_state.get("truncation", True)),
+        padding=bool(st.session_state.get("padding", False)),
     )

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-# Segment A blue, segment B orange: a pair that stays distinct for colour-blind viewers.
-SEGMENT_COLOURS = {0: "#1f77b4", 1: "#ff7f0e"}
+from components import palette
+from components.i18n import N_
+
+SEGMENT_COLOURS = palette.SEGMENT
 SEGMENT_NAMES = {0: "A", 1: "B"}
 
 
@@ -53,14 +55,20 @@ def token_labels(tokens: Sequence[str]) -> list[str]:
     return [f"{i} {plotly_text(tok)}" for i, tok in enumerate(tokens)]
 
 
+PADDING, UNKNOWN, SPECIAL, CONTINUATION, WORD_PIECE = (
+    N_("padding"), N_("unknown ([UNK])"), N_("special"), N_("continuation (##)"),
+    N_("word piece"),
+)
+
+
 def token_kind(token: str, is_special: bool, is_padding: bool, unk_token: str | None) -> str:
-    """What a token is, in words a student knows from the tutorials."""
+    """What a token is, in words a student knows from the tutorials (English; shown with _())."""
     if is_padding:
-        return "padding"
+        return PADDING
     if token == unk_token:
-        return "unknown ([UNK])"
+        return UNKNOWN
     if is_special:
-        return "special"
+        return SPECIAL
     if token.startswith("##"):
-        return "continuation (##)"
-    return "word piece"
+        return CONTINUATION
+    return WORD_PIECE

@@ -1,37 +1,54 @@
-"""The app frame: page list, navigation and the shared inputs, run before every page."""
+"""The app frame: page list, navigation, the language and the shared inputs, run before every page.
+
+Every page lives in its own folder, ``pages/<name>/page.py``, and nothing sits at the top of
+``pages/``: Streamlit's legacy page discovery (which globs ``pages/*.py`` when a ``pages/`` folder
+is next to app.py) then finds no page, so every session, a fresh server's first deep link
+included, runs app.py and this router.
+"""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-from components.inputs import draw_shared_inputs
+from components.i18n import N_, _
+from components.inputs import draw_language_switch, draw_shared_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
-# Set while the router runs a page, in the script thread running it: how a page knows it was
-# reached through the router rather than run by Streamlit's legacy pages/ mode.
-_routing = threading.local()
 
 
 @dataclass(frozen=True)
 class PageSpec:
-    path: str
-    title: str
+    folder: str        # pages/<folder>/page.py
+    title: str         # English; shown through _()
     url_path: str
     icon: str
 
+    @property
+    def path(self) -> str:
+        return f"pages/{self.folder}/page.py"
 
-HOME = PageSpec("pages/home.py", "Home", "", ":material/home:")
+
+HOME = PageSpec("home", N_("Home"), "", ":material/home:")
 PAGES = (
-    PageSpec("pages/tokens.py", "Tokens", "tokens", ":material/segment:"),
-    PageSpec("pages/stages.py", "Stages", "stages", ":material/stacks:"),
-    PageSpec("pages/positions.py", "Positions", "positions", ":material/timeline:"),
-    PageSpec("pages/similarity.py", "Similarity", "similarity", ":material/compare_arrows:"),
-    PageSpec("pages/parameters.py", "Parameters", "parameters", ":material/calculate:"),
+    PageSpec("tokens", N_("Tokens"), "tokens", ":material/segment:"),
+    PageSpec("stages", N_("Stages"), "stages", ":material/stacks:"),
+    PageSpec("positions", N_("Positions"), "positions", ":material/timeline:"),
+    PageSpec("similarity", N_("Similarity"), "similarity", ":material/compare_arrows:"),
+    PageSpec("encoder", N_("Encoder"), "encoder", ":material/hub:"),
+    PageSpec("pretraining", N_("Pretraining"), "pretraining", ":material/school:"),
+    PageSpec("parameters", N_("Parameters"), "parameters", ":material/calculate:"),
+    PageSpec("lesson", N_("Lesson"), "lesson", ":material/menu_book:"),
 )
+
+# The navigation's menus: the embedding layer, the model around it, the guided lessons.
+GROUPS = {
+    "tokens": N_("Embeddings"), "stages": N_("Embeddings"), "positions": N_("Embeddings"),
+    "similarity": N_("Embeddings"), "encoder": N_("Model"), "pretraining": N_("Model"),
+    "parameters": N_("Model"), "lesson": N_("Lessons"),
+}
 
 
 def available_pages() -> list[PageSpec]:
@@ -40,34 +57,17 @@ def available_pages() -> list[PageSpec]:
 
 
 def run_app() -> None:
-    """Register the pages, draw the shared inputs and run the page the URL asks for."""
+    """Set the language, register the pages, draw the shared inputs and run the page asked for."""
     st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🧭", layout="wide")
-    pages = [st.Page(str(ROOT / HOME.path), title=HOME.title, icon=HOME.icon, default=True)]
-    pages += [
-        st.Page(str(ROOT / s.path), title=s.title, url_path=s.url_path, icon=s.icon)
-        for s in available_pages()
-    ]
-    page = st.navigation(pages, position="top")
+    draw_language_switch()   # first: every string after it is in the reader's language
+    home = st.Page(str(ROOT / HOME.path), title=_(HOME.title), icon=HOME.icon, default=True)
+    groups: dict[str, list[st.Page]] = {"": [home]}
+    for spec in available_pages():
+        groups.setdefault(_(GROUPS[spec.folder]), []).append(
+            st.Page(str(ROOT / spec.path), title=_(spec.title), url_path=spec.url_path,
+                    icon=spec.icon))
+    # Grouped, the top bar shows a few menus instead of nine links: at 1024 px nothing hides
+    # behind "more".
+    page = st.navigation(groups, position="top")
     draw_shared_inputs()
-    _routing.active = True
-    try:
-        page.run()
-    finally:
-        _routing.active = False
-
-
-def ensure_router() -> None:
-    """Hand a page run over to the router when Streamlit ran the page file on its own.
-
-    Because a ``pages/`` folder sits next to app.py, a freshly started server runs its first
-    sessions in legacy mode: a deep link such as ``/stages?a=...`` executes pages/stages.py without
-    app.py (no shared inputs). ``st.navigation`` switches that mode off for good, so such a run
-    calls the router, which runs this page again properly, and stops the legacy run.
-
-    The test is whether the router is running this page, not Streamlit's global legacy flag: when
-    a class opens the links at once, another session's router can clear that flag while this
-    session's legacy run is already under way, which left such a page without its inputs.
-    """
-    if not getattr(_routing, "active", False):
-        run_app()
-        st.stop()
+    page.run()

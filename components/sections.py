@@ -7,19 +7,49 @@ computes and sends only that section; the open tab is bound to the URL, so a lin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from components.i18n import _, every_language
+
+Context = TypeVar("Context")
+
+
+@dataclass(frozen=True)
+class Section(Generic[Context]):
+    """One tab of a page: its English label (shown translated) and the function that draws it."""
+
+    label: str
+    draw: Callable[[Context], None]
+
 
 def open_section(labels: Sequence[str], key: str) -> tuple[str, DeltaGenerator]:
-    """Draw the tabs; return the open tab's label and the container to draw its section in.
+    """Draw the tabs; return the open tab's English label and the container to draw it in.
 
-    The other tabs stay empty until clicked; clicking one reruns the page with it open.
+    The tabs show (and the link carries) the labels in the reader's language; a link made in
+    the other language opens the same tab. The other tabs stay empty until clicked.
     """
-    tabs = st.tabs(list(labels), key=key, bind="query-params", on_change="rerun")
+    shown = [_(label) for label in labels]
+    asked = st.query_params.get(key)
+    # Only for a link in the other language: a default equal to the link's own value would make
+    # Streamlit drop it from the address.
+    default = None if asked in shown else next(
+        (s for s, label in zip(shown, labels, strict=True) if asked in every_language(label)),
+        None)
+    tabs = st.tabs(shown, default=default, key=key, bind="query-params", on_change="rerun")
     for label, tab in zip(labels, tabs, strict=True):
         if tab.open:
             return label, tab
     return labels[0], tabs[0]  # not reached: a stateful st.tabs always has one tab open
+
+
+def draw_sections(sections: Sequence[Section[Context]], key: str, context: Context) -> str:
+    """The tabs of ``sections``; runs the open one's ``draw(context)``; returns its label."""
+    label, area = open_section([s.label for s in sections], key)
+    with area:
+        next(s for s in sections if s.label == label).draw(context)
+    return label

@@ -20,11 +20,13 @@ class Encoding:
     position_ids: list[int]
     attention_mask: list[int]
     special_tokens_mask: list[int]
+    offsets: list[tuple[int, int, int]] = field(default_factory=list)  # (segment, start, end)
     truncated: int = 0          # tokens cut to fit max_length
     full_length: int = 0        # tokens the text would have without truncation
     chars_cut: int = 0          # characters cut by the MAX_CHARS cap before tokenising
     max_length: int = 512
     warnings: list[str] = field(default_factory=list)
+    texts: tuple[str, str | None] = ("", None)   # the texts tokenised, after the character cap
 
     @property
     def n_real(self) -> int:
@@ -97,6 +99,7 @@ def encode(
         return_token_type_ids=True,
         return_attention_mask=True,
         return_special_tokens_mask=True,
+        return_offsets_mapping=True,
     )
     ids = list(enc["input_ids"])
     kept = sum(enc["attention_mask"])
@@ -113,9 +116,12 @@ def encode(
         position_ids=list(range(len(ids))),
         attention_mask=list(enc["attention_mask"]),
         special_tokens_mask=list(enc["special_tokens_mask"]),
+        offsets=[(seg, start, end) for seg, (start, end)
+                 in zip(enc["token_type_ids"], enc["offset_mapping"], strict=True)],
         truncated=full_length - kept,
         full_length=full_length,
         chars_cut=chars_cut,
         max_length=max_length,
         warnings=warnings,
+        texts=(a, b),
     )

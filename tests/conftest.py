@@ -205,3 +205,11 @@ def wait_for_app(page, timeout_ms: int = 90_000) -> None:
     page.wait_for_timeout(300)  # let a rerun started by the URL binding or a keypress begin
     page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout_ms)
     page.wait_for_timeout(300)
+
+
+@pytest.fixture
+def folder_models_allowed(monkeypatch, tmp_path) -> Path:
+    """``tmp_path`` named as the root model folders may be loaded from (BERT_EXPLORER_MODEL_DIRS):
+    without it the app refuses every folder, as a default install does."""
+    monkeypatch.setenv("BERT_EXPLORER_MODEL_DIRS", str(tmp_path))
+    return tmp_path

@@ -8,7 +8,7 @@ from components.router import HOME, available_pages
 from core import analyze
 from tests.conftest import assert_clean, open_app
 
-TOKENS = "pages/tokens.py"
+TOKENS = "pages/tokens/page.py"
 
 
 def token_table(at):
@@ -21,7 +21,7 @@ def test_home_shows_pipeline_with_live_shapes(bundle):
     assert at.title[0].value == "BERT Embedding Explorer"
     dot = at.get("graphviz_chart")[0].proto.spec
     assert "[1, 13, 384]" in dot and "word_embeddings 30522×384" in dot and "[1, 13]" in dot
-    assert HOME.path == "pages/home.py"
+    assert HOME.path == "pages/home/page.py"
 
 
 def test_every_page_is_registered_and_renders():
@@ -66,7 +66,7 @@ def test_unknown_token_is_marked(bundle):
 
 def test_inputs_survive_a_page_change():
     # The URL side of the binding is done by the browser; tests/test_browser.py checks it.
-    at = open_app("pages/home.py")
+    at = open_app("pages/home/page.py")
     at.sidebar.text_area(key="a").set_value("Shared inputs").run()
     at.sidebar.text_area(key="b").set_value("carry both sentences").run()
     at.switch_page(TOKENS).run()
@@ -121,9 +121,9 @@ def test_home_and_tokens_run_no_model_and_stages_runs_it_once():
     assert_clean(at)
     assert "zebra" in " ".join(token_table(at)["token"])
     assert get_analysis.cache_info().misses == misses   # Home, then Tokens: no model run
-    at.switch_page("pages/stages.py").run()
+    at.switch_page("pages/stages/page.py").run()
     assert_clean(at)
     assert get_analysis.cache_info().misses == misses + 1
-    at.switch_page("pages/similarity.py").run()
+    at.switch_page("pages/similarity/page.py").run()
     assert_clean(at)
     assert get_analysis.cache_info().misses == misses + 1

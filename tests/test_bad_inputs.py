@@ -44,8 +44,9 @@ PAGES = [HOME.path, *(spec.path for spec in available_pages())]
 # text inputs and each page's own URL-bound widgets differ per page and run on every page.
 ROUTER_PAGES = list(dict.fromkeys([HOME.path, PAGES[1 % len(PAGES)], PAGES[-1]]))
 # Pages split into section tabs (components.sections): each tab is tried on its own.
-SECTION_PAGES = [page for page in PAGES if "open_section(" in (ROOT / page).read_text()]
-SHARED_KEYS = {"a", "b", "model"}
+SECTION_PAGES = [page for page in PAGES
+                 if re.search(r"\b(open_section|draw_sections)\(", (ROOT / page).read_text())]
+SHARED_KEYS = {"a", "b", "model", "lang", "max_length", "truncation", "padding"}
 
 GOOD = "The cat sat on the mat."
 SCRIPT = "<script>alert(1)</script>"
@@ -60,7 +61,7 @@ TRUNCATED = re.compile(
 
 
 def page_id(path: str) -> str:
-    return Path(path).stem
+    return Path(path).parent.name
 
 
 @functools.cache
@@ -664,7 +665,7 @@ def test_similarity_picks_follow_a_new_text(bundle):
     """Texts that leave one token to pick ("Hi", zero-width only) must not pin both token pickers
     of the Similarity page to one token for the texts typed after them: each new text gets its own
     default pair."""
-    page = "pages/similarity.py"
+    page = "pages/similarity/page.py"
     at = open_app(page, sim_section="Word in context")
     for text in ("Hi", "\u200b\u200d", GOOD, "\x07", "Hi", "The dog saw the dog."):
         set_inputs(at, text)

@@ -19,7 +19,7 @@ from tests.test_parameters_core import (
     numel,
 )
 
-PAGE = "pages/parameters.py"
+PAGE = "pages/parameters/page.py"
 
 
 def frame_with(at, column: str):

@@ -38,7 +38,7 @@ from tests.conftest import (
 )
 from tests.test_positions_core import lstsq_probe
 
-PAGE = "pages/positions.py"
+PAGE = "pages/positions/page.py"
 SENTENCE = "This is a test sentence"
 TOKENS = ["[CLS]", "this", "is", "a", "test", "sentence", "[SEP]"]
 MODEL_LEVEL = ("table", "pca", "cosine", "offset", "probe", "norms")
@@ -434,7 +434,8 @@ def test_markup_in_the_sentence_is_shown_as_text():
     assert norms["text"] == marks["hovertext"]
 
 
-def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_bundle):
+def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_bundle,
+                                                              folder_models_allowed):
     model = BertModel(tiny_config()).eval()
     model.load_state_dict(tiny_bundle.model.state_dict())
     model.save_pretrained(tmp_path)

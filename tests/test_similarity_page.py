@@ -28,7 +28,7 @@ from tests.conftest import (
     wait_for_app,
 )
 
-PAGE = "pages/similarity.py"
+PAGE = "pages/similarity/page.py"
 RIVER = "I sat on the bank of the river."
 MONEY = "I deposited money at the bank."
 SINGLE = "The cat saw the dog and the dog saw the cat."

@@ -30,7 +30,7 @@ from tests.conftest import (
     wait_for_app,
 )
 
-PAGE = "pages/stages.py"
+PAGE = "pages/stages/page.py"
 SEED = "This is a test sentence"
 PAIR = ("What is your name?", "My name is BERT.")
 LONG = "The quick brown fox jumps over the lazy dog. " * 60  # 602 tokens
@@ -505,7 +505,7 @@ def test_bad_text_gets_a_message():
     assert not at.get("plotly_chart")
 
 
-def test_another_model_with_other_sizes(tmp_path, bundle: ModelBundle):
+def test_another_model_with_other_sizes(tmp_path, bundle: ModelBundle, folder_models_allowed):
     """A 2-layer, hidden-32 BERT from a folder: windows, layers and sizes follow the model."""
     from transformers import BertModel
 

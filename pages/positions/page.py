@@ -27,12 +27,9 @@ from components.positions_cache import (
     get_projection,
     get_table,
 )
-from components.router import ensure_router
 from components.sections import open_section
 from core import InputError
 from core.positions import MIN_RANGE, PROBE_FOLDS, TABLE_KINDS, clamp_range, sampled_positions
-
-ensure_router()
 
 PC_CHOICES = list(range(1, 11))   # components offered for the axes
 COSINE_WINDOW = 128               # default window of the cosine heatmap

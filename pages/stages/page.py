@@ -13,7 +13,6 @@ from components.explain import explain
 from components.heatmap import show_figure
 from components.inputs import shared_inputs
 from components.labels import token_labels
-from components.router import ensure_router
 from components.sections import open_section
 from components.stages_cache import get_stage_check
 from core.embedding_checks import LAYERNORM_COLUMNS, one_hot_matrix
@@ -26,8 +25,6 @@ from core.stages import (
     dimension_window,
     stage_description,
 )
-
-ensure_router()
 
 ONE_HOT_MAX_TOKENS = 32    # draw (and offer to download) the one-hot matrix up to this length
 DIM_MODES = ("first N", "range", "all")

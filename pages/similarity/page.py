@@ -14,7 +14,6 @@ from components.explain import explain
 from components.heatmap import show_figure
 from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
-from components.router import ensure_router
 from components.sections import open_section
 from components.similarity_cache import (
     get_alone,
@@ -48,8 +47,6 @@ from core.similarity_choices import (
     similarity_stages,
     token_options,
 )
-
-ensure_router()
 
 # Tab labels are the values of ?sim_section= in a shared link: short, unique, plain ASCII.
 VIEWS = ("Tokens", "Sentences", "Word in context", "Anisotropy")

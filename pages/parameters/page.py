@@ -15,7 +15,6 @@ from components.parameters_figures import (
     show_table,
     treemap_figure,
 )
-from components.router import ensure_router
 from core.architecture import architecture_dot
 from core.parameter_listing import blocks, filter_parameters, reconcile, tree_nodes
 from core.parameter_tables import breakdown_frame, parameters_frame, reconcile_frame, terms_frame
@@ -38,8 +37,6 @@ from core.presets import (
     presets_frame,
     sizes_from_config,
 )
-
-ensure_router()
 
 # Option labels double as URL values (a bound widget puts the label in the URL), so they are
 # plain words, the same for every model.

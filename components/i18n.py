@@ -1,0 +1,74 @@
+"""The interface's language: one ``_()`` for every string a user reads, English or 简体中文.
+
+Streamlit has no translation of its own, so this is plain gettext: the catalogs are
+``locales/<lang>/LC_MESSAGES/<domain>.po`` (one domain per page folder, ``app`` for the frame,
+components and core's messages), compiled with Babel into gettext translations the first time a
+language is asked for, so a fresh checkout needs no build step. English is the source language:
+its ``_()`` returns the message itself.
+
+The language of the run is a context variable set by the router at the start of every script
+run (each session's script runs in its own thread), so figure builders with no Streamlit call
+translate too. Cached results must hold numbers, never translated text, or a cache hit would
+show one session's language to another.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+import io
+from contextvars import ContextVar
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
+LANGUAGES = {"en": "English", "zh": "简体中文"}
+DEFAULT_LANGUAGE = "en"
+
+_language: ContextVar[str] = ContextVar("language", default=DEFAULT_LANGUAGE)
+
+
+def set_language(code: str | None) -> str:
+    """Make ``code`` the language of this run (unknown codes mean English); returns it."""
+    code = code if code in LANGUAGES else DEFAULT_LANGUAGE
+    _language.set(code)
+    return code
+
+
+def language() -> str:
+    """The language of this run: "en" or "zh"."""
+    return _language.get()
+
+
+@functools.cache
+def translations(code: str) -> gettext.NullTranslations:
+    """Every domain's catalog of ``code`` compiled and chained into one gettext lookup."""
+    merged = gettext.NullTranslations()
+    folder = LOCALES / code / "LC_MESSAGES"
+    for po in sorted(folder.glob("*.po")) if code != DEFAULT_LANGUAGE else []:
+        with po.open("rb") as f:
+            catalog = read_po(f, locale=code)
+        buffer = io.BytesIO()
+        write_mo(buffer, catalog)
+        buffer.seek(0)
+        merged.add_fallback(gettext.GNUTranslations(buffer))
+    return merged
+
+
+def _(message: str) -> str:
+    """``message`` in this run's language (the English text when it has no translation)."""
+    if not message:
+        return message
+    return translations(_language.get()).gettext(message)
+
+
+def N_(message: str) -> str:  # noqa: N802 - gettext's conventional name
+    """Mark a module-level string for translation; ``_()`` translates it where it is shown."""
+    return message
+
+
+def every_language(message: str) -> set[str]:
+    """``message`` in every language: how a link made in one language opens in another."""
+    return {translations(code).gettext(message) for code in LANGUAGES} | {message}

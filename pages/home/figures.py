@@ -1,0 +1,57 @@
+"""Home's pipeline diagram: text -> tokens -> three lookups -> sum -> LayerNorm -> encoder ->
+pooler, with the live shapes of the current input. No Streamlit calls."""
+
+from __future__ import annotations
+
+from transformers import BertConfig
+
+from components.graphs import Node, dot_graph
+from components.i18n import N_, _
+from core import Encoding
+
+PAGE_BLURBS = {
+    "tokens": N_("Tokens, input_ids, token_type_ids, position_ids and the attention mask."),
+    "stages": N_("The three lookups, their sum, LayerNorm, dropout and every encoder layer."),
+    "positions": N_("The learned position table: PCA, cosines, a probe, and the sinusoidal "
+                    "formula."),
+    "similarity": N_("Cosine matrices by layer, sentence A vs B, and one word in two contexts."),
+    "encoder": N_("Inside one encoder layer: Q, K, V, attention by head, the feed-forward "
+                  "block, the pooler."),
+    "pretraining": N_("How BERT was trained: masking 15% of the tokens, [MASK] prediction, next "
+                      "sentence, fine-tuning."),
+    "parameters": N_("Where every parameter lives, counted from the config and from the model."),
+    "lesson": N_("The tutorials step by step, each printout live, with a question at every "
+                 "step."),
+}
+
+
+def pipeline_dot(config: BertConfig, enc: Encoding) -> str:
+    """The pipeline as a Graphviz graph; every label is our own text with live numbers."""
+    T, h = len(enc.tokens), config.hidden_size
+    text = _("sentences A + B") if 1 in enc.token_type_ids else _("sentence A")
+    nodes = [
+        Node("text", [_("text"), text]),
+        Node("ids", [_("tokenizer"), f"input_ids [1, {T}]"]),
+        Node("w", [f"word_embeddings {config.vocab_size}×{h}", f"→ [1, {T}, {h}]"]),
+        Node("t", [f"token_type_embeddings {config.type_vocab_size}×{h}", f"→ [1, {T}, {h}]"]),
+        Node("p", [f"position_embeddings {config.max_position_embeddings}×{h}",
+                   f"→ [1, {T}, {h}]"]),
+        Node("sum", [_("sum"), f"[1, {T}, {h}]"]),
+        Node("ln", ["LayerNorm", f"[1, {T}, {h}]"]),
+        Node("enc", [_("encoder: {layers} layers").format(layers=config.num_hidden_layers),
+                     _("{heads} heads, FFN {h}→{i}→{h}").format(
+                         heads=config.num_attention_heads, h=h, i=config.intermediate_size),
+                     f"[1, {T}, {h}]"]),
+        Node("pool", [_("pooler on [CLS]"), f"[1, {h}]"]),
+    ]
+    edges = [("text", "ids"), ("ids", "w"), ("ids", "t"), ("ids", "p"), ("w", "sum"),
+             ("t", "sum"), ("p", "sum"), ("sum", "ln"), ("ln", "enc"), ("enc", "pool")]
+    return dot_graph(nodes, edges)
+
+
+def model_line(name: str, config: BertConfig, n_params: int, tokens: int) -> str:
+    """One line naming the model the diagram is of, with its sizes."""
+    return _("Model: {name} · {layers} layers · hidden size {hidden} · vocabulary {vocab} · "
+             "{params} parameters · this input: {tokens} tokens").format(
+        name=name, layers=config.num_hidden_layers, hidden=config.hidden_size,
+        vocab=f"{config.vocab_size:,}", params=f"{n_params:,}", tokens=tokens)

@@ -1,0 +1,47 @@
+"""Tokens: what the tokenizer hands the model, one row per position."""
+
+import streamlit as st
+
+from components.analysis_view import model_of
+from components.coverage_panel import draw_coverage
+from components.explain import page_header
+from components.i18n import N_, _
+from components.inputs import shared_inputs
+from components.token_table import draw_token_table
+from pages.tokens import cache
+from pages.tokens.figures import download_frame, metric_values, tutorial_printout
+
+TITLE = N_("Tokens")
+EXPLANATION = N_(
+    "BERT never sees letters: the tokenizer splits the text into WordPiece tokens (pieces that "
+    "continue a word start with ##) and wraps them in [CLS] … [SEP]. It returns three lists: "
+    "input_ids (each token's row in the vocabulary), token_type_ids (0 for sentence A, 1 for "
+    "sentence B) and attention_mask (1 for real tokens, 0 for padding); `model(**tokenizer(text))` "
+    "receives exactly those. The position_ids column is made inside the model, 0, 1, 2, … for "
+    "every input."
+)
+
+
+def main() -> None:
+    inputs = shared_inputs()
+    page_header(TITLE, EXPLANATION)
+    bundle = model_of(inputs)
+    enc = cache.encoding(inputs)
+    for column, (label, value) in zip(st.columns(4), metric_values(enc).items(), strict=True):
+        column.metric(_(label), value)
+    draw_coverage(enc, bundle)
+    frame = download_frame(enc, bundle.tokenizer.unk_token)
+    draw_token_table(frame)
+    st.markdown(_("Rows tinted blue are segment A (token_type_id 0), orange segment B "
+                  "(token_type_id 1); special tokens and [UNK] are bold, padding is grey. Max "
+                  "length, truncation and padding are set under Tokenizer options in the "
+                  "sidebar, for every page."))
+    with st.expander(_("As the tutorials print it"), icon=":material/terminal:"):
+        st.code(tutorial_printout(enc), language="python")
+    st.download_button(_("Download the table (CSV)"), frame.to_csv(index=False),
+                       _("tokens") + ".csv", "text/csv", icon=":material/download:",
+                       on_click="ignore")
+
+
+if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names
+    main()
