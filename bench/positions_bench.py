@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = "pages/positions.py"
+PAGE = "pages/positions/page.py"
 MODEL_LEVEL = ("table", "pca", "cosine", "offset", "probe", "norms")
 
 

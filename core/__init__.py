@@ -1,13 +1,30 @@
 """BERT Embedding Explorer core: all the math, no Streamlit. Usable from a notebook:
 
-    from core import load_model, analyze
+    from core import load_model, analyze, encoder_steps, mask_tokens
     bundle = load_model()                      # the embedded all-MiniLM-L6-v2
     result = analyze(bundle, "This is a test sentence")
     result.input_ids                           # [101, 2023, 2003, 1037, 3231, 6251, 102]
     result.stages["LayerNorm"].shape           # (7, 384)
+    encoder_steps(bundle, "This is a test sentence", layer=1).steps["attention_probs"].shape
+                                               # (12, 7, 7)
+    mask_tokens(bundle, "This is a test sentence", seed=0).kinds
 """
 
 from core.analysis import EMBEDDING_STAGES, Analysis, analyze, analyze_encoding
+from core.encoder import (
+    CLARK_2019,
+    EncoderSteps,
+    HeadAtlas,
+    corpus_head_atlas,
+    encoder_steps,
+    encoder_steps_of,
+    head_atlas,
+    head_slice,
+    pooler_steps,
+    residual_shares,
+    token_trajectory,
+    without_specials,
+)
 from core.errors import (
     ExplorerError,
     InputError,
@@ -17,10 +34,46 @@ from core.errors import (
     NotBertError,
 )
 from core.models import ModelBundle, load_config, load_model
+from core.pretraining import (
+    Masking,
+    NextSentence,
+    NoPretrainingHeadError,
+    Prediction,
+    fill_mask,
+    finetuning_patterns,
+    has_mlm_head,
+    has_nsp_head,
+    mask_by_layer,
+    mask_tokens,
+    next_sentence,
+)
 from core.settings import DEFAULT_MODEL, KNOWN_MODELS
 from core.tokens import Encoding, encode
 
 __all__ = [
+    "CLARK_2019",
+    "EncoderSteps",
+    "HeadAtlas",
+    "Masking",
+    "NextSentence",
+    "NoPretrainingHeadError",
+    "Prediction",
+    "corpus_head_atlas",
+    "encoder_steps",
+    "encoder_steps_of",
+    "fill_mask",
+    "finetuning_patterns",
+    "has_mlm_head",
+    "has_nsp_head",
+    "head_atlas",
+    "head_slice",
+    "mask_by_layer",
+    "mask_tokens",
+    "next_sentence",
+    "pooler_steps",
+    "residual_shares",
+    "token_trajectory",
+    "without_specials",
     "DEFAULT_MODEL",
     "EMBEDDING_STAGES",
     "KNOWN_MODELS",
