@@ -1,0 +1,277 @@
+"""Pretraining: how BERT learned (MLM masking, [MASK] prediction, next sentence) and the four
+ways it is fine-tuned, all on the current input."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import streamlit as st
+
+from components.analysis_view import model_of, show_error
+from components.controls import whole_number
+from components.explain import explain, page_header
+from components.i18n import N_, _
+from components.inputs import SharedInputs, shared_inputs
+from components.labels import markdown_code, markdown_template, markdown_text
+from components.sections import Section, draw_sections
+from core import ExplorerError, ModelBundle
+from pages.pretraining import cache
+from pages.pretraining import figures as fig
+
+TITLE = N_("Pretraining")
+EXPLANATION = N_(
+    "BERT learned from plain text with two tasks: the masked language model (hide some tokens, "
+    "guess them back) and next-sentence prediction (does sentence B follow sentence A?). Then "
+    "a small new layer on top is trained for each real task: fine-tuning. Every view here runs "
+    "on the sentences in the sidebar."
+)
+SECTION_KEY = "pre_section"
+SEED_KEY, PROB_KEY, WWM_KEY = "pre_seed", "pre_prob", "pre_wwm"
+TEXT_KEY, SOURCE_KEY, PICK_KEY = "pre_text", "pre_source", "pre_pick"
+TOPK_KEY, GUESS_KEY, REVEAL_KEY = "pre_topk", "pre_guess", "pre_reveal"
+CLASSES_KEY = "pre_classes"
+MAX_SEED = 10**6
+PROB_MIN, PROB_MAX, PROB_STEP, PROB_DEFAULT = 0.05, 0.5, 0.05, 0.15
+DEFAULT_TEXT = "The capital of France is [MASK]."
+TYPED, FROM_A = N_("Type a text with [MASK]"), N_("Mask a token of sentence A")
+COMMANDS = ("huggingface-cli download bert-base-uncased",
+            "BERT_EXPLORER_MODEL_DIRS=/path/to/models")
+NO_HEAD = N_(
+    "{name} was saved without BERT's pretraining heads, so it cannot {task}. The masking view "
+    "works on any model. To use a model that has the heads, on a machine with internet run "
+    "{download} once (it lands in the Hugging Face cache) and pick bert-base-uncased in the "
+    "sidebar; or save bert-base-uncased into a folder, name that folder's parent in "
+    "{setting} before starting the app, and pick the folder in the sidebar."
+)
+FILL_TASK, NSP_TASK = N_("fill in [MASK]"), N_("say whether sentence B follows sentence A")
+
+
+@dataclass(frozen=True)
+class Context:
+    inputs: SharedInputs
+    bundle: ModelBundle
+
+
+@dataclass(frozen=True)
+class MaskSettings:
+    seed: int
+    probability: float
+    whole_word: bool
+
+
+def _link_number(key: str, low: float, high: float, default: float) -> None:
+    """A value a link gives for ``key`` that is not a number in [low, high]: say so and use the
+    default (before the widget reads the link)."""
+    asked = st.query_params.get(key)
+    if key in st.session_state or asked is None:
+        return
+    try:
+        ok = math.isfinite(float(asked)) and low <= float(asked) <= high
+    except ValueError:
+        ok = False
+    if not ok:
+        st.warning(markdown_template(
+            _("The link's value {value} is not a number from {low} to {high}; showing "
+              "{default} instead."), value=asked[:40], low=low, high=high, default=default),
+            icon=":material/edit_note:")
+        st.query_params[key] = str(default)
+
+
+def _next_draw() -> None:
+    st.session_state[SEED_KEY] = float(min(int(st.session_state.get(SEED_KEY) or 0) + 1,
+                                           MAX_SEED))
+
+
+def mask_settings() -> MaskSettings:
+    _link_number(SEED_KEY, 0, MAX_SEED, 0)
+    _link_number(PROB_KEY, PROB_MIN, PROB_MAX, PROB_DEFAULT)
+    left, right = st.columns(2)
+    seed = whole_number(left, _("Draw number"), min_value=0, max_value=MAX_SEED, value=0,
+                        key=SEED_KEY, help=_("The same number always gives the same draw."))
+    left.button(_("New draw"), on_click=_next_draw, icon=":material/casino:")
+    probability = right.slider(_("Share of tokens picked"), PROB_MIN, PROB_MAX, PROB_DEFAULT,
+                               PROB_STEP, key=PROB_KEY, bind="query-params",
+                               help=_("BERT picks 15% of the tokens."))
+    whole_word = right.toggle(_("Whole-word masking"), key=WWM_KEY, bind="query-params")
+    return MaskSettings(seed, round(float(probability), 2), bool(whole_word))
+
+
+def draw_masking(ctx: Context) -> None:
+    explain(_("To make training data from plain text, BERT picks each ordinary token with "
+              "probability 15% (never [CLS], [SEP] or [PAD]). Of the picked tokens 80% become "
+              "[MASK], 10% a random token and 10% stay as they are; the model must give back "
+              "the original token at every picked position, and only there: every other "
+              "label is -100, which the loss ignores."))
+    s = mask_settings()
+    if s.whole_word:
+        explain(_("Whole-word masking: a word split into pieces (“play ##ing”) is picked or "
+                  "left as a whole, so the model cannot guess “##ing” from “play” next to it."))
+    try:
+        m = cache.masking(ctx.inputs.model, ctx.inputs.text_a, ctx.inputs.text_b, s.seed,
+                          s.probability, s.whole_word)
+    except ExplorerError as exc:
+        show_error(exc)
+        return
+    for column, (label, value) in zip(st.columns(4), fig.counts(m).items(), strict=True):
+        column.metric(_(label), value)
+    st.markdown(_("{picked} of the {candidates} ordinary tokens were picked.").format(
+        picked=m.n_picked, candidates=m.n_candidates))
+    frame = fig.masking_frame(m)
+    styles = fig.kind_styles(m)
+    text_columns = [c for c in frame.columns if frame[c].dtype == object]
+    styled = frame.style.apply(lambda col: styles, axis=0).format(markdown_text,
+                                                                  subset=text_columns)
+    st.table(styled, hide_index=True)
+    st.markdown(_("Purple rows became [MASK], orange rows a random token, green rows were kept "
+                  "unchanged but still have to be predicted. A short sentence may get no pick "
+                  "at all: try a new draw or a larger share."))
+    explain(_("Why not always [MASK]? When the model is used, its input never contains [MASK]. "
+              "If every picked token were [MASK], the model would only learn about positions "
+              "showing [MASK]; the random and unchanged 10% each mean it can never be sure a "
+              "token it sees is the real one, so it builds a good vector for every token."))
+
+
+def draw_no_head(name: str, task: str) -> None:
+    st.info(markdown_template(_(NO_HEAD), name=name, task=_(task), download=COMMANDS[0],
+                              setting=COMMANDS[1].split("=")[0]).replace(
+        markdown_code(_(task)), markdown_text(_(task))), icon=":material/info:")
+
+
+def fill_input(ctx: Context) -> tuple[str, str | None]:
+    """The text to fill in, and the hidden token when it was masked from sentence A."""
+    source = st.radio(_("Text"), [TYPED, FROM_A], format_func=_, key=SOURCE_KEY,
+                      bind="query-params", horizontal=True)
+    if source != FROM_A:
+        return st.text_input(_("Text with [MASK]"), DEFAULT_TEXT, key=TEXT_KEY, max_chars=1000,
+                             bind="query-params"), None
+    try:
+        options = cache.maskable(ctx.inputs.model, ctx.inputs.text_a)
+    except ExplorerError as exc:
+        show_error(exc)
+        return "", None
+    if not options:
+        st.info(_("Sentence A has no ordinary token to mask."), icon=":material/info:")
+        return "", None
+    labels = {f"{i} {t}": i for i, t in options}
+    picked = st.selectbox(_("Token to mask"), list(labels), key=PICK_KEY, bind="query-params")
+    position = labels.get(picked, options[0][0])
+    text = cache.masked_text(ctx.inputs.model, ctx.inputs.text_a, position)
+    st.markdown(_("The model reads: {text}").format(text=markdown_code(text)))
+    return text, dict(options)[position]
+
+
+def draw_fill(ctx: Context) -> None:
+    explain(_("The masked-language-model head turns the last layer's vector at a [MASK] into "
+              "a probability for every token of the vocabulary. Guess first, then reveal."))
+    if not cache.heads(ctx.inputs.model)[0]:
+        draw_no_head(ctx.bundle.name, FILL_TASK)
+        return
+    text, hidden = fill_input(ctx)
+    if not text:
+        return
+    top_k = whole_number(st, _("How many guesses to show"), min_value=1, max_value=20, value=5,
+                         key=TOPK_KEY)
+    try:
+        preds = cache.predictions(ctx.inputs.model, text, top_k)
+        traces = cache.traces(ctx.inputs.model, text)
+    except ExplorerError as exc:
+        show_error(exc)
+        return
+    guess = st.text_input(_("Your guess for the first [MASK]"), key=GUESS_KEY, max_chars=100)
+    if not st.toggle(_("Reveal the model's answer"), key=REVEAL_KEY, bind="query-params"):
+        return
+    draw_answer(ctx, preds, traces, guess, hidden)
+
+
+def draw_answer(ctx: Context, preds: list, traces: list, guess: str, hidden: str | None) -> None:
+    first = preds[0]
+    if guess.strip():
+        rank = fig.guess_rank(guess, first)
+        st.markdown(markdown_template(
+            _("Your guess {guess} is number {rank} of the top {k}.") if rank else
+            _("Your guess {guess} is not in the model's top {k}."),
+            guess=guess.strip(), rank=rank, k=len(first)))
+    if hidden is not None:
+        st.markdown(markdown_template(_("The hidden token was {token}."), token=hidden))
+    which = 0
+    if len(preds) > 1:
+        which = st.selectbox(_("Which [MASK]"), range(len(preds)),
+                             format_func=lambda i: _("[MASK] number {n}").format(n=i + 1))
+    st.plotly_chart(fig.predictions_figure(preds[which], ctx.bundle.name), width="stretch")
+    trace = traces[which]
+    st.subheader(_("Layer by layer"))
+    explain(_("The same head applied to every layer's vector (it was only trained on the last "
+              "one) shows at which depth the answer comes out: {token} is the best guess from "
+              "layer {layer} on.").format(token=markdown_code(trace.answer.token),
+                                          layer=trace.appears_at))
+    st.plotly_chart(fig.layers_figure(trace, ctx.bundle.name), width="stretch")
+    st.table(fig.layers_frame(trace).style.format(markdown_text, subset=[_("best guess")]),
+             hide_index=True)
+
+
+def draw_next_sentence(ctx: Context) -> None:
+    explain(_("Half of BERT's training pairs were a sentence and the one that really follows "
+              "it, half a sentence and a random one. The next-sentence head reads the pooled "
+              "[CLS] vector and gives the probability that B follows A (IsNext)."))
+    if not cache.heads(ctx.inputs.model)[1]:
+        draw_no_head(ctx.bundle.name, NSP_TASK)
+        return
+    a, b = ctx.inputs.text_a, ctx.inputs.text_b
+    if not b:
+        st.info(_("Type sentence B in the sidebar: the one that may or may not follow "
+                  "sentence A."), icon=":material/edit_note:")
+        return
+    other = cache.random_sentence(a, b)
+    try:
+        real = cache.is_next(ctx.inputs.model, a, b)
+        swapped = cache.is_next(ctx.inputs.model, a, other)
+    except ExplorerError as exc:
+        show_error(exc)
+        return
+    left, right = st.columns(2)
+    left.metric(_("IsNext, A + B"), f"{real.is_next_probability:.3f}")
+    right.metric(_("IsNext, A + a random sentence"), f"{swapped.is_next_probability:.3f}")
+    st.markdown(markdown_template(_("The random sentence: {sentence}"), sentence=other))
+
+
+def draw_finetuning(ctx: Context) -> None:
+    explain(_("Fine-tuning keeps the pretrained model and adds one new linear layer, trained "
+              "for the task. The four patterns differ only in which output vectors that layer "
+              "reads: the pooled [CLS] vector, or every token's last-layer vector."))
+    n_classes = whole_number(st, _("Number of classes"), min_value=2, max_value=20, value=2,
+                             key=CLASSES_KEY)
+    try:
+        patterns = cache.patterns(ctx.inputs.model, n_classes)
+        one = cache.tokens(ctx.inputs.model, ctx.inputs.text_a, None)
+        pair = cache.tokens(ctx.inputs.model, ctx.inputs.text_a, ctx.inputs.text_b or "…")
+    except ExplorerError as exc:
+        show_error(exc)
+        return
+    st.table(fig.patterns_frame(patterns), hide_index=True)
+    if not ctx.inputs.text_b:
+        st.markdown(_("Sentence B is empty, so the two-sentence diagrams use “…” as B."))
+    for p in patterns:
+        st.subheader(_(p.title))
+        st.markdown(_(p.example))
+        st.graphviz_chart(fig.pattern_dot(p, pair if p.inputs == 2 else one, ctx.bundle.name),
+                          width="stretch")
+
+
+SECTIONS = (
+    Section(label=N_("Masking"), draw=draw_masking),
+    Section(label=N_("Fill the mask"), draw=draw_fill),
+    Section(label=N_("Next sentence"), draw=draw_next_sentence),
+    Section(label=N_("Fine-tuning patterns"), draw=draw_finetuning),
+)
+
+
+def main() -> None:
+    inputs = shared_inputs()
+    page_header(TITLE, EXPLANATION)
+    bundle = model_of(inputs)
+    draw_sections(SECTIONS, SECTION_KEY, Context(inputs=inputs, bundle=bundle))
+
+
+if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names
+    main()
