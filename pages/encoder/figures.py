@@ -1,0 +1,274 @@
+"""Encoder's diagrams and figures, built without Streamlit calls."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+from transformers import PretrainedConfig
+
+from components import palette
+from components.graphs import Node, dot_graph
+from components.heatmap import heatmap_figure
+from components.i18n import N_, _
+from core.encoder import EncoderSteps, HeadAtlas, PoolerSteps, ResidualShares, TokenTrajectory
+
+MAX_COLUMNS = 64   # columns of a tokens x dimensions step drawn by default
+GRID_COLUMNS = 4   # small maps per row in the all-heads grid
+
+# What each step is (1-2 sentences) and what its live check compares it with.
+STEP_TEXT: dict[str, tuple[str, str]] = {
+    "attention.self.query": (
+        N_("Each token's query: the layer input times Wq plus bq, split into heads. A query says "
+           "what this token looks for."),
+        N_("numpy in float64: layer input @ Wqᵀ + bq, split into heads")),
+    "attention.self.key": (
+        N_("Each token's key: the layer input times Wk plus bk. A key says what a token offers "
+           "to the queries."),
+        N_("numpy in float64: layer input @ Wkᵀ + bk, split into heads")),
+    "attention.self.value": (
+        N_("Each token's value: the layer input times Wv plus bv. Values are what attention "
+           "mixes together."),
+        N_("numpy in float64: layer input @ Wvᵀ + bv, split into heads")),
+    "attention_scores": (
+        N_("Every query against every key: Q Kᵀ / √head_dim, plus the padding mask. A row is "
+           "one token's scores before softmax."),
+        N_("numpy in float64: Q Kᵀ / √head_dim, padded keys + float32 min")),
+    "attention_probs": (
+        N_("Softmax of each row of the scores: the attention weights, each row sums to 1."),
+        N_("the model's own output_attentions for this layer")),
+    "context": (
+        N_("The attention weights times V, every head's result side by side: each token becomes "
+           "a weighted mix of the values."),
+        N_("numpy in float64: attention_probs @ V, heads joined")),
+    "attention.output.dense": (
+        N_("A linear layer mixes the heads' results together: this is the attention update."),
+        N_("numpy in float64: context @ Wᵀ + b")),
+    "attention.output": (
+        N_("Residual connection and layer normalisation: LayerNorm(update + layer input)."),
+        N_("numpy in float64: the LayerNorm formula on attention.output.dense + layer input")),
+    "intermediate.dense": (
+        N_("The feed-forward network widens every token to the intermediate size, each token "
+           "on its own."),
+        N_("numpy in float64: attention.output @ Wᵀ + b")),
+    "intermediate": (
+        N_("GELU: negative values are squashed towards 0, positive ones pass almost unchanged."),
+        N_("numpy in float64: the activation's formula (GELU: x/2 (1 + erf(x/√2)))")),
+    "output.dense": (
+        N_("Back down to the hidden size: this is the feed-forward update."),
+        N_("numpy in float64: intermediate @ Wᵀ + b")),
+    "output": (
+        N_("Residual connection and LayerNorm again: the layer's output, the next layer's "
+           "input."),
+        N_("the model's own hidden_states for this layer")),
+}
+
+MEASURES = {
+    "to_cls": N_("share to [CLS]"),
+    "to_sep": N_("share to [SEP]"),
+    "to_prev": N_("previous token"),
+    "to_next": N_("next token"),
+    "to_self": N_("itself"),
+    "entropy": N_("entropy (nats)"),
+}
+
+HOVER_DIMS = "token %{y}<br>dim %{x}<br>value %{z:.4f}"
+HOVER_TOKENS = "query %{y}<br>key %{x}<br>value %{z:.4f}"
+
+
+def layer_dot(config: PretrainedConfig, tokens: int, layer: int) -> str:
+    """One BertLayer with the live shapes of the current input."""
+    t, h, heads = tokens, config.hidden_size, config.num_attention_heads
+    d, i = h // heads, config.intermediate_size
+    nodes = [
+        Node("x", [_("layer {n} input").format(n=layer), f"[{t}, {h}]"]),
+        Node("qkv", ["attention.self (Q, K, V)", f"3 × [{heads}, {t}, {d}]"],
+             palette.HEAD_FILL),
+        Node("s", [_("scores") + " QKᵀ/√" + str(d), f"[{heads}, {t}, {t}]"], palette.HEAD_FILL),
+        Node("p", ["softmax", f"[{heads}, {t}, {t}]"], palette.HEAD_FILL),
+        Node("c", ["context", f"[{t}, {h}]"], palette.HEAD_FILL),
+        Node("ao", ["attention.output.dense", f"[{t}, {h}]"]),
+        Node("r1", [_("+ residual, LayerNorm"), f"[{t}, {h}]"], palette.LAYER_FILL),
+        Node("id", ["intermediate.dense", f"[{t}, {i}]"]),
+        Node("g", [str(config.hidden_act).upper(), f"[{t}, {i}]"]),
+        Node("od", ["output.dense", f"[{t}, {h}]"]),
+        Node("r2", [_("+ residual, LayerNorm"), f"[{t}, {h}]"], palette.LAYER_FILL),
+    ]
+    chain = [n.key for n in nodes]
+    edges = list(zip(chain, chain[1:], strict=False)) + [("x", "r1"), ("r1", "r2")]
+    return dot_graph(nodes, edges, direction="TB", font_size=14)
+
+
+def clipped_scores(scores: np.ndarray, mask_bias: np.ndarray | None) -> np.ndarray:
+    """Scores with padded key columns (float32 min) raised to the lowest real score."""
+    if mask_bias is None:
+        return scores
+    real = mask_bias > -1e30
+    if not real.any():
+        return scores
+    low = float(scores[..., real].min())
+    return np.maximum(scores, low)
+
+
+def step_matrix(steps: EncoderSteps, name: str, head: int) -> np.ndarray:
+    """The 2-D matrix a step is drawn as: the picked head of a per-head step."""
+    value = steps.steps[name]
+    if name == "attention_scores":
+        value = clipped_scores(value, steps.mask_bias)
+    return value[head] if value.ndim == 3 else value
+
+
+def matrix_figure(matrix: np.ndarray, rows: Sequence[str], title: str, *,
+                  cols: Sequence[str] | None = None, probs: bool = False,
+                  max_columns: int | None = MAX_COLUMNS) -> go.Figure:
+    """A heatmap of tokens x dimensions (cut to ``max_columns``) or tokens x tokens."""
+    shown = matrix if max_columns is None or cols is not None else matrix[:, :max_columns]
+    if probs:
+        return heatmap_figure(shown, rows, cols, title=title, zmin=0.0, zmax=1.0,
+                              colorscale="Blues", hover=_(HOVER_TOKENS) + "<extra></extra>",
+                              x_title=_("key (attended to)"))
+    return heatmap_figure(shown, rows, cols, title=title,
+                          hover=_(HOVER_DIMS if cols is None else HOVER_TOKENS)
+                          + "<extra></extra>",
+                          x_title=_("dimension") if cols is None else _("key (attended to)"))
+
+
+def boundary_of(token_type_ids: Sequence[int], keep: Sequence[int] | None = None) -> int | None:
+    """Index of sentence B's first token among the positions drawn, None without a B."""
+    types = list(token_type_ids) if keep is None else [token_type_ids[i] for i in keep]
+    return types.index(1) if 1 in types else None
+
+
+def head_grid(probs: np.ndarray, title: str, boundary: int | None) -> go.Figure:
+    """Every head of the layer as a small token x token map, one shared colour scale."""
+    heads = probs.shape[0]
+    rows = math.ceil(heads / GRID_COLUMNS)
+    fig = make_subplots(rows=rows, cols=GRID_COLUMNS, horizontal_spacing=0.03,
+                        vertical_spacing=0.06,
+                        subplot_titles=[_("head {n}").format(n=h) for h in range(heads)])
+    for h in range(heads):
+        fig.add_trace(go.Heatmap(z=probs[h].astype(np.float32), coloraxis="coloraxis",
+                                 hovertemplate=_(HOVER_TOKENS) + "<extra></extra>"),
+                      row=h // GRID_COLUMNS + 1, col=h % GRID_COLUMNS + 1)
+    fig.update_yaxes(autorange="reversed", showticklabels=False)
+    fig.update_xaxes(showticklabels=False)
+    if boundary is not None:
+        for h in range(heads):
+            r, c = h // GRID_COLUMNS + 1, h % GRID_COLUMNS + 1
+            fig.add_hline(y=boundary - 0.5, line_color=palette.HIGHLIGHT, line_width=1,
+                          row=r, col=c)
+            fig.add_vline(x=boundary - 0.5, line_color=palette.HIGHLIGHT, line_width=1,
+                          row=r, col=c)
+    fig.update_layout(title=title, height=40 + 190 * rows, margin={"l": 10, "r": 10, "t": 70},
+                      coloraxis={"colorscale": "Blues", "cmin": 0, "cmax": 1})
+    return fig
+
+
+def add_boundary(fig: go.Figure, boundary: int | None) -> go.Figure:
+    """Lines where sentence B starts, on a token x token heatmap."""
+    if boundary is not None:
+        fig.add_hline(y=boundary - 0.5, line_color=palette.HIGHLIGHT, line_width=2)
+        fig.add_vline(x=boundary - 0.5, line_color=palette.HIGHLIGHT, line_width=2)
+    return fig
+
+
+def atlas_matrix(atlas: HeadAtlas, measure: str) -> np.ndarray:
+    return np.asarray(getattr(atlas, measure), dtype=np.float64)
+
+
+def atlas_figure(atlas: HeadAtlas, measure: str, title: str) -> go.Figure:
+    """Layers x heads of one measure."""
+    matrix = atlas_matrix(atlas, measure)
+    layers = [_("layer {n}").format(n=n) for n in range(1, matrix.shape[0] + 1)]
+    top = float(np.nanmax(matrix)) if measure == "entropy" and np.isfinite(matrix).any() else 1.0
+    fig = heatmap_figure(matrix, layers, list(range(matrix.shape[1])), title=title, zmin=0.0,
+                         zmax=top, colorscale="Viridis",
+                         hover=_("%{y}<br>head %{x}<br>value %{z:.3f}") + "<extra></extra>",
+                         x_title=_("head"), height=80 + 40 * matrix.shape[0])
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
+def ffn_histogram(before: np.ndarray, after: np.ndarray, title: str) -> go.Figure:
+    """intermediate.dense (before GELU) and intermediate (after), every value of the real tokens."""
+    fig = go.Figure()
+    fig.add_trace(go.Histogram(x=before.ravel(), name=_("before GELU (intermediate.dense)"),
+                               marker_color=palette.SEGMENT_A, opacity=0.6, nbinsx=120))
+    fig.add_trace(go.Histogram(x=after.ravel(), name=_("after GELU (intermediate)"),
+                               marker_color=palette.SEGMENT_B, opacity=0.6, nbinsx=120))
+    fig.update_layout(barmode="overlay", title=title, height=360,
+                      xaxis_title=_("value"), yaxis_title=_("count"),
+                      legend={"orientation": "h", "y": -0.25}, margin={"t": 50})
+    return fig
+
+
+def widening_dot(config: PretrainedConfig, tokens: int) -> str:
+    h, i, t = config.hidden_size, config.intermediate_size, tokens
+    nodes = [Node("a", ["attention.output", f"[{t}, {h}]"]),
+             Node("b", ["intermediate.dense + GELU", f"[{t}, {i}]"], palette.HEAD_FILL),
+             Node("c", ["output.dense", f"[{t}, {h}]"])]
+    return dot_graph(nodes, [("a", "b"), ("b", "c")], font_size=14)
+
+
+def residual_figure(shares: ResidualShares, labels: Sequence[str], title: str) -> go.Figure:
+    """Per token: the norm of the layer input and of the two updates added to it."""
+    fig = go.Figure()
+    for values, name, colour in (
+        (shares.layer_input, _("‖layer input‖"), palette.INK),
+        (shares.attention_update, _("‖attention update‖"), palette.SEGMENT_A),
+        (shares.ffn_update, _("‖feed-forward update‖"), palette.SEGMENT_B),
+    ):
+        fig.add_trace(go.Bar(x=list(labels), y=values, name=name, marker_color=colour))
+    fig.update_layout(barmode="group", title=title, height=380, yaxis_title=_("norm"),
+                      legend={"orientation": "h", "y": -0.3}, margin={"t": 50})
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def residual_matrix(shares: ResidualShares) -> np.ndarray:
+    return np.stack([shares.layer_input, shares.attention_update, shares.attention_output,
+                     shares.ffn_update], axis=1)
+
+
+def pooler_figure(pooled: PoolerSteps, title: str, dims: int = MAX_COLUMNS) -> go.Figure:
+    """[CLS], pooler.dense and tanh: the first ``dims`` dimensions of each."""
+    names = ("[CLS]", "pooler.dense", "tanh")
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, subplot_titles=names,
+                        vertical_spacing=0.08)
+    for row, values in enumerate((pooled.cls, pooled.dense, pooled.tanh), start=1):
+        fig.add_trace(go.Bar(y=values[:dims], marker_color=palette.SEGMENT_A, showlegend=False,
+                             hovertemplate=_("dim %{x}<br>value %{y:.4f}") + "<extra></extra>"),
+                      row=row, col=1)
+    fig.update_layout(title=title, height=520, margin={"t": 70})
+    fig.update_xaxes(title_text=_("dimension"), row=3, col=1)
+    return fig
+
+
+def pooler_matrix(pooled: PoolerSteps) -> np.ndarray:
+    return np.stack([pooled.cls, pooled.dense, pooled.tanh], axis=1)
+
+
+def trajectory_figure(path: TokenTrajectory, title: str) -> go.Figure:
+    """The token's norm (left axis) and its two cosines (right), stage by stage."""
+    x = [_("input embedding") if s == path.stages[0] else s.replace("layer_", _("layer") + " ")
+         for s in path.stages]
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                        subplot_titles=(_("norm ‖h‖"), _("cosine")))
+    fig.add_trace(go.Scatter(x=x, y=path.norm, mode="lines+markers", name=_("norm ‖h‖"),
+                             line_color=palette.INK), row=1, col=1)
+    fig.add_trace(go.Scatter(x=x, y=path.cos_prev, mode="lines+markers",
+                             name=_("cosine to one layer earlier"),
+                             line_color=palette.SEGMENT_A), row=2, col=1)
+    fig.add_trace(go.Scatter(x=x, y=path.cos_input, mode="lines+markers",
+                             name=_("cosine to its input embedding"),
+                             line_color=palette.SEGMENT_B), row=2, col=1)
+    fig.update_layout(title=title, height=520, legend={"orientation": "h", "y": -0.15},
+                      margin={"t": 70})
+    return fig
+
+
+def trajectory_matrix(path: TokenTrajectory) -> np.ndarray:
+    return np.stack([path.norm, path.cos_prev, path.cos_input], axis=1)

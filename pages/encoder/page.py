@@ -1,0 +1,327 @@
+"""Encoder: one encoder layer taken apart, attention by head, the feed-forward block, the pooler
+and one token's path through every layer. Only the open tab's section runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from components.analysis_view import analysis_of, model_of, show_error
+from components.downloads import download_matrix
+from components.explain import explain, page_header
+from components.heatmap import show_figure
+from components.i18n import N_, _, every_language
+from components.inputs import SharedInputs, shared_inputs
+from components.labels import plotly_text, token_labels
+from components.sections import Section, draw_sections
+from core import Analysis, ExplorerError, ModelBundle
+from core.encoder import (
+    CLARK_2019,
+    STEP_NAMES,
+    EncoderSteps,
+    HeadView,
+    head_slice,
+    residual_shares,
+    token_trajectory,
+    without_specials,
+)
+from pages.encoder import cache
+from pages.encoder import figures as fg
+
+TITLE = N_("Encoder")
+EXPLANATION = N_(
+    "Each encoder layer does two things to every token: self-attention mixes in information from "
+    "the other tokens (each attention head with its own queries, keys and values), then a "
+    "feed-forward network rewrites each token on its own. Both are added back to the token "
+    "through a residual connection and normalised with LayerNorm. Pick a layer and a head; every "
+    "number below is computed live and checked against the model."
+)
+SECTION_KEY, LAYER_KEY, HEAD_KEY = "enc_section", "enc_layer", "enc_head"
+STEP_KEY, TOKEN_KEY = "enc_step", "enc_token"
+LAYER_LABEL, HEAD_LABEL = N_("layer {n}"), N_("head {n}")
+NO_LAYER = N_("There is no layer {asked} in this model: showing layer {n}.")
+NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
+
+
+@dataclass(frozen=True)
+class Pick:
+    layer: int
+    head: int
+
+
+@dataclass(frozen=True)
+class Context:
+    inputs: SharedInputs
+    bundle: ModelBundle
+    analysis: Analysis
+    steps: EncoderSteps
+    view: HeadView
+
+
+def asked_number(key: str, label: str, options: list[int]) -> tuple[int | None, str | None]:
+    """What the link asked for: (a valid option or None, the raw value when it is not valid)."""
+    asked = st.query_params.get(key)
+    if asked is None or key in st.session_state:
+        return None, None
+    text = asked.strip()
+    for n in options:
+        if text == str(n) or text in {t.format(n=n) for t in every_language(label)}:
+            return n, None
+    return None, (text or None)
+
+
+def picker(where, key: str, label: str, options: list[int], widget_label: str,
+           missing: str) -> int:
+    """A selectbox over ``options`` bound to the URL; an invalid link value says so in a line."""
+    valid, invalid = asked_number(key, label, options)
+    if valid is not None:
+        st.session_state[key] = valid  # a bare number or the other language's label
+    value = where.selectbox(widget_label, options, key=key, bind="query-params",
+                            format_func=lambda n: _(label).format(n=n))
+    if invalid is not None:
+        st.info(_(missing).format(asked=invalid, n=options[0]), icon=":material/info:")
+    return int(value if value is not None else options[0])
+
+
+def draw_pickers(bundle: ModelBundle) -> Pick:
+    config = bundle.config
+    left, right = st.columns(2)
+    layer = picker(left, LAYER_KEY, LAYER_LABEL, list(range(1, config.num_hidden_layers + 1)),
+                   _("Encoder layer"), NO_LAYER)
+    head = picker(right, HEAD_KEY, HEAD_LABEL, list(range(config.num_attention_heads)),
+                  _("Attention head"), NO_HEAD)
+    return Pick(layer, head)
+
+
+def labels_of(ctx: Context) -> list[str]:
+    return token_labels(ctx.analysis.tokens)
+
+
+def model_title(ctx: Context, what: str) -> str:
+    return _("{what} · {model}, layer {layer}").format(what=what, model=ctx.bundle.name,
+                                                        layer=ctx.steps.layer)
+
+
+def show_matrix(ctx: Context, matrix: np.ndarray, name: str, title: str, **kw) -> None:
+    """A heatmap of ``matrix`` with its CSV/NPY downloads (the whole matrix)."""
+    show_figure(fg.matrix_figure(matrix, labels_of(ctx), title, **kw), name, key=f"fig_{name}")
+    download_matrix(name, matrix, [f"{i}:{t}" for i, t in enumerate(ctx.analysis.tokens)],
+                    key=name)
+
+
+def draw_check(ctx: Context, name: str) -> None:
+    error = ctx.steps.checks[name]
+    text = _("Live check: max |ours − model| = {error} (compared with {what}).").format(
+        error=f"{error:.2e}", what=_(fg.STEP_TEXT[name][1]))
+    explain(text)
+
+
+def draw_layer_walk(ctx: Context) -> None:
+    """The layer as a diagram, then one step at a time, then the picked head's attention."""
+    st.subheader(_("One encoder layer, step by step"))
+    st.graphviz_chart(fg.layer_dot(ctx.bundle.config, len(ctx.analysis.tokens), ctx.steps.layer))
+    name = st.select_slider(_("Step"), STEP_NAMES, key=STEP_KEY, bind="query-params")
+    explain(_(fg.STEP_TEXT[name][0]))
+    matrix = fg.step_matrix(ctx.steps, name, ctx.view.head)
+    per_head = ctx.steps.steps[name].ndim == 3
+    where = _(" (head {n})").format(n=ctx.view.head) if per_head else ""
+    is_square = name in ("attention_scores", "attention_probs")
+    cols = labels_of(ctx) if is_square else None
+    if name == "attention_scores" and ctx.steps.mask_bias is not None:
+        explain(_("Padded key columns hold float32's lowest value (about −3.4e38) so softmax "
+                  "gives them 0; they are drawn at the lowest real score, or the colour scale "
+                  "would hide every real difference."))
+    if not is_square and matrix.shape[1] > fg.MAX_COLUMNS:
+        explain(_("The first {k} of {n} columns are drawn; the downloads hold them all.").format(
+            k=fg.MAX_COLUMNS, n=matrix.shape[1]))
+    show_matrix(ctx, matrix, f"{name}{where.strip()}_layer{ctx.steps.layer}",
+                model_title(ctx, name + where), cols=cols, probs=name == "attention_probs")
+    draw_check(ctx, name)
+    draw_head_steps(ctx)
+
+
+def draw_head_steps(ctx: Context) -> None:
+    v = ctx.view
+    st.subheader(_("Head {n}: Q, K, V, scores, softmax, weights × V").format(n=v.head))
+    explain(_("One head works in {d} dimensions: its scores are its queries against its keys "
+              "divided by √{d}, softmax turns each row into weights, and the weights mix its "
+              "values.").format(d=ctx.steps.head_dim))
+    labels = labels_of(ctx)
+    for title, matrix, square, key in (
+        (_("query Q"), v.query, False, "q"), (_("key K"), v.key, False, "k"),
+        (_("value V"), v.value, False, "v"),
+        (_("scores"), fg.clipped_scores(v.scores, ctx.steps.mask_bias), True, "scores"),
+        (_("softmax"), v.probs, True, "probs"), (_("weights × V"), v.weighted, False, "wv"),
+    ):
+        name = f"head{v.head}_{key}_layer{ctx.steps.layer}"
+        show_matrix(ctx, matrix, name, model_title(ctx, title), cols=labels if square else None,
+                    probs=key == "probs")
+
+
+def draw_attention(ctx: Context) -> None:
+    """The picked head as a token x token map, then every head of the layer."""
+    st.subheader(_("Who attends to whom"))
+    enc = ctx.analysis.encoding
+    hide = st.toggle(_("Hide [CLS] and [SEP]"), key="enc_hide_specials")
+    probs = ctx.steps.steps["attention_probs"]
+    keep = list(range(len(enc.tokens)))
+    if hide:
+        probs = without_specials(probs, enc.special_tokens_mask, enc.attention_mask)
+        keep = [i for i, (s, m) in enumerate(zip(enc.special_tokens_mask, enc.attention_mask,
+                                                  strict=True)) if not s and m]
+        explain(_("As exBERT does: the rows and columns of [CLS], [SEP] and padding are dropped "
+                  "and each row is divided by its sum, so it adds up to 1 over the words left. "
+                  "A cell now reads “of this token's attention to words, the share this word "
+                  "gets”; a head that mostly looks at [SEP] shows its small leftovers enlarged."))
+    if not keep:
+        st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
+        return
+    labels = token_labels([enc.tokens[i] for i in keep])
+    boundary = fg.boundary_of(enc.token_type_ids, keep)
+    head = probs[ctx.view.head]
+    name = f"attention_layer{ctx.steps.layer}_head{ctx.view.head}"
+    fig = fg.matrix_figure(head, labels, model_title(ctx, _("head {n}").format(n=ctx.view.head)),
+                           cols=labels, probs=True)
+    show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
+    download_matrix(name, head, [f"{i}:{enc.tokens[i]}" for i in keep], key=name)
+    explain(_("Rows are queries, columns the keys they attend to; each row sums to 1.")
+            + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
+    st.subheader(_("Every head of layer {n}").format(n=ctx.steps.layer))
+    show_figure(fg.head_grid(probs, model_title(ctx, _("all heads")), boundary),
+                f"all_heads_layer{ctx.steps.layer}", key="fig_att_grid")
+    download_matrix(f"all_heads_layer{ctx.steps.layer}",
+                    lambda: probs.reshape(-1, probs.shape[-1]), key="all_heads")
+
+
+def draw_atlas(ctx: Context) -> None:
+    """Layers x heads of one measure, for this input and over the corpus, beside Clark et al."""
+    st.subheader(_("Head atlas"))
+    explain(_("Each cell summarises one head by where its attention goes on average, as Clark "
+              "et al. 2019 did for bert-base."))
+    measure = st.radio(_("Measure"), list(fg.MEASURES), format_func=lambda m: _(fg.MEASURES[m]),
+                       horizontal=True, key="enc_measure")
+    with st.spinner(_("Averaging the attention over the corpus…")):
+        corpus = cache.corpus_atlas(ctx.bundle.name)
+    for atlas, what, key in ((cache.input_atlas(ctx.analysis), _("this input"), "input"),
+                             (corpus, _("corpus of {n} sentences").format(n=corpus.n_inputs),
+                              "corpus")):
+        title = _("{measure} · {what} · {model}").format(
+            measure=_(fg.MEASURES[measure]), what=what, model=ctx.bundle.name)
+        show_figure(fg.atlas_figure(atlas, measure, title), f"atlas_{measure}_{key}",
+                    key=f"fig_atlas_{key}")
+        download_matrix(f"atlas_{measure}_{key}", fg.atlas_matrix(atlas, measure),
+                        key=f"atlas_{key}")
+    draw_clark(ctx)
+
+
+def draw_clark(ctx: Context) -> None:
+    c = CLARK_2019
+    st.subheader(_("Clark et al. 2019, for comparison"))
+    explain(_("These figures are for another model, {ref} (12 layers, measured on {data}); the "
+              "maps above are for the loaded model, {model} ({n} layers).").format(
+        ref=c.model, data=_("1,000 Wikipedia segments of at most 128 tokens"),
+        model=ctx.bundle.name, n=ctx.bundle.config.num_hidden_layers))
+    st.markdown("\n".join("- " + line for line in (
+        _("In layers {a}–{b}, over {share:.0%} of all attention goes to [SEP].").format(
+            a=c.sep_layers[0], b=c.sep_layers[1], share=c.sep_share_min),
+        _("[SEP] sends over {share:.0%} of its attention to [SEP].").format(
+            share=c.sep_to_sep_min),
+        _("{p} heads put over {t:.0%} on the previous token, {n} on the next.").format(
+            p=c.prev_heads, n=c.next_heads, t=c.head_threshold),
+        _("[CLS]'s attention in the last layer has entropy {e} nats.").format(
+            e=c.last_layer_cls_entropy),
+        _("Broad heads of the first layers put at most {m:.0%} on any one word.").format(
+            m=c.broad_max_share),
+    )))
+    explain(_("Source: {source}.").format(source=c.source))
+
+
+def draw_ffn(ctx: Context) -> None:
+    """Before/after GELU, the widening and the residual stream against its updates."""
+    st.subheader(_("Feed-forward network"))
+    config, s = ctx.bundle.config, ctx.steps.steps
+    real = np.asarray(ctx.analysis.attention_mask, dtype=bool)
+    explain(_("Every token goes through the same two linear layers on its own: {h} → {i} → {h}, "
+              "with GELU between them.").format(h=config.hidden_size, i=config.intermediate_size))
+    st.graphviz_chart(fg.widening_dot(config, len(ctx.analysis.tokens)))
+    show_figure(fg.ffn_histogram(s["intermediate.dense"][real], s["intermediate"][real],
+                                 model_title(ctx, _("before and after GELU"))),
+                f"gelu_layer{ctx.steps.layer}", key="fig_gelu")
+    rows = [f"{i}:{t}" for i, t in enumerate(ctx.analysis.tokens)]
+    download_matrix(f"intermediate_dense_layer{ctx.steps.layer}", s["intermediate.dense"], rows,
+                    key="ffn_before")
+    download_matrix(f"intermediate_layer{ctx.steps.layer}", s["intermediate"], rows,
+                    key="ffn_after")
+    st.subheader(_("Residual connection: how much each update changes a token"))
+    shares = residual_shares(ctx.steps)
+    explain(_("The norm of the layer input beside the norms of the attention update and the "
+              "feed-forward update added to it. Updates much smaller than the input mean the "
+              "layer only nudges the token, which is why a token stays recognisable."))
+    show_figure(fg.residual_figure(shares, labels_of(ctx), model_title(ctx, _("norms"))),
+                f"residual_layer{ctx.steps.layer}", key="fig_residual")
+    download_matrix(f"residual_norms_layer{ctx.steps.layer}", fg.residual_matrix(shares), rows,
+                    key="residual")
+
+
+def draw_pooler(ctx: Context) -> None:
+    st.subheader(_("Pooler"))
+    explain(_("The pooler takes only the last layer's [CLS] vector, applies a linear layer "
+              "(pooler.dense) and tanh. BERT's next-sentence prediction head was trained on "
+              "this vector, and sentence classification after fine-tuning usually reads it."))
+    try:
+        pooled = cache.pooler_of(ctx.inputs, ctx.analysis)
+    except ExplorerError as exc:  # a model saved without a pooler
+        show_error(exc)
+        return
+    title = _("first {k} dimensions · {model}").format(k=fg.MAX_COLUMNS, model=ctx.bundle.name)
+    show_figure(fg.pooler_figure(pooled, title), "pooler", key="fig_pooler")
+    explain(_("Live check: max |ours − model's pooler_output| = {error}.").format(
+        error=f"{pooled.error:.2e}"))
+    download_matrix("pooler_cls_dense_tanh", fg.pooler_matrix(pooled), key="pooler")
+
+
+def token_label(tokens: list[str]) -> Callable[[int], str]:
+    return lambda i: f"{i} {tokens[i]}"
+
+
+def draw_layers(ctx: Context) -> None:
+    st.subheader(_("One token across the layers"))
+    tokens = ctx.analysis.tokens
+    position = st.selectbox(_("Token"), list(range(len(tokens))), key=TOKEN_KEY,
+                            bind="query-params", format_func=token_label(tokens))
+    path = token_trajectory(ctx.analysis, int(position or 0))
+    explain(_("Its norm at every stage, and its cosine to itself one layer earlier and to its "
+              "input embedding: a cosine near 1 means the layer kept the direction it was "
+              "given."))
+    title = _("{token} · {model}").format(token=plotly_text(path.token), model=ctx.bundle.name)
+    show_figure(fg.trajectory_figure(path, title), "token_trajectory", key="fig_trajectory")
+    download_matrix("token_trajectory", fg.trajectory_matrix(path), list(path.stages),
+                    key="trajectory")
+
+
+SECTIONS = (
+    Section(label=N_("Layer walk"), draw=draw_layer_walk),
+    Section(label=N_("Attention"), draw=draw_attention),
+    Section(label=N_("Head atlas"), draw=draw_atlas),
+    Section(label=N_("Feed-forward"), draw=draw_ffn),
+    Section(label=N_("Pooler"), draw=draw_pooler),
+    Section(label=N_("Across layers"), draw=draw_layers),
+)
+
+
+def main() -> None:
+    inputs = shared_inputs()
+    page_header(TITLE, EXPLANATION)
+    bundle = model_of(inputs)
+    pick = draw_pickers(bundle)
+    analysis = analysis_of(inputs, attentions=True)
+    steps = cache.steps_of(inputs, pick.layer)
+    context = Context(inputs, bundle, analysis, steps, head_slice(steps, pick.head))
+    draw_sections(SECTIONS, SECTION_KEY, context)
+
+
+if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names
+    main()
