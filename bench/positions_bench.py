@@ -5,7 +5,7 @@
     1 the per-model work (core.positions on the learned and the sinusoidal table), median of N
     2 the page in AppTest: first visit with the position caches empty (model already loaded),
       warm reruns that only change sentence A, and one with a new position range; with the
-      number of model-level computations each run really did (components.positions_cache.CALLS)
+      number of model-level computations each run really did (pages.positions.cache.CALLS)
 
 AppTest runs the script without a browser, so these are server-side times; bench/run.py measures
 the same page end to end in Chromium.
@@ -39,8 +39,8 @@ def core_table(reps: int) -> list[str]:
     from core import load_model
     from core.positions import (
         TABLE_KINDS,
-        cosine_matrix,
         pca_projection,
+        position_cosines,
         position_probe,
         position_table,
         vector_norms,
@@ -54,8 +54,9 @@ def core_table(reps: int) -> list[str]:
         for name, fn in (
             ("table", lambda kind=kind: position_table(bundle, kind)),
             ("PCA, all positions", lambda table=table: pca_projection(table)),
-            ("cosine matrix", lambda table=table: cosine_matrix(table)),
+            ("cosine matrix", lambda table=table: position_cosines(table)),
             ("probe (5-fold)", lambda table=table: position_probe(table)),
+            ("ridge probe (5-fold)", lambda table=table: position_probe(table, fit="ridge")),
             ("norms", lambda table=table: vector_norms(table)),
         ):
             steps.setdefault(name, {})[kind] = median_time(fn, reps)
@@ -66,7 +67,7 @@ def core_table(reps: int) -> list[str]:
 
 
 def timed_run(at, action: Callable[[], object]) -> tuple[float, dict[str, int]]:
-    from components.positions_cache import CALLS
+    from pages.positions.cache import CALLS
 
     before = {k: CALLS[k] for k in MODEL_LEVEL}
     start = time.perf_counter()
@@ -80,7 +81,7 @@ def timed_run(at, action: Callable[[], object]) -> tuple[float, dict[str, int]]:
 def app_table(reps: int) -> list[str]:
     from streamlit.testing.v1 import AppTest
 
-    from components.positions_cache import clear_position_caches
+    from pages.positions.cache import clear_position_caches
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     start = time.perf_counter()

@@ -1,270 +1,386 @@
 """Positions: the learned position table next to the sinusoidal formula, and how much order each
 one holds (PCA, cosine similarity, Wang & Chen's linear probe, norms).
 
-Each of the four views is a tab and only the open tab's section runs: laying out all nine plotly
+Each of the four views is a tab and only the open tab's section runs: laying out all the plotly
 figures at once made every rerun cost the browser about a second.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-import pandas as pd
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
-from components import positions_figures as figs
-from components.analysis_view import current_model, show_notices
-from components.cache import get_encoding
+from components.analysis_view import model_of, show_notices
 from components.downloads import download_matrix
-from components.explain import explain
+from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.inputs import shared_inputs
-from components.positions_cache import (
-    get_cosine,
-    get_norms,
-    get_offset_curve,
-    get_probe,
-    get_projection,
-    get_table,
+from components.i18n import N_, _
+from components.inputs import SharedInputs, shared_inputs
+from components.labels import markdown_template, markdown_text
+from components.sections import Section, draw_sections
+from core import ExplorerError, ModelBundle
+from core.positions import (
+    MIN_RANGE,
+    PROBE_FITS,
+    PROBE_FOLDS,
+    TABLE_KINDS,
+    ProbeResult,
+    clamp_range,
+    sampled_positions,
 )
-from components.sections import open_section
-from core import InputError
-from core.positions import MIN_RANGE, PROBE_FOLDS, TABLE_KINDS, clamp_range, sampled_positions
+from pages.positions import cache
+from pages.positions import figures as figs
 
-PC_CHOICES = list(range(1, 11))   # components offered for the axes
-COSINE_WINDOW = 128               # default window of the cosine heatmap
-HEATMAP_SIDE = 128                # larger windows are thinned to this many rows and columns
-# The open tab lives in the URL under this key. Not "pos_view": that already holds the PCA's
-# 2D/3D choice, and shared links using it must keep working.
-SECTION_KEY = "pos_section"
-
-st.title("Positions")
-explain(
+TITLE = N_("Positions")
+EXPLANATION = N_(
     "BERT adds a learned vector to every token according to its position: the token at position "
     "p gets row p of `embeddings.position_embeddings.weight`, whatever the word. The original "
     "Transformer computed these vectors with sines and cosines instead (Vaswani et al. 2017); "
     "every tab below puts the learned table (left) beside a sinusoidal table of the same size "
     "(right) and asks how much order each one holds."
 )
+NO_INPUT = N_("The position tables do not depend on the sentence, so they are shown anyway, "
+              "without your tokens.")
 
-bundle = current_model()
-model = shared_inputs().model   # the exact string the model cache is keyed on
-n_positions, hidden = bundle.config.max_position_embeddings, bundle.config.hidden_size
-table_shape = f"{n_positions} × {hidden}"
+# URL keys (shared links use them: keep names and values). The open tab is not "pos_view":
+# that already holds the PCA's 2D/3D choice.
+SECTION_KEY = "pos_section"
+RANGE_KEY = "pos_range"
+VIEW_KEY = "pos_view"
+PC_KEYS = {axis: f"pos_pc_{axis}" for axis in "xyz"}
+COSINE_WINDOW_KEY = "pos_cos_window"
 
-
-def input_marks() -> figs.InputMarks | None:
-    """The current input's positions and tokens; None (with a message) when there is no input."""
-    inputs = shared_inputs()
-    try:
-        enc = get_encoding(inputs.model, inputs.text_a, inputs.text_b)
-    except InputError as exc:
-        st.info(f"{exc} The position tables do not depend on the sentence, so they are shown "
-                "anyway, without your tokens.", icon=":material/edit_note:")
-        return None
-    show_notices(enc)
-    return figs.InputMarks.from_encoding(enc)
+PC_CHOICES = list(range(1, 11))   # components offered for the axes
+VIEWS = ["2D", "3D"]
+COSINE_WINDOW = 128               # default window of the cosine heatmap
+HEATMAP_SIDE = 128                # larger windows are thinned to this many rows and columns
 
 
-def draw_pca(marks: figs.InputMarks | None) -> None:
+@dataclass(frozen=True)
+class PositionsContext:
+    """What every section draws from: the inputs, the model and the input's marks."""
+
+    inputs: SharedInputs
+    bundle: ModelBundle
+    marks: figs.InputMarks | None
+
+    @property
+    def model(self) -> str:
+        return self.inputs.model   # the exact string the model cache is keyed on
+
+    @property
+    def n_positions(self) -> int:
+        return self.bundle.config.max_position_embeddings
+
+    @property
+    def hidden(self) -> int:
+        return self.bundle.config.hidden_size
+
+    @property
+    def shape(self) -> str:
+        return f"{self.n_positions} × {self.hidden}"
+
+    def names(self) -> dict[str, str]:
+        """The two tables' names in this run's language, naming the loaded model."""
+        return figs.table_names(self.bundle.name)
+
+
+@dataclass(frozen=True)
+class PcaSettings:
+    """The PCA tab's choices: the asked range, the range used, 2D/3D and the components."""
+
+    asked: tuple[int, int]
+    start: int
+    stop: int
+    view: str
+    pcs: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CosineSettings:
+    start: int
+    stop: int
+
+
+# --- the PCA tab -------------------------------------------------------------------------------
+def pca_settings(n_positions: int) -> PcaSettings:
+    """The range slider on its own row, then view and the three axis pickers in four columns
+    (five columns collapsed the pickers at 1024 px)."""
+    lo, hi = st.slider(
+        _("Positions to project"), 0, n_positions - 1, (0, n_positions - 1), key=RANGE_KEY,
+        bind="query-params",
+        help=_("PCA is fitted on these positions only (at least {n}).").format(n=MIN_RANGE),
+    )
+    start, stop = clamp_range(lo, hi, n_positions)
+    c_view, *c_axes = st.columns(4, vertical_alignment="bottom")
+    view = c_view.segmented_control(_("View"), VIEWS, default="2D", required=True,
+                                    key=VIEW_KEY, bind="query-params") or "2D"
+    pcs = []
+    for column, axis, default in zip(c_axes, "xyz", (1, 2, 3), strict=True):
+        pc = column.selectbox(
+            _("{axis} axis").format(axis=axis), PC_CHOICES, index=default - 1,
+            key=PC_KEYS[axis], bind="query-params", format_func=lambda pc: f"PC{pc}",
+            disabled=axis == "z" and view != "3D",   # drawn anyway: the layout does not jump
+        )
+        if axis != "z" or view == "3D":
+            pcs.append(pc)
+    return PcaSettings((lo, hi), start, stop, view, tuple(pcs))
+
+
+def pca_notes(ctx: PositionsContext, settings: PcaSettings, available: int) -> tuple[int, ...]:
+    """Say why the figure shows other positions or components than asked; the components used."""
+    start, stop, pcs = settings.start, settings.stop, settings.pcs
+    if (start, stop) != tuple(sorted(settings.asked)):
+        explain(_("PCA needs at least {n} positions: showing positions {start}–{stop}.")
+                .format(n=MIN_RANGE, start=start, stop=stop))
+    if max(pcs) > available:
+        explain(_("Positions {start}–{stop} have only {n} components: PC{asked} is shown as "
+                  "PC{shown}.").format(start=start, stop=stop, n=available, asked=max(pcs),
+                                       shown=available))
+        pcs = tuple(min(pc, available) for pc in pcs)
+    marks = ctx.marks.within(start, stop) if ctx.marks else None
+    if ctx.marks is not None and marks is not None and len(marks.positions) < len(
+        ctx.marks.positions
+    ):
+        explain(_("{n} of your input's positions lie outside {start}–{stop} and are not drawn.")
+                .format(n=len(ctx.marks.positions) - len(marks.positions), start=start,
+                        stop=stop))
+    if marks is not None and len(marks.positions) > figs.MAX_TEXT_LABELS:
+        explain(_("Your input has {n} positions here: they are ringed; hover a ring to read its "
+                  "token.").format(n=len(marks.positions)))
+    return pcs
+
+
+def draw_pca(ctx: PositionsContext) -> None:
     """PCA of a range of positions of both tables, the scree plot, downloads and the formula."""
-    st.header("PCA of the position table")
-    explain(
+    st.header(_("PCA of the position table"))
+    explain(_(
         "Each position vector has hundreds of numbers; PCA finds the directions along which the "
         "chosen positions differ most and draws each position by its coordinates on two or three "
         "of them, coloured by its index. A smooth path means neighbouring positions have similar "
         "vectors; the sinusoid's path is smooth by construction, the learned one only if training "
         "made it so."
-    )
-    c_range, c_view, c_x, c_y, c_z = st.columns([4, 1.4, 1, 1, 1], vertical_alignment="bottom")
-    lo, hi = c_range.slider(
-        "Positions to project", 0, n_positions - 1, (0, n_positions - 1), key="pos_range",
-        bind="query-params", help=f"PCA is fitted on these positions only (at least {MIN_RANGE}).",
-    )
-    start, stop = clamp_range(lo, hi, n_positions)
-    view = c_view.segmented_control("View", ["2D", "3D"], default="2D", required=True,
-                                    key="pos_view", bind="query-params") or "2D"
-
-    def pc_select(column: DeltaGenerator, axis: str, default: int) -> int:
-        return column.selectbox(
-            f"{axis} axis", PC_CHOICES, index=default - 1, key=f"pos_pc_{axis}",
-            bind="query-params", format_func=lambda pc: f"PC{pc}",
-            disabled=axis == "z" and view != "3D",
-        )
-
-    pcs = [pc_select(c_x, "x", 1), pc_select(c_y, "y", 2)]
-    if view == "3D":
-        pcs.append(pc_select(c_z, "z", 3))
-    else:
-        pc_select(c_z, "z", 3)  # drawn (disabled) so the layout does not jump when 3D is picked
-
-    projections = {kind: get_projection(model, kind, start, stop) for kind in TABLE_KINDS}
-    available = min(p.n_components for p in projections.values())
-    if (start, stop) != tuple(sorted((lo, hi))):
-        st.caption(f"PCA needs at least {MIN_RANGE} positions: showing positions {start}–{stop}.")
-    if max(pcs) > available:
-        st.caption(f"Positions {start}–{stop} have only {available} components: "
-                   f"PC{max(pcs)} is shown as PC{available}.")
-        pcs = [min(pc, available) for pc in pcs]
-    range_marks = marks.within(start, stop) if marks else None
-    if marks is not None and range_marks is not None and len(range_marks.positions) < len(
-        marks.positions
-    ):
-        st.caption(f"{len(marks.positions) - len(range_marks.positions)} of your input's "
-                   f"positions lie outside {start}–{stop} and are not drawn.")
-    if range_marks is not None and len(range_marks.positions) > figs.MAX_TEXT_LABELS:
-        st.caption(f"Your input has {len(range_marks.positions)} positions here: they are ringed; "
-                   "hover a ring to read its token.")
-
+    ))
+    settings = pca_settings(ctx.n_positions)
+    start, stop = settings.start, settings.stop
+    projections = {kind: cache.get_projection(ctx.model, kind, start, stop)
+                   for kind in TABLE_KINDS}
+    pcs = pca_notes(ctx, settings, min(p.n_components for p in projections.values()))
+    marks = ctx.marks.within(start, stop) if ctx.marks else None
+    names = ctx.names()
     for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
         with column:
-            title = f"{figs.TABLE_NAMES[kind]}: positions {start}–{stop}"
-            show_figure(figs.pca_figure(projections[kind], pcs, range_marks, title),
+            title = _("{table}: positions {start}–{stop}").format(table=names[kind],
+                                                                   start=start, stop=stop)
+            show_figure(figs.pca_figure(projections[kind], pcs, marks, title),
                         f"positions_pca_{kind}", key=f"pos_pca_{kind}")
-    show_figure(figs.scree_figure(projections), "positions_scree", key="pos_scree")
-    with st.expander("Download the tables and their PCA coordinates", icon=":material/download:"):
+    show_figure(figs.scree_figure(projections, names), "positions_scree", key="pos_scree")
+    draw_pca_downloads(ctx, projections, start, stop)
+    draw_formula(ctx)
+
+
+def draw_pca_downloads(ctx: PositionsContext, projections: dict, start: int, stop: int) -> None:
+    with st.expander(_("Download the tables and their PCA coordinates"),
+                     icon=":material/download:"):
         rows = [str(p) for p in range(start, stop + 1)]
-        for kind in TABLE_KINDS:
-            st.markdown(f"**{figs.TABLE_NAMES[kind]}**: table ({table_shape}), then PCA "
-                        f"coordinates of positions {start}–{stop}")
-            download_matrix(f"position_table_{kind}", get_table(model, kind),
-                            [str(p) for p in range(n_positions)], key=f"pos_dl_table_{kind}")
+        for kind, name in ctx.names().items():
+            st.markdown(_("**{table}**: table ({shape}), then PCA coordinates of positions "
+                          "{start}–{stop}").format(table=markdown_text(name), shape=ctx.shape,
+                                                   start=start, stop=stop))
+            download_matrix(f"position_table_{kind}", cache.get_table(ctx.model, kind),
+                            [str(p) for p in range(ctx.n_positions)], key=f"pos_dl_table_{kind}")
             download_matrix(f"position_pca_{kind}_{start}_{stop}", projections[kind].coords,
                             rows, key=f"pos_dl_pca_{kind}")
-    with st.expander("The sinusoidal formula", icon=":material/function:"):
+
+
+def draw_formula(ctx: PositionsContext) -> None:
+    with st.expander(_("The sinusoidal formula"), icon=":material/function:"):
         st.latex(r"PE_{(p,\,2i)} = \sin\!\left(p / 10000^{2i/d}\right), \qquad "
                  r"PE_{(p,\,2i+1)} = \cos\!\left(p / 10000^{2i/d}\right)")
-        st.caption(f"Here d = {hidden} and p = 0 … {n_positions - 1}: each pair of columns turns "
-                   "at its own speed, from a full turn every 2π positions down to one every "
-                   "10000·2π.")
+        explain(_("Here d = {d} and p = 0 … {last}: each pair of columns turns at its own speed, "
+                  "from a full turn every 2π positions down to one every 10000·2π.")
+                .format(d=ctx.hidden, last=ctx.n_positions - 1))
 
 
-def draw_cosines(marks: figs.InputMarks | None) -> None:
+# --- the cosine tab ----------------------------------------------------------------------------
+def cosine_settings(n_positions: int) -> CosineSettings:
+    lo, hi = st.slider(
+        _("Window of positions"), 0, n_positions - 1, (0, min(COSINE_WINDOW, n_positions) - 1),
+        key=COSINE_WINDOW_KEY, bind="query-params",
+        help=_("Windows wider than {n} positions are thinned to every s-th position.")
+        .format(n=HEATMAP_SIDE),
+    )
+    return CosineSettings(*clamp_range(lo, hi, n_positions, min_len=2))
+
+
+def draw_cosines(ctx: PositionsContext) -> None:
     """cos(p, q) heatmaps of a window of positions, the mean cosine by offset, downloads."""
-    st.header("Cosine similarity between positions")
-    explain(
+    st.header(_("Cosine similarity between positions"))
+    explain(_(
         "Each cell is cos(p, q): 1 where two position vectors point the same way, 0 where they "
         "are unrelated. A dark red band along the diagonal means nearby positions look alike; the "
         "curve below averages the matrix along its diagonals, giving the mean cos(p, p + k) for "
         "positions k apart."
-    )
-    w_lo, w_hi = st.slider(
-        "Window of positions", 0, n_positions - 1, (0, min(COSINE_WINDOW, n_positions) - 1),
-        key="pos_cos_window", bind="query-params",
-        help=f"Windows wider than {HEATMAP_SIDE} positions are thinned to every s-th position.",
-    )
-    w_start, w_stop = clamp_range(w_lo, w_hi, n_positions, min_len=2)
-    sampled = sampled_positions(w_start, w_stop, HEATMAP_SIDE)
+    ))
+    window = cosine_settings(ctx.n_positions)
+    start, stop = window.start, window.stop
+    sampled = sampled_positions(start, stop, HEATMAP_SIDE)
+    names = ctx.names()
     for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
         with column:
-            title = f"{figs.TABLE_NAMES[kind]}: cos(p, q)"
-            show_figure(figs.cosine_figure(get_cosine(model, kind), sampled, marks, title),
-                        f"positions_cosine_{kind}", key=f"pos_cos_{kind}")
+            title = _("{table}: cos(p, q)").format(table=names[kind])
+            fig = figs.position_cosine_figure(cache.get_cosine(ctx.model, kind), sampled,
+                                              ctx.marks, title)
+            show_figure(fig, f"positions_cosine_{kind}", key=f"pos_cos_{kind}")
     stride = int(sampled[1] - sampled[0]) if len(sampled) > 1 else 1
     if stride > 1:
-        st.caption(f"The {w_stop - w_start + 1} positions are drawn one in every {stride} "
-                   f"({len(sampled)} × {len(sampled)} cells); each cell is still one exact "
-                   "cosine. The downloads hold every position of the window.")
-    if marks is not None and marks.span is not None:
-        st.caption("The black box marks the positions your input occupies.")
-    curves = {kind: get_offset_curve(model, kind, w_start, w_stop) for kind in TABLE_KINDS}
-    show_figure(figs.offset_figure(curves, w_start, w_stop), "positions_offset_cosine",
+        explain(_("The {n} positions are drawn one in every {stride} ({side} × {side} cells); "
+                  "each cell is still one exact cosine. The downloads hold every position of the "
+                  "window.").format(n=stop - start + 1, stride=stride, side=len(sampled)))
+    if ctx.marks is not None and ctx.marks.span is not None:
+        explain(_("The black box marks the positions your input occupies."))
+    curves = {kind: cache.get_offset_curve(ctx.model, kind, start, stop) for kind in TABLE_KINDS}
+    show_figure(figs.offset_figure(curves, names, start, stop), "positions_offset_cosine",
                 key="pos_offset")
-    with st.expander("Download the cosine matrices and the offset curve",
+    draw_cosine_downloads(ctx, curves, start, stop)
+
+
+def draw_cosine_downloads(ctx: PositionsContext, curves: dict, start: int, stop: int) -> None:
+    with st.expander(_("Download the cosine matrices and the offset curve"),
                      icon=":material/download:"):
-        window = [str(p) for p in range(w_start, w_stop + 1)]
-        for kind in TABLE_KINDS:
-            st.markdown(f"**{figs.TABLE_NAMES[kind]}**: cos(p, q) for positions "
-                        f"{w_start}–{w_stop}")
-            download_matrix(f"position_cosine_{kind}_{w_start}_{w_stop}",
-                            get_cosine(model, kind)[w_start : w_stop + 1, w_start : w_stop + 1],
+        window = [str(p) for p in range(start, stop + 1)]
+        for kind, name in ctx.names().items():
+            st.markdown(_("**{table}**: cos(p, q) for positions {start}–{stop}")
+                        .format(table=markdown_text(name), start=start, stop=stop))
+            download_matrix(f"position_cosine_{kind}_{start}_{stop}",
+                            cache.get_cosine(ctx.model, kind)[start : stop + 1, start : stop + 1],
                             window, key=f"pos_dl_cos_{kind}")
-        st.markdown("**Mean cos(p, p + k)**: one row per offset k, one column per table")
-        download_matrix(f"position_offset_cosine_{w_start}_{w_stop}",
+        st.markdown(_("**Mean cos(p, p + k)**: one row per offset k, one column per table"))
+        download_matrix(f"position_offset_cosine_{start}_{stop}",
                         np.stack([curves[k] for k in TABLE_KINDS], axis=1),
-                        [str(k) for k in range(w_stop - w_start + 1)], key="pos_dl_offset")
+                        [str(k) for k in range(stop - start + 1)], key="pos_dl_offset")
 
 
-def draw_probe(marks: figs.InputMarks | None) -> None:
-    """Wang & Chen's linear probe: error metrics, predictions scatter, per-fold table, download."""
-    st.header("Position probe (Wang & Chen 2020)")
-    explain(
-        f"Can a straight-line formula read the index back from a position vector? A linear "
-        f"regression is fitted on 4/5 of the positions and asked for the index of the rest, "
-        f"{PROBE_FOLDS} times over (5-fold cross-validation, fixed shuffle); the mean absolute "
-        "error says by how many positions it misses on average, and a large error means the "
-        "index is not a clean linear function of the vector."
-    )
-    probes = {kind: get_probe(model, kind) for kind in TABLE_KINDS}
-    m_learned, m_sin, m_base = st.columns(3)
-    for column, kind in ((m_learned, "learned"), (m_sin, "sinusoidal")):
-        probe = probes[kind]
-        column.metric(
-            f"{figs.TABLE_NAMES[kind]}: mean abs. error",
-            f"{figs.format_positions(probe.mae)} positions",
-            help=f"Rounded to whole positions, as in the paper's code: "
-                 f"{figs.format_positions(probe.mae_rounded)}.",
-        )
-    m_base.metric("Guessing the mean index",
-                  f"{figs.format_positions(probes['learned'].baseline_mae)} positions",
-                  help="The error of a 'model' that ignores the vector.")
-    show_figure(figs.probe_figure(probes, marks), "positions_probe", key="pos_probe")
-    folds = pd.DataFrame(
-        {
-            "fold": np.arange(1, PROBE_FOLDS + 1),
-            "positions held out": np.bincount(probes["learned"].fold, minlength=PROBE_FOLDS),
-            **{f"MAE {figs.TABLE_NAMES[k]}": probes[k].fold_mae for k in TABLE_KINDS},
-        }
-    )
+# --- the probe tab -----------------------------------------------------------------------------
+PROBE_WHY = N_(
+    "Why the two fits differ: each training fold holds only {train} positions for {inputs} "
+    "inputs, so the paper's plain regression has almost one weight per training row; it nearly "
+    "interpolates the training positions and misses the held-out ones of the learned table by "
+    "{plain} positions on average. Ridge adds a penalty α·‖w‖² (α = {alpha} here, chosen by "
+    "cross-validation inside each training fold) that shrinks the weights, and misses by {ridge}."
+)
+
+
+def draw_probe(ctx: PositionsContext) -> None:
+    """Wang & Chen's linear probe, plain and ridge: MAE table, why they differ, predictions
+    scatter, per-fold table, download."""
+    st.header(_("Position probe (Wang & Chen 2020)"))
+    explain(_(
+        "Can a straight-line formula read the index back from a position vector? A linear "
+        "regression is fitted on 4/5 of the positions and asked for the index of the rest, "
+        "{folds} times over (5-fold cross-validation, fixed shuffle); the mean absolute error "
+        "says by how many positions it misses on average, and a large error means the index is "
+        "not a clean linear function of the vector."
+    ).format(folds=PROBE_FOLDS))
+    probes = {(kind, fit): cache.get_probe(ctx.model, kind, fit)
+              for kind in TABLE_KINDS for fit in PROBE_FITS}
+    names = ctx.names()
+    st.table(figs.probe_summary(probes, names), hide_index=True)
+    learned = {fit: probes["learned", fit] for fit in PROBE_FITS}
+    explain(_(PROBE_WHY).format(
+        train=learned["plain"].n_train, inputs=learned["plain"].n_inputs,
+        plain=figs.format_positions(learned["plain"].mae),
+        alpha=figs.format_alphas(learned["ridge"].alphas),
+        ridge=figs.format_positions(learned["ridge"].mae)))
+    show_figure(figs.probe_figure(probes, names, ctx.marks), "positions_probe", key="pos_probe")
+    explain(_("Mean absolute error of each fold, in positions:"))
+    folds = figs.probe_fold_table(probes, PROBE_FOLDS)
     st.dataframe(folds, hide_index=True, width="content",
                  column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                for c in folds.columns if c.startswith("MAE")})
-    with st.expander("Download the probe's predictions", icon=":material/download:"):
+                                for c in folds.columns[2:]})
+    draw_probe_download(ctx, probes)
+
+
+def draw_probe_download(ctx: PositionsContext, probes: dict[tuple[str, str], ProbeResult]) -> None:
+    with st.expander(_("Download the probe's predictions"), icon=":material/download:"):
         download_matrix(
             "position_probe_predictions",
-            np.stack([np.arange(n_positions), *(probes[k].predictions for k in TABLE_KINDS),
-                      probes["learned"].fold], axis=1),
-            [str(p) for p in range(n_positions)], key="pos_dl_probe",
+            np.stack([np.arange(ctx.n_positions), *(p.predictions for p in probes.values()),
+                      probes["learned", "plain"].fold], axis=1),
+            [str(p) for p in range(ctx.n_positions)], key="pos_dl_probe",
         )
-        st.caption("Columns: true position, predicted by the learned table, predicted by the "
-                   "sinusoidal table, fold that held the position out.")
+        explain(_("Columns: true position; predicted by the learned table (plain, then ridge); "
+                  "predicted by the sinusoidal table (plain, then ridge); fold that held the "
+                  "position out."))
 
 
-def draw_norms(marks: figs.InputMarks | None) -> None:
+# --- the norms tab -----------------------------------------------------------------------------
+def draw_norms(ctx: PositionsContext) -> None:
     """||p|| along the positions of both tables, with a download."""
-    st.header("Norm of each position vector")
-    explain(
+    st.header(_("Norm of each position vector"))
+    explain(_(
         "The length ||p|| of each position vector says how loudly position p speaks when it is "
         "added to the word vector. Every row of the sinusoidal table has the same length, "
         "√(d/2); a learned table is free to make some positions, often the first, louder than "
         "the rest."
-    )
-    norms = {kind: get_norms(model, kind) for kind in TABLE_KINDS}
+    ))
+    norms = {kind: cache.get_norms(ctx.model, kind) for kind in TABLE_KINDS}
+    names = ctx.names()
     for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
         with column:
-            show_figure(figs.norms_figure(norms[kind], kind, marks), f"positions_norms_{kind}",
-                        key=f"pos_norms_{kind}")
-    with st.expander("Download the norms", icon=":material/download:"):
+            fig = figs.position_norms_figure(norms[kind], names[kind], figs.TABLE_COLOURS[kind],
+                                             ctx.marks)
+            show_figure(fig, f"positions_norms_{kind}", key=f"pos_norms_{kind}")
+    with st.expander(_("Download the norms"), icon=":material/download:"):
         download_matrix("position_norms", np.stack([norms[k] for k in TABLE_KINDS], axis=1),
-                        [str(p) for p in range(n_positions)], key="pos_dl_norms")
-        st.caption("Columns: learned table, sinusoidal table.")
+                        [str(p) for p in range(ctx.n_positions)], key="pos_dl_norms")
+        explain(_("Columns: learned table, sinusoidal table."))
 
 
 # Tab label -> the function drawing that section; the first is the default tab.
-SECTIONS = {"PCA": draw_pca, "Cosines": draw_cosines, "Probe": draw_probe, "Norms": draw_norms}
+SECTIONS = (
+    Section(label=N_("PCA"), draw=draw_pca),
+    Section(label=N_("Cosines"), draw=draw_cosines),
+    Section(label=N_("Probe"), draw=draw_probe),
+    Section(label=N_("Norms"), draw=draw_norms),
+)
 
-# The input's marks (and its notices: empty text, truncation) are shared by every section, so
-# they stay above the tabs; everything else is computed only for the open section.
-marks = input_marks()
-if marks is not None:
-    where = f"positions 0–{marks.positions[-1]}" if len(marks.positions) > 1 else "position 0"
-    st.markdown(
-        f"Position table: **{table_shape}**. Your input fills **{where}**; in the charts its "
-        f"positions are ringed and labelled with their tokens ({figs.segment_legend(marks)})."
-    )
-else:
-    st.markdown(f"Position table: **{table_shape}**.")
 
-section, area = open_section(list(SECTIONS), key=SECTION_KEY)
-with area:
-    SECTIONS[section](marks)
+def input_marks(inputs: SharedInputs) -> figs.InputMarks | None:
+    """The current input's positions and tokens; None (with a message) when there is no input."""
+    try:
+        enc = cache.encoding(inputs)
+    except ExplorerError as exc:
+        st.info(markdown_template(_(exc.template), **exc.params) + " " + _(NO_INPUT),
+                icon=":material/edit_note:")
+        return None
+    show_notices(enc)
+    return figs.InputMarks.from_encoding(enc)
+
+
+def draw_table_line(ctx: PositionsContext) -> None:
+    """The table's size, and where the input sits in it (above the tabs: every tab uses it)."""
+    marks = ctx.marks
+    if marks is None:
+        st.markdown(_("Position table: **{shape}**.").format(shape=ctx.shape))
+        return
+    where = (_("positions 0–{last}").format(last=marks.positions[-1])
+             if len(marks.positions) > 1 else _("position 0"))
+    st.markdown(_("Position table: **{shape}**. Your input fills **{where}**; in the charts its "
+                  "positions are ringed and labelled with their tokens ({legend}).")
+                .format(shape=ctx.shape, where=where, legend=figs.segment_legend(marks)))
+
+
+def main() -> None:
+    inputs = shared_inputs()
+    page_header(TITLE, EXPLANATION)
+    bundle = model_of(inputs)
+    ctx = PositionsContext(inputs=inputs, bundle=bundle, marks=input_marks(inputs))
+    draw_table_line(ctx)
+    draw_sections(SECTIONS, SECTION_KEY, ctx)
+
+
+if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names
+    main()

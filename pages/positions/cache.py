@@ -1,4 +1,4 @@
-"""Cached position-table results for the Positions page, shared by every session.
+"""Positions' data: cached position-table results, shared by every session.
 
 Everything here depends on the model alone (and on a position range), never on the sentence: it
 lives in ``st.cache_resource``, keyed on the model name string, so typing a new sentence reuses
@@ -16,14 +16,17 @@ from collections import Counter
 import numpy as np
 import streamlit as st
 
-from components.cache import get_model
+from components.cache import get_encoding, get_model
+from components.inputs import SharedInputs
+from core import Encoding
 from core.positions import (
+    ProbeFit,
     ProbeResult,
     Projection,
     TableKind,
-    cosine_matrix,
     offset_cosine,
     pca_projection,
+    position_cosines,
     position_probe,
     position_table,
     vector_norms,
@@ -31,6 +34,8 @@ from core.positions import (
 
 # Two tables (learned, sinusoidal) for each of the two models the model cache holds.
 TABLE_ENTRIES = 4
+# Two fits (plain, ridge) of each table.
+PROBE_ENTRIES = 8
 # Each projection is at most 512 x 20 float32 (40 KB); a class trying ranges stays far below this.
 RANGE_ENTRIES = 32
 # A 512 x 512 float32 cosine matrix is 1 MB.
@@ -46,18 +51,18 @@ def get_table(model_name: str, kind: TableKind) -> np.ndarray:
     return position_table(get_model(model_name), kind)
 
 
-@st.cache_resource(max_entries=RANGE_ENTRIES, show_spinner="Projecting the position table…")
+@st.cache_resource(max_entries=RANGE_ENTRIES, show_spinner=False)
 def get_projection(model_name: str, kind: TableKind, start: int, stop: int) -> Projection:
     """PCA of positions start..stop (inclusive) of one table."""
     CALLS["pca"] += 1
     return pca_projection(get_table(model_name, kind), start, stop)
 
 
-@st.cache_resource(max_entries=COSINE_ENTRIES, show_spinner="Comparing every pair of positions…")
+@st.cache_resource(max_entries=COSINE_ENTRIES, show_spinner=False)
 def get_cosine(model_name: str, kind: TableKind) -> np.ndarray:
     """cos(p, q) for every pair of positions of one table, (P, P) float32."""
     CALLS["cosine"] += 1
-    return cosine_matrix(get_table(model_name, kind))
+    return position_cosines(get_table(model_name, kind))
 
 
 @st.cache_resource(max_entries=RANGE_ENTRIES, show_spinner=False)
@@ -67,11 +72,12 @@ def get_offset_curve(model_name: str, kind: TableKind, start: int, stop: int) ->
     return offset_cosine(get_cosine(model_name, kind), start, stop)
 
 
-@st.cache_resource(max_entries=TABLE_ENTRIES, show_spinner="Fitting the position probe…")
-def get_probe(model_name: str, kind: TableKind) -> ProbeResult:
-    """Wang & Chen's 5-fold linear probe from position vector to index, on the whole table."""
+@st.cache_resource(max_entries=PROBE_ENTRIES, show_spinner=False)
+def get_probe(model_name: str, kind: TableKind, fit: ProbeFit = "plain") -> ProbeResult:
+    """Wang & Chen's 5-fold linear probe from position vector to index, on the whole table:
+    the paper's plain least squares, or ridge."""
     CALLS["probe"] += 1
-    return position_probe(get_table(model_name, kind))
+    return position_probe(get_table(model_name, kind), fit=fit)
 
 
 @st.cache_resource(max_entries=TABLE_ENTRIES, show_spinner=False)
@@ -85,3 +91,10 @@ def clear_position_caches() -> None:
     """Forget every cached position result (not the models): for benchmarks of a first visit."""
     for cached in (get_table, get_projection, get_cosine, get_offset_curve, get_probe, get_norms):
         cached.clear()
+
+
+def encoding(inputs: SharedInputs) -> Encoding:
+    """The shared inputs tokenised with the shared tokenizer options (raises on bad text: the
+    position tables do not need a sentence, so the page goes on without one)."""
+    return get_encoding(inputs.model, inputs.text_a, inputs.text_b, inputs.max_length,
+                        inputs.truncation, inputs.padding)

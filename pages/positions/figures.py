@@ -1,0 +1,430 @@
+"""Positions' figures and tables: PCA scatter, scree, cosine heatmap, offset curve, probe,
+norms. Pure functions of core arrays (no Streamlit), so a test can rebuild any figure; their
+words are translated with ``_()`` when they are built (never cached).
+
+Payloads stay small: coordinates and matrices go out as float32, heatmaps only for the sampled
+positions, and token text only through components.labels' ``plotly_text`` / ``token_labels``
+(user text is never markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from components import palette
+from components.i18n import N_, _
+from components.labels import SEGMENT_COLOURS, SEGMENT_NAMES, plotly_text, token_labels
+from core.positions import PROBE_FITS, TABLE_KINDS, ProbeResult, Projection
+from core.tokens import Encoding
+
+TABLE_COLOURS = {"learned": palette.POSITION, "sinusoidal": palette.WORD}
+TABLE_NAME_TEMPLATES = {"learned": N_("learned ({model})"),
+                        "sinusoidal": N_("sinusoidal (formula)")}
+FIT_NAMES = {"plain": N_("plain linear regression"), "ridge": N_("ridge regression")}
+FIT_SYMBOLS = {"plain": "circle", "ridge": "x"}
+# Short words for the per-fold table's headers, so its six columns fit at 1024 px.
+SHORT_TABLE_NAMES = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal")}
+SHORT_FIT_NAMES = {"plain": N_("plain"), "ridge": N_("ridge")}
+MAX_TEXT_LABELS = 32   # more labels than this overlap into a blot; hover still names every token
+SCREE_COMPONENTS = 20
+LABEL_GAP = 0.05       # printed token labels keep this share of the plot's width apart
+FONT = {"size": 15}    # legible from the back of a classroom
+# Below the plot, clear of the title (and of the x axis title above it).
+LEGEND = {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0.0}
+
+
+def model_label(name: str) -> str:
+    """The loaded model as a figure names it: its name, or a folder's last part."""
+    return Path(name).name if Path(name).is_absolute() else name
+
+
+def table_names(model: str) -> dict[str, str]:
+    """Each table's name in this run's language, the learned one naming the loaded model."""
+    return {kind: _(TABLE_NAME_TEMPLATES[kind]).format(model=model_label(model))
+            for kind in TABLE_KINDS}
+
+
+@dataclass(frozen=True)
+class InputMarks:
+    """The current input's positions with plotly-safe token texts, hover labels and segments."""
+
+    positions: tuple[int, ...]
+    tokens: tuple[str, ...]     # the token alone: short enough to print next to its point
+    labels: tuple[str, ...]     # "position token", unique, for hovers
+    segments: tuple[int, ...]
+
+    @classmethod
+    def from_encoding(cls, encoding: Encoding) -> InputMarks:
+        real = [i for i, mask in enumerate(encoding.attention_mask) if mask]
+        labels = token_labels(encoding.tokens)
+        return cls(
+            positions=tuple(real),
+            tokens=tuple(plotly_text(encoding.tokens[i]) for i in real),
+            labels=tuple(labels[i] for i in real),
+            segments=tuple(encoding.token_type_ids[i] for i in real),
+        )
+
+    def within(self, start: int, stop: int) -> InputMarks:
+        """Only the marks whose position lies in start..stop (inclusive)."""
+        keep = [i for i, p in enumerate(self.positions) if start <= p <= stop]
+        return InputMarks(
+            positions=tuple(self.positions[i] for i in keep),
+            tokens=tuple(self.tokens[i] for i in keep),
+            labels=tuple(self.labels[i] for i in keep),
+            segments=tuple(self.segments[i] for i in keep),
+        )
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        return (min(self.positions), max(self.positions)) if self.positions else None
+
+    def colours(self) -> list[str]:
+        return [SEGMENT_COLOURS.get(s, palette.SOFT_INK) for s in self.segments]
+
+
+def format_positions(value: float) -> str:
+    """An error measured in positions, to two decimals.
+
+    Below 0.01 the digits are rounding noise of float64 least squares (the sinusoid's probe
+    lands around 1e-5), so the text says "< 0.01" rather than print noise as a finding.
+    """
+    return f"{value:.2f}" if abs(value) >= 0.01 else "< 0.01"
+
+
+def format_alphas(alphas: np.ndarray) -> str:
+    """The ridge penalties the folds chose, e.g. "0.01" or "0.001–0.01"."""
+    low, high = float(np.min(alphas)), float(np.max(alphas))
+    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+
+
+def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0.0, "xanchor": "left"},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        font=FONT,
+        legend=LEGEND,
+    )
+    return fig
+
+
+def _axis_title(proj: Projection, pc: int) -> str:
+    return _("PC{pc} ({share} of variance)").format(
+        pc=pc, share=f"{proj.explained_variance_ratio[pc - 1]:.1%}")
+
+
+def pca_figure(
+    proj: Projection, pcs: Sequence[int], marks: InputMarks | None, title: str
+) -> go.Figure:
+    """Positions in the plane (2 components) or space (3) of the chosen principal components.
+
+    Consecutive positions are joined by a faint line so the path through the table shows; the
+    input's positions are ringed in their segment's colour and labelled with their tokens.
+    """
+    cols = [pc - 1 for pc in pcs]
+    coords = proj.coords[:, cols]                                  # (n, 2 or 3) float32
+    positions = proj.positions.astype(np.int32)
+    three_d = len(pcs) == 3
+    scatter = go.Scatter3d if three_d else go.Scatter
+    hover = _("position %{customdata}") + "<br>" + "<br>".join(
+        f"PC{pc} %{{{axis}:.3f}}" for pc, axis in zip(pcs, "xyz", strict=False)
+    )
+    fig = go.Figure()
+    fig.add_trace(
+        scatter(
+            **dict(zip("xyz", coords.T, strict=False)),
+            mode="lines+markers",
+            name=_("positions {start}–{stop}").format(start=proj.start, stop=proj.stop),
+            customdata=positions,
+            line={"color": "rgba(120,120,120,0.15)", "width": 1},
+            marker={
+                "size": 3 if three_d else 6,
+                "color": positions,
+                "colorscale": "Viridis",
+                "colorbar": {"title": {"text": _("position")}, "thickness": 14},
+            },
+            hovertemplate=hover + "<extra></extra>",
+        )
+    )
+    if marks is not None and marks.positions:
+        rows = np.asarray(marks.positions) - proj.start
+        labelled = len(rows) <= MAX_TEXT_LABELS
+        texts = spaced_labels(coords, rows, marks.tokens)
+        fig.add_trace(
+            scatter(
+                **dict(zip("xyz", coords[rows].T, strict=False)),
+                mode="markers+text" if labelled else "markers",
+                name=_("your input"),
+                text=texts,
+                hovertext=list(marks.labels),
+                textposition="top center",
+                # dark text with a white halo stays readable on top of the point cloud
+                textfont={"size": 15, "color": palette.INK} if three_d
+                else {"size": 15, "color": palette.INK, "shadow": "auto"},
+                marker={
+                    "size": 6 if three_d else 14,
+                    "symbol": "circle-open" if not three_d else "circle",
+                    "color": marks.colours(),
+                    "line": {"width": 2.5, "color": marks.colours()},
+                    "opacity": 1.0,
+                },
+                hovertemplate="%{hovertext}<extra>" + _("your input") + "</extra>",
+            )
+        )
+    if three_d:
+        fig.update_layout(
+            scene={
+                f"{axis}axis": {"title": {"text": f"PC{pc}"}}
+                for pc, axis in zip(pcs, "xyz", strict=True)
+            }
+        )
+        return _layout(fig, title, 560)
+    fig.update_xaxes(title=_axis_title(proj, pcs[0]))
+    fig.update_yaxes(title=_axis_title(proj, pcs[1]), scaleanchor="x", scaleratio=1)
+    return _layout(fig, title, 520)
+
+
+def spaced_labels(
+    coords: np.ndarray, rows: np.ndarray, tokens: Sequence[str], min_gap: float = LABEL_GAP
+) -> list[str]:
+    """The tokens to print beside the points ``coords[rows]``; "" where a label would overlap.
+
+    Going in reading order, a token is printed only if its point (2-D or 3-D) is at least
+    ``min_gap`` times the plot's widest extent from every point already labelled: the sinusoid
+    puts its first positions almost on top of each other, and a pile of labels there reads as
+    a blot. The others keep their hover text.
+    """
+    span = float(np.ptp(coords, axis=0).max()) or 1.0
+    placed: list[np.ndarray] = []
+    texts = []
+    for row, token in zip(rows, tokens, strict=True):
+        point = coords[row].astype(np.float64)
+        if all(np.linalg.norm(point - other) >= min_gap * span for other in placed):
+            placed.append(point)
+            texts.append(token)
+        else:
+            texts.append("")
+    return texts
+
+
+def scree_figure(
+    projections: Mapping[str, Projection], names: Mapping[str, str], n: int = SCREE_COMPONENTS
+) -> go.Figure:
+    """Share of the variance per principal component (bars) and its running total (lines)."""
+    fig = go.Figure()
+    for kind, proj in projections.items():
+        ratio = proj.explained_variance_ratio[:n].astype(np.float32)
+        pcs = [f"PC{i}" for i in range(1, len(ratio) + 1)]
+        colour = TABLE_COLOURS.get(kind, palette.SOFT_INK)
+        name = names.get(kind, kind)
+        fig.add_trace(
+            go.Bar(x=pcs, y=ratio, name=name, marker_color=colour,
+                   hovertemplate="%{x}: %{y:.1%}<extra>" + plotly_text(name) + "</extra>")
+        )
+        fig.add_trace(
+            go.Scatter(x=pcs, y=np.cumsum(ratio, dtype=np.float32), mode="lines+markers",
+                       name=_("{table}, running total").format(table=name),
+                       line={"color": colour, "dash": "dot"},
+                       hovertemplate=_("up to %{x}: %{y:.1%}") + "<extra>" + plotly_text(name)
+                       + "</extra>")
+        )
+    fig.update_yaxes(title=_("share of the variance"), tickformat=".0%", range=[0, 1.02])
+    fig.update_layout(barmode="group")
+    return _layout(fig, _("Explained variance per component (scree)"), 440)
+
+
+def position_cosine_figure(
+    cosine: np.ndarray, positions: np.ndarray, marks: InputMarks | None, title: str
+) -> go.Figure:
+    """cos(p, q) for the sampled positions, on a fixed -1..1 scale; the input's span is boxed."""
+    idx = np.asarray(positions, dtype=np.int32)
+    values = np.asarray(cosine[np.ix_(idx, idx)], dtype=np.float32)
+    fig = go.Figure(
+        go.Heatmap(
+            z=values, x=idx, y=idx, zmin=-1.0, zmax=1.0, colorscale="RdBu_r",
+            colorbar={"title": {"text": "cos"}, "thickness": 14},
+            hovertemplate=_("cos(p=%{y}, q=%{x}) = %{z:.3f}") + "<extra></extra>",
+        )
+    )
+    span = marks.within(int(idx[0]), int(idx[-1])).span if marks else None
+    if span is not None:
+        half = (idx[1] - idx[0]) / 2 if len(idx) > 1 else 0.5
+        fig.add_shape(
+            type="rect", x0=span[0] - half, x1=span[1] + half, y0=span[0] - half,
+            y1=span[1] + half, line={"color": palette.INK, "width": 2},
+            fillcolor="rgba(0,0,0,0)",
+        )
+    fig.update_xaxes(title=_("position q"), constrain="domain")
+    fig.update_yaxes(title=_("position p"), autorange="reversed", scaleanchor="x",
+                     constrain="domain")
+    return _layout(fig, title, 470)
+
+
+def offset_figure(
+    curves: Mapping[str, np.ndarray], names: Mapping[str, str], start: int, stop: int
+) -> go.Figure:
+    """Mean cos(p, p + k) against the offset k, one line per table."""
+    fig = go.Figure()
+    for kind, curve in curves.items():
+        name = names.get(kind, kind)
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(len(curve), dtype=np.int32), y=np.asarray(curve, dtype=np.float32),
+                mode="lines", name=name,
+                line={"color": TABLE_COLOURS.get(kind, palette.SOFT_INK), "width": 2.5},
+                hovertemplate=_("k = %{x}: mean cos %{y:.3f}") + "<extra>" + plotly_text(name)
+                + "</extra>",
+            )
+        )
+    fig.add_hline(y=0, line={"color": palette.GRID, "width": 1})
+    fig.update_xaxes(title=_("offset k (positions apart)"))
+    fig.update_yaxes(title=_("mean cos(p, p + k)"), range=[-1.02, 1.02])
+    title = _("How similarity falls with distance (positions {start}–{stop})")
+    return _layout(fig, title.format(start=start, stop=stop), 440)
+
+
+def probe_trace_name(names: Mapping[str, str], kind: str, fit: str) -> str:
+    """A probe trace's legend entry, e.g. "learned (all-MiniLM-L6-v2), ridge regression"."""
+    return _("{table}, {fit}").format(table=names.get(kind, kind), fit=_(FIT_NAMES[fit]))
+
+
+def probe_figure(
+    probes: Mapping[tuple[str, str], ProbeResult], names: Mapping[str, str],
+    marks: InputMarks | None,
+) -> go.Figure:
+    """Index predicted by the held-out fold against the true index, per (table, fit); perfect
+    recovery is y = x."""
+    fig = go.Figure()
+    n = 0
+    for (kind, fit), probe in probes.items():
+        n = len(probe.predictions)
+        name = probe_trace_name(names, kind, fit)
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(n, dtype=np.int32), y=probe.predictions.astype(np.float32),
+                mode="markers", name=name,
+                marker={"color": TABLE_COLOURS.get(kind, palette.SOFT_INK), "size": 5,
+                        "opacity": 0.8, "symbol": FIT_SYMBOLS.get(fit, "circle")},
+                hovertemplate=_("position %{x}: predicted %{y:.2f}") + "<extra>"
+                + plotly_text(name) + "</extra>",
+            )
+        )
+    fig.add_trace(
+        go.Scatter(x=[0, n - 1], y=[0, n - 1], mode="lines", name=_("perfect (y = x)"),
+                   line={"color": palette.EDGE, "dash": "dash", "width": 1.5}, hoverinfo="skip")
+    )
+    _shade_input(fig, marks)
+    low, high = -0.15 * (n - 1), 1.15 * (n - 1)
+    _note_outside(fig, probes, names, low, high)
+    fig.update_xaxes(title=_("true position"))
+    fig.update_yaxes(title=_("predicted position"), range=[low, high])
+    return _layout(fig, _("Probe: index predicted from the vector (held-out folds)"), 560)
+
+
+def _note_outside(
+    fig: go.Figure, probes: Mapping[tuple[str, str], ProbeResult], names: Mapping[str, str],
+    low: float, high: float,
+) -> None:
+    """A few wild misses (often position 0) would squash the rest into a flat line: the frame
+    keeps the plausible range and a note says how many points lie beyond it."""
+    outside = [
+        (key, p, float(v)) for key, probe in probes.items()
+        for p, v in enumerate(probe.predictions) if not low <= v <= high
+    ]
+    if not outside:
+        return
+    (kind, fit), p, v = max(outside, key=lambda t: abs(t[2] - t[1]))
+    text = _("{count} prediction(s) beyond the frame; furthest: position {position} predicted "
+             "as {value} ({table})").format(count=len(outside), position=p, value=f"{v:.0f}",
+                                            table=probe_trace_name(names, kind, fit))
+    fig.add_annotation(
+        text=plotly_text(text), xref="paper", yref="paper", x=1.0, y=1.0, xanchor="right",
+        yanchor="top", showarrow=False, bgcolor="rgba(255,255,255,0.85)", font={"size": 13},
+    )
+
+
+def probe_summary(
+    probes: Mapping[tuple[str, str], ProbeResult], names: Mapping[str, str]
+) -> pd.DataFrame:
+    """One row per fit (and the guess of the mean), one column per table: the 5-fold MAE."""
+    rows = {_(FIT_NAMES[fit]): [format_positions(probes[kind, fit].mae) for kind in TABLE_KINDS]
+            for fit in PROBE_FITS}
+    rows[_("guessing the mean index")] = [
+        format_positions(probes[kind, "plain"].baseline_mae) for kind in TABLE_KINDS
+    ]
+    frame = pd.DataFrame(rows, index=[names[k] for k in TABLE_KINDS]).T
+    frame.index.name = _("mean absolute error (positions)")
+    return frame.reset_index()
+
+
+def probe_fold_table(
+    probes: Mapping[tuple[str, str], ProbeResult], n_folds: int
+) -> pd.DataFrame:
+    """Per fold: positions held out and the MAE of every (table, fit), under short headers."""
+    first = next(iter(probes.values()))
+    return pd.DataFrame({
+        _("fold"): np.arange(1, n_folds + 1),
+        _("positions held out"): np.bincount(first.fold, minlength=n_folds),
+        **{fold_column(kind, fit): probe.fold_mae for (kind, fit), probe in probes.items()},
+    })
+
+
+def fold_column(kind: str, fit: str) -> str:
+    """A per-fold table header, e.g. "learned, ridge"."""
+    return _("{table}, {fit}").format(table=_(SHORT_TABLE_NAMES[kind]),
+                                      fit=_(SHORT_FIT_NAMES[fit]))
+
+
+def position_norms_figure(
+    norms: np.ndarray, name: str, colour: str, marks: InputMarks | None
+) -> go.Figure:
+    """||p|| along the index for one table, the input's positions marked."""
+    values = np.asarray(norms, dtype=np.float32)
+    fig = go.Figure(
+        go.Scatter(
+            x=np.arange(len(values), dtype=np.int32), y=values, mode="lines", name=name,
+            line={"color": colour, "width": 2},
+            hovertemplate=_("position %{x}: norm %{y:.3f}") + "<extra></extra>",
+        )
+    )
+    if marks is not None and marks.positions:
+        rows = np.asarray(marks.positions)
+        fig.add_trace(
+            go.Scatter(
+                x=rows.astype(np.int32), y=values[rows], mode="markers", name=_("your input"),
+                text=list(marks.labels), marker={"color": marks.colours(), "size": 8},
+                hovertemplate=_("%{text}: norm %{y:.3f}") + "<extra></extra>",
+            )
+        )
+    fig.update_xaxes(title=_("position"))
+    fig.update_yaxes(title=_("norm ||p||"), rangemode="tozero")
+    title = _("Norm of each position vector: {table}").format(table=name)
+    return _layout(fig, title, 420)
+
+
+def _shade_input(fig: go.Figure, marks: InputMarks | None) -> None:
+    """A light band over the positions the current input occupies."""
+    span = marks.span if marks else None
+    if span is not None:
+        fig.add_vrect(x0=span[0] - 0.5, x1=span[1] + 0.5, fillcolor=palette.SEGMENT_A,
+                      opacity=0.12, line_width=0, annotation_text=_("your input"),
+                      annotation_position="top left")
+
+
+COLOUR_WORDS = {0: N_("blue"), 1: N_("orange")}
+
+
+def segment_legend(marks: InputMarks) -> str:
+    """Plain words for the ring colours, e.g. "blue = sentence A, orange = sentence B"."""
+    used = sorted(set(marks.segments))
+    return _(", ").join(
+        _("{colour} = sentence {segment}").format(colour=_(COLOUR_WORDS.get(s, N_("grey"))),
+                                                  segment=SEGMENT_NAMES.get(s, s))
+        for s in used
+    )
