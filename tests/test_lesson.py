@@ -1,0 +1,111 @@
+"""The lessons: every step renders with a sentence of one's own, its code cells run in plain
+Python (transformers loaded by the student's own setup cell, in a fresh process) print exactly
+what the page shows, and the answer shows only after a guess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from core import DEFAULT_MODEL
+from core.lessons import setup_cell
+from pages.lesson.cache import LESSON_CELLS, lesson_cells
+from pages.lesson.figures import LESSONS
+from tests.conftest import ROOT, assert_clean, open_app
+
+PAGE = "pages/lesson/page.py"
+SENTENCE = "Teachers explain embeddings slowly."
+
+# A notebook in a fresh interpreter: run each cell, print what it prints and the repr of a last
+# bare expression, as Jupyter does. Written here, apart from the app's runner, on purpose.
+NOTEBOOK = r"""
+import ast, io, json, sys, contextlib
+cells = json.loads(sys.argv[1])
+ns = {}
+outs = []
+for code in cells:
+    buf = io.StringIO()
+    tree = ast.parse(code)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    with contextlib.redirect_stdout(buf):
+        exec(compile(tree, "<cell>", "exec"), ns)
+        if last is not None:
+            value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), ns)
+            if value is not None:
+                print(repr(value))
+    outs.append(buf.getvalue().rstrip("\n"))
+print(json.dumps(outs[1:]))
+"""
+
+
+def plain_python(cells: list[str]) -> list[str]:
+    run = subprocess.run(
+        [sys.executable, "-c", NOTEBOOK, json.dumps([setup_cell(DEFAULT_MODEL), *cells])],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    )
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def shown(at) -> tuple[str, str]:
+    """The step's code cell and its output as the page shows them."""
+    codes = [c.value for c in at.code]
+    return codes[-2], codes[-1]
+
+
+@pytest.mark.parametrize("lesson", list(LESSONS))
+def test_every_step_prints_what_plain_python_prints(lesson):
+    expected = plain_python(lesson_cells(lesson, SENTENCE))
+    for number in range(1, len(LESSON_CELLS[lesson]) + 1):
+        at = open_app(PAGE, a=SENTENCE, lesson=lesson, step=str(number))
+        assert_clean(at)
+        code, output = shown(at)
+        assert code == lesson_cells(lesson, SENTENCE)[number - 1]
+        assert output == expected[number - 1], (lesson, number)
+        assert f"{number}." in at.subheader[0].value
+
+
+def test_the_printouts_are_the_tutorials():
+    at = open_app(PAGE, a="This is a test sentence", step="1")
+    assert "tensor([[ 101, 2023, 2003, 1037, 3231, 6251,  102]])" in shown(at)[1]
+    at = open_app(PAGE, a="This is a test sentence", step="2")
+    assert "grad_fn=<NativeLayerNormBackward0>" in shown(at)[1]
+    at = open_app(PAGE, a="This is a test sentence", step="8")
+    assert shown(at)[1] == "True"
+    at = open_app(PAGE, lesson="parameters", step="3")
+    assert shown(at)[1] == "31104"   # all-MiniLM-L6-v2's biases and LayerNorm weights
+
+
+def test_answer_shows_only_after_a_guess():
+    at = open_app(PAGE, step="5")
+    assert not at.success and not at.error
+    question = at.radio(key="lesson_q_embedding_5")
+    question.set_value(0).run()      # [1, T, hidden size]: wrong for position_embeddings
+    assert at.error and "[T, hidden size]" in at.error[0].value
+    question.set_value(1).run()
+    assert at.success and not at.error
+
+
+def test_previous_next_and_garbage_steps():
+    at = open_app(PAGE, step="abc")
+    assert_clean(at)
+    assert at.subheader[0].value.startswith("1.")
+    at.button[1].click().run()       # Next
+    assert at.subheader[0].value.startswith("2.") and at.query_params["step"] in ("2", ["2"])
+    for value in ("99", "-1", "inf", "", "<img src=x onerror=alert(1)>"):
+        at = open_app(PAGE, step=value)
+        assert_clean(at)
+        assert at.subheader[0].value.startswith("1.")
+
+
+def test_presenter_mode_and_chinese():
+    at = open_app(PAGE, present="1", step="3")
+    assert_clean(at)
+    assert at.subheader[0].value.startswith("3.")
+    assert not at.get("segmented_control") or all(
+        w.key != "lesson_pick" for w in at.get("segmented_control"))
+    at = open_app(PAGE, lang="zh", step="2")
+    assert_clean(at)
+    assert at.title[0].value == "课程"
