@@ -26,7 +26,7 @@ from core import (
     encode,
     load_model,
 )
-from core.parameter_listing import model_counts
+from core.parameters.listing import model_counts
 
 T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""Parameter counts: the formula against models built by transformers, the seed's hand count,
+"""Parameter counts: the formula against models built by transformers, the tutorial's hand count,
 the live model's breakdown, custom sizes and the architecture sketch."""
 
 from __future__ import annotations
@@ -11,8 +11,16 @@ from torch import nn
 from transformers import BertConfig
 
 from core import analyze
-from core.architecture import architecture_dot
-from core.parameter_listing import (
+from core.parameters.counting import (
+    closed_form_latex,
+    count_from_config,
+    group_totals,
+    hand_formula_terms,
+    omitted_terms,
+    parameter_terms,
+    with_numbers,
+)
+from core.parameters.listing import (
     blocks,
     filter_parameters,
     meta_count,
@@ -21,17 +29,7 @@ from core.parameter_listing import (
     reconcile,
     tree_nodes,
 )
-from core.parameter_tables import breakdown_frame
-from core.parameters import (
-    closed_form_latex,
-    count_from_config,
-    group_totals,
-    omitted_terms,
-    parameter_terms,
-    seed_terms,
-    with_numbers,
-)
-from core.presets import (
+from core.parameters.presets import (
     LIMITS,
     PRESETS,
     check_sizes,
@@ -42,9 +40,11 @@ from core.presets import (
     validate_sizes,
     whole_number,
 )
+from core.parameters.tables import breakdown_frame
+from pages.parameters.figures import architecture_dot
 from tests.conftest import tiny_config
 
-# Reference figures from DESIGN.md (the seed material).
+# Reference figures from DESIGN.md (the tutorials').
 DESIGN_COUNTS = {
     "bert-base-uncased": 109_482_240,
     "bert-base-chinese": 102_267_648,
@@ -52,8 +52,8 @@ DESIGN_COUNTS = {
     "bert-base-multilingual-cased": 177_853_440,
 }
 SHIPPED_COUNT = 22_713_216
-SEED_HAND_CHINESE = 102_145_536
-SEED_GAP_CHINESE = 122_112
+HAND_FORMULA_CHINESE = 102_145_536
+HAND_GAP_CHINESE = 122_112
 
 
 def numel(module: nn.Module) -> int:
@@ -131,21 +131,21 @@ def test_cross_attention_decoder_is_counted():
     assert count_from_config(config) == numel(meta_model(config))
 
 
-def test_seed_hand_formula_for_bert_base_chinese():
+def test_tutorial_hand_formula_for_bert_base_chinese():
     config = preset_config("bert-base-chinese")
-    hand = sum(t.total for t in seed_terms(config))
+    hand = sum(t.total for t in hand_formula_terms(config))
     gap = sum(t.total for t in omitted_terms(config))
-    assert hand == SEED_HAND_CHINESE
-    assert gap == SEED_GAP_CHINESE
+    assert hand == HAND_FORMULA_CHINESE
+    assert gap == HAND_GAP_CHINESE
     assert hand + gap == DESIGN_COUNTS["bert-base-chinese"]
 
 
 @pytest.mark.parametrize(("config", "with_pooler"), random_configs(6, seed=7))
 def test_hand_formula_is_tables_and_matrices_and_the_gap_is_the_rest(config, with_pooler):
-    """The seed counts exactly the weights of nn.Embedding and nn.Linear; biases and LayerNorm
-    are the gap (checked on the modules of the model itself, not on our terms)."""
+    """The hand formula counts exactly the weights of nn.Embedding and nn.Linear; biases and
+    LayerNorm are the gap (checked on the modules of the model itself, not on our terms)."""
     weights, rest = hand_count_by_module(meta_model(config, with_pooler))
-    assert sum(t.total for t in seed_terms(config, with_pooler)) == weights
+    assert sum(t.total for t in hand_formula_terms(config, with_pooler)) == weights
     assert sum(t.total for t in omitted_terms(config, with_pooler)) == rest
 
 
@@ -332,3 +332,23 @@ def test_architecture_sketch_has_the_live_shapes(bundle):
     assert f"encoder.layer × {cfg.num_hidden_layers}" in dot
     assert f"word {cfg.vocab_size:,}×{h}" in dot
     assert dot.startswith("digraph") and dot.rstrip().endswith("}")
+
+
+def test_every_core_word_the_page_shows_is_in_its_catalog():
+    """Core writes English; the page's figures mark the same words for translation."""
+    from core.parameters.architecture import architecture_steps
+    from core.parameters.counting import BLOCK_LABELS
+    from core.parameters.presets import size_problems
+    from pages.parameters.figures import CORE_WORDS, TRANSLATED_PARAMS
+
+    config = tiny_config(is_decoder=True, add_cross_attention=True)
+    words = set(BLOCK_LABELS.values()) | {"not in the formula"}
+    words |= {t.label for t in hand_formula_terms(config) + omitted_terms(config)}
+    words |= {limit.label for limit in LIMITS.values()} | {limit.why for limit in LIMITS.values()}
+    words |= {line.template for step in architecture_steps(config, 5) for line in step.lines}
+    good = vars(sizes_from_config(preset_config("bert-base-uncased")))
+    for field, value in [("hidden", 770), ("hidden", 0), ("heads", "x"), ("layers", 10**9)]:
+        for problem in size_problems({**good, field: value})[1]:
+            words.add(problem.template)
+            words |= {v for k, v in problem.params.items() if k in TRANSLATED_PARAMS}
+    assert words <= CORE_WORDS, sorted(words - CORE_WORDS)

@@ -10,16 +10,18 @@ import torch
 
 from components.inputs import DEFAULT_SENTENCE
 from core import analyze
+from pages.parameters.page import SECTION_KEY, SECTIONS
 from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser, wait_for_app
 from tests.test_parameters_core import (
     DESIGN_COUNTS,
-    SEED_GAP_CHINESE,
-    SEED_HAND_CHINESE,
+    HAND_FORMULA_CHINESE,
+    HAND_GAP_CHINESE,
     SHIPPED_COUNT,
     numel,
 )
 
 PAGE = "pages/parameters/page.py"
+WHERE, FORMULA, PRESETS_TAB, CUSTOM, SKETCH = (s.label for s in SECTIONS)
 
 
 def frame_with(at, column: str):
@@ -34,6 +36,15 @@ def frames_with(at, column: str) -> list:
     return [df.value for df in at.dataframe if column in df.value.columns]
 
 
+def open_section(label: str, **query: str):
+    return open_app(PAGE, **{SECTION_KEY: label}, **query)
+
+
+def headline(at) -> str:
+    """The count in large type above the tabs, and the line of numbers under it."""
+    return "\n".join([h.value for h in at.subheader] + [m.value for m in at.markdown])
+
+
 def page_text(at) -> str:
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
     parts += [e.value for e in (*at.error, *at.warning, *at.info, *at.success)]
@@ -41,14 +52,15 @@ def page_text(at) -> str:
 
 
 def test_page_shows_live_counts_and_the_four_preset_figures(bundle):
-    at = open_app(PAGE)
+    at = open_section(PRESETS_TAB)
     assert_clean(at)
     assert at.title[0].value == "Parameters"
-    metrics = {m.label: m.value for m in at.metric}
     total = sum(p.numel() for p in bundle.model.parameters())
-    assert metrics["Parameters"] == f"{total:,}" == f"{SHIPPED_COUNT:,}"
-    assert metrics["Trainable"] == f"{total:,}"
-    assert metrics["Tensors"] == str(len(list(bundle.model.named_parameters())))
+    assert total == SHIPPED_COUNT
+    assert at.subheader[0].value == f"{bundle.name}: {total:,} parameters"
+    text = headline(at)
+    assert f"Trainable: **{total:,}**" in text
+    assert f"**{len(list(bundle.model.named_parameters()))}**" in text
     presets = frame_with(at, "on meta device").set_index("model")
     for name, figure in DESIGN_COUNTS.items():
         assert presets.loc[name, "from config"] == figure
@@ -87,25 +99,25 @@ def test_breakdown_table_and_per_layer_toggle(bundle):
         assert count == numel(bundle.model.get_submodule(module)), module
 
 
-def test_formula_panel_reconciles_with_the_loaded_model_and_shows_the_seeds_case():
-    at = open_app(PAGE)
+def test_formula_panel_reconciles_with_the_loaded_model_and_shows_the_tutorials_case():
+    at = open_section(FORMULA)
     assert_clean(at)
     exact = frame_with(at, "in the model")
     assert exact["equal"].all()
     assert int(exact["from config"].sum()) == int(exact["in the model"].sum()) == SHIPPED_COUNT
     assert any(f"{SHIPPED_COUNT:,}" in s.value and "Exactly equal" in s.value for s in at.success)
     assert f"= {SHIPPED_COUNT:,}" in at.latex[0].value.replace("{,}", ",")
-    # Beside it, by default, the seed's hand count of bert-base-chinese, term by term.
+    # Beside it, by default, the tutorial's hand count of bert-base-chinese, term by term.
     assert at.radio(key="par_seed").value == "bert-base-chinese"
     hand, left_out = frames_with(at, "term")
-    assert int(hand["total"].sum()) == SEED_HAND_CHINESE
-    assert int(left_out["total"].sum()) == SEED_GAP_CHINESE
+    assert int(hand["total"].sum()) == HAND_FORMULA_CHINESE
+    assert int(left_out["total"].sum()) == HAND_GAP_CHINESE
     assert len(left_out) == 5  # embeddings LayerNorm, 4 biases, FFN biases, 2 LayerNorms, pooler
     assert "= **102,267,648** = the exact count" in page_text(at)
 
 
 def test_hand_count_of_the_loaded_model(bundle):
-    at = open_app(PAGE, par_seed="the config above")
+    at = open_section(FORMULA, par_seed="the config above")
     assert_clean(at)
     hand, left_out = frames_with(at, "term")
     assert int(hand["total"].sum()) + int(left_out["total"].sum()) == SHIPPED_COUNT
@@ -117,21 +129,21 @@ def test_hand_count_of_the_loaded_model(bundle):
     assert "= the exact count" in page_text(at)
 
 
-def test_seed_model_term_by_term_from_the_url():
-    at = open_app(PAGE, par_formula="bert-base-chinese", par_seed="the config above")
+def test_tutorial_model_term_by_term_from_the_url():
+    at = open_section(FORMULA, par_formula="bert-base-chinese", par_seed="the config above")
     assert_clean(at)
     assert at.selectbox(key="par_formula").value == "bert-base-chinese"
     exact = frame_with(at, "in the model")
     assert exact["equal"].all()
     assert int(exact["in the model"].sum()) == DESIGN_COUNTS["bert-base-chinese"]
     hand, left_out = frames_with(at, "term")
-    assert int(hand["total"].sum()) == SEED_HAND_CHINESE
-    assert int(left_out["total"].sum()) == SEED_GAP_CHINESE
+    assert int(hand["total"].sum()) == HAND_FORMULA_CHINESE
+    assert int(left_out["total"].sum()) == HAND_GAP_CHINESE
     assert "= the exact count" in page_text(at)
 
 
 def test_custom_form_counts_live_and_refuses_bad_values():
-    at = open_app(PAGE)
+    at = open_section(CUSTOM)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Parameters (from the config)"] == f"{DESIGN_COUNTS['bert-base-uncased']:,}"
     assert metrics["On the meta device"] == f"{DESIGN_COUNTS['bert-base-uncased']:,}"
@@ -159,14 +171,19 @@ def test_custom_form_counts_live_and_refuses_bad_values():
 
 
 def test_garbage_query_values_give_messages_not_tracebacks():
-    at = open_app(
-        PAGE, par_hidden="inf", par_layers="1e400", par_heads="nan", par_inter="-7",
+    garbage = dict(
+        par_hidden="inf", par_layers="1e400", par_heads="nan", par_inter="-7",
         par_formula="not-a-model", par_per_layer="maybe", par_filter="[(*" * 100, par_seed="x",
     )
+    for label in (WHERE, PRESETS_TAB, SKETCH):
+        assert_clean(open_section(label, **garbage))
+    at = open_section(CUSTOM, **garbage)
+    assert_clean(at)
+    assert at.error and "whole number" in at.error[0].value and "at least 1" in at.error[0].value
+    at = open_section(FORMULA, **garbage)
     assert_clean(at)
     assert at.selectbox(key="par_formula").value == "the loaded model"
     assert at.radio(key="par_seed").value == "bert-base-chinese"
-    assert at.error and "whole number" in at.error[0].value and "at least 1" in at.error[0].value
 
 
 def test_filter_keeps_names_containing_every_word(bundle):
@@ -194,7 +211,7 @@ def test_filter_from_the_url(bundle):
 
 def test_sketch_shows_the_shapes_of_the_current_input(bundle):
     a, b = "What is your name?", "My name is BERT."
-    at = open_app(PAGE, a=a, b=b)
+    at = open_section(SKETCH, a=a, b=b)
     assert_clean(at)
     dot = at.get("graphviz_chart")[0].proto.spec
     result = analyze(bundle, a, b, attentions=True)
@@ -209,29 +226,86 @@ def test_sketch_shows_the_shapes_of_the_current_input(bundle):
 
 
 def test_sketch_waits_for_text_but_the_counts_do_not():
-    at = open_app(PAGE, a=" ")
+    at = open_section(SKETCH, a=" ")
     assert_clean(at)
-    assert {m.label: m.value for m in at.metric}["Parameters"] == f"{SHIPPED_COUNT:,}"
-    assert frame_with(at, "on meta device") is not None
+    assert f"{SHIPPED_COUNT:,} parameters" in at.subheader[0].value
     assert at.warning  # the shared input's message about the empty text
     assert not at.get("graphviz_chart")
+    at = open_section(PRESETS_TAB, a=" ")
+    assert_clean(at)
+    assert frame_with(at, "on meta device") is not None
+
+
+def test_the_headline_count_is_the_one_home_shows(bundle):
+    at = open_app(PAGE)
+    assert_clean(at)
+    home = open_app()
+    assert f"{SHIPPED_COUNT:,} parameters" in at.subheader[0].value
+    assert f"{SHIPPED_COUNT:,} parameters" in page_text(home)
+
+
+def test_no_development_words_on_the_page():
+    for label in (WHERE, FORMULA, PRESETS_TAB, CUSTOM, SKETCH):
+        at = open_section(label)
+        assert_clean(at)
+        text = page_text(at) + " ".join(h.value for h in (*at.subheader, *at.title))
+        text += " ".join(w.label for w in (*at.radio, *at.selectbox, *at.text_input, *at.button))
+        assert "seed" not in text.lower(), label
+    at = open_section(FORMULA)
+    text = page_text(at)
+    assert "102,145,536" in text and "122,112" in text and "102,267,648" in text
+    assert "biases and LayerNorm" in text
+
+
+def test_page_in_chinese():
+    from components.i18n import _, set_language
+    from pages.parameters.page import EXPLANATION, TITLE
+
+    for section in SECTIONS:
+        at = open_app(PAGE, lang="zh", **{SECTION_KEY: section.label})
+        assert_clean(at)
+        set_language("zh")
+        try:
+            title, explanation = _(TITLE), _(EXPLANATION)
+            labels = [_(s.label) for s in SECTIONS]
+        finally:
+            set_language("en")
+        assert title != TITLE and at.title[0].value == title
+        assert explanation != EXPLANATION and explanation in [m.value for m in at.markdown]
+        assert [t.label for t in at.tabs] == labels
+        assert all(label != s.label for label, s in zip(labels, SECTIONS, strict=True))
+        assert "参数" in at.subheader[0].value
 
 
 @pytest.mark.browser
 def test_parameters_page_in_chromium(server, browser):
-    url = f"{server}/parameters?a={quote(DEFAULT_SENTENCE)}&par_formula=bert-base-chinese"
-    page = open_in_browser(browser, url, height=5600)
+    def view(label: str, extra: str = "") -> object:
+        url = f"{server}/parameters?a={quote(DEFAULT_SENTENCE)}&{SECTION_KEY}={quote(label)}"
+        return open_in_browser(browser, url + extra, width=1024, height=768)
+
+    page = view(SKETCH)
     page.wait_for_selector("[data-testid='stGraphVizChart'] svg", timeout=30_000)
-    page.wait_for_selector(".js-plotly-plot .treemap", timeout=30_000)
-    page.screenshot(path=str(ARTIFACTS / "parameters.png"), full_page=True)
     assert page.locator("[data-testid='stException']").count() == 0
     svg = page.locator("[data-testid='stGraphVizChart'] svg").text_content() or ""
     assert "[1, 7, 384]" in svg and "encoder.layer × 6" in svg
+    # The headline count is whole at 1024x768 (no "22,7…").
+    head = page.locator("[data-testid='stHeading']").filter(has_text="parameters").first
+    assert f"{SHIPPED_COUNT:,}" in head.inner_text()
+    page.close()
+    page = view(PRESETS_TAB)
+    page.wait_for_selector("[role=gridcell]", timeout=30_000)
     cells = page.locator("[role=gridcell]").all_inner_texts()  # the grid's accessible copy
     for figure in DESIGN_COUNTS.values():
         assert cells.count(str(figure)) == 2  # from the config and on the meta device
+    page.close()
+    page = view(FORMULA, "&par_formula=bert-base-chinese")
+    page.wait_for_selector("[role=gridcell]", timeout=30_000)
     body = page.locator("[data-testid='stMain']").inner_text()
     assert "102,145,536" in body and "122,112" in body
+    page.close()
+    page = view(WHERE)
+    page.wait_for_selector(".js-plotly-plot .treemap", timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "parameters.png"), full_page=True)
     # Typing a filter puts it in the URL, so the view is a shareable link.
     box = page.get_by_role("textbox", name="Filter by name")
     box.fill("pooler")

@@ -1,273 +1,354 @@
-"""Parameters: where every parameter lives, the count from the config, and the seed's hand count."""
+"""Parameters: where every parameter lives, the count from the config, the tutorial's hand
+formula, the published checkpoints, your own sizes and the architecture with live shapes."""
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
 import streamlit as st
 
-from components.analysis_view import current_encoding, current_model
-from components.explain import explain
+from components.analysis_view import encoding_of, model_of
+from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.parameters_cache import custom_meta_count, live_parameters, preset_parameters
-from components.parameters_figures import (
+from components.i18n import N_, _
+from components.inputs import SharedInputs, shared_inputs
+from components.sections import Section, draw_sections
+from core import ModelBundle
+from core.parameters.counting import (
+    closed_form_latex,
+    count_from_config,
+    group_totals,
+    hand_formula_terms,
+    omitted_terms,
+    parameter_terms,
+)
+from core.parameters.listing import NamedParameter, blocks, filter_parameters, reconcile, tree_nodes
+from core.parameters.presets import (
+    LIMITS,
+    PRESETS,
+    TUTORIAL_MODEL,
+    Sizes,
+    config_from_sizes,
+    preset_config,
+    presets_frame,
+    size_problems,
+    sizes_from_config,
+)
+from core.parameters.tables import breakdown_frame, parameters_frame, reconcile_frame, terms_frame
+from pages.parameters import cache
+from pages.parameters.figures import (
     BREAKDOWN_COLUMNS,
     LIST_COLUMNS,
     PRESET_COLUMNS,
     RECONCILE_COLUMNS,
     TERMS_COLUMNS,
-    show_table,
+    ColumnSpec,
+    architecture_dot,
+    localized,
+    shown,
     treemap_figure,
 )
-from core.architecture import architecture_dot
-from core.parameter_listing import blocks, filter_parameters, reconcile, tree_nodes
-from core.parameter_tables import breakdown_frame, parameters_frame, reconcile_frame, terms_frame
-from core.parameters import (
-    closed_form_latex,
-    count_from_config,
-    group_totals,
-    omitted_terms,
-    parameter_terms,
-    seed_terms,
-)
-from core.presets import (
-    LIMITS,
-    PRESETS,
-    SEED_MODEL,
-    Sizes,
-    check_sizes,
-    config_from_sizes,
-    preset_config,
-    presets_frame,
-    sizes_from_config,
-)
 
-# Option labels double as URL values (a bound widget puts the label in the URL), so they are
-# plain words, the same for every model.
-LOADED = "the loaded model"
-ABOVE = "the config above"
-DEFAULT_SIZES = sizes_from_config(preset_config("bert-base-uncased"))
-FORM_KEYS = {  # Sizes field -> (widget key, short label with the formula's symbol)
-    "layers": ("par_layers", "Layers N"),
-    "hidden": ("par_hidden", "Hidden h"),
-    "heads": ("par_heads", "Heads"),
-    "intermediate": ("par_inter", "FFN i"),
-    "vocab": ("par_vocab", "Vocabulary V"),
-    "positions": ("par_pos", "Positions P"),
-    "types": ("par_types", "Types S"),
-}
-
-
-def fill_form(sizes: Sizes) -> None:
-    """Button callback: put a model's sizes in the custom form (and so in the URL)."""
-    for name, (key, _) in FORM_KEYS.items():
-        st.session_state[key] = str(getattr(sizes, name))
-
-
-st.title("Parameters")
-explain(
+TITLE = N_("Parameters")
+EXPLANATION = N_(
     "Every number BERT learned sits in a lookup table, a weight matrix, a bias vector or a "
     "LayerNorm. This page finds each one in the loaded model's `named_parameters()`, counts them "
     "again from the config alone, and shows that the two agree exactly."
 )
+# URL keys (names and values as before: shared links keep working).
+SECTION_KEY = "par_section"
+PER_LAYER_KEY, FILTER_KEY, FORMULA_KEY, HAND_KEY = "par_per_layer", "par_filter", "par_formula", \
+    "par_seed"
+# Option values double as URL values (a bound widget puts the label in the URL).
+LOADED = N_("the loaded model")
+ABOVE = N_("the config above")
+DEFAULT_SIZES = sizes_from_config(preset_config("bert-base-uncased"))
+FORM_KEYS = {  # Sizes field -> (widget key, short label with the formula's symbol)
+    "layers": ("par_layers", N_("Layers N")),
+    "hidden": ("par_hidden", N_("Hidden h")),
+    "heads": ("par_heads", N_("Heads")),
+    "intermediate": ("par_inter", N_("FFN i")),
+    "vocab": ("par_vocab", N_("Vocabulary V")),
+    "positions": ("par_pos", N_("Positions P")),
+    "types": ("par_types", N_("Types S")),
+}
 
-bundle = current_model()
-config = bundle.config
-rows = live_parameters(bundle.name)
-model_blocks = blocks(rows)
-total, trainable = sum(r.numel for r in rows), sum(r.numel for r in rows if r.trainable)
 
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Parameters", f"{total:,}", help="sum(p.numel() for p in model.parameters())")
-m2.metric("Trainable", f"{trainable:,}", help="parameters with requires_grad=True")
-m3.metric("Tensors", f"{len(rows):,}", help="entries of model.named_parameters()")
-m4.metric("Size in float32", f"{total * 4 / 2**20:,.1f} MiB", help="4 bytes per parameter")
+@dataclass(frozen=True)
+class Context:
+    inputs: SharedInputs
+    bundle: ModelBundle
+    rows: tuple[NamedParameter, ...]
+    total: int
 
-# Drawn last (it needs the current input, which may be empty), shown here.
-sketch_slot = st.container()
 
-# --- Where the parameters live -------------------------------------------------------------
-st.header("Where the parameters live")
-explain(
-    "The loaded model grouped by module: the three embedding tables and their "
-    "LayerNorm, then the same eight blocks in every encoder layer, then the pooler. Each "
-    "rectangle's area is its share of the parameters; click a rectangle to zoom in, click the "
-    "bar at the top to zoom out."
-)
-show_figure(treemap_figure(tree_nodes(model_blocks)), f"parameters-{bundle.name}",
-            key="par_treemap")
+@dataclass(frozen=True)
+class FormulaSettings:
+    picked: str       # LOADED or a preset's name
 
-per_layer = st.toggle(
-    "One row per encoder layer", value=False, key="par_per_layer", bind="query-params",
-    help="Off: the blocks of all layers added up (× number of layers). On: every layer apart.",
-)
-breakdown = breakdown_frame(model_blocks, per_layer=bool(per_layer))
-# Shown in percent with 3 decimals; the CSV keeps the fraction.
-show_table(breakdown.assign(share=100 * breakdown["share"]), BREAKDOWN_COLUMNS)
-st.download_button("Download the breakdown (CSV)", breakdown.to_csv(index=False),
-                   "parameter-breakdown.csv", "text/csv", icon=":material/download:",
-                   on_click="ignore", key="par_breakdown_csv")
 
-# --- The count from the config -------------------------------------------------------------
-st.header("The count from the config")
-explain(
-    "The same total without looking at a single weight: V·h, P·h and S·h for the three tables "
-    "(V vocabulary, P positions, S token types, h hidden size), per layer 4h² + 4h for query, key, "
-    "value and attention output, 2hi + i + h for the feed-forward network (i its inner size) and "
-    "2h for each LayerNorm, and h² + h for the pooler. Each term is set beside what the model's "
-    "named_parameters really hold for that block."
-)
-choices = [LOADED, *PRESETS]
-picked = st.selectbox(
-    "Config", choices, key="par_formula", bind="query-params",
-    help="The loaded model is the one in the sidebar. The presets are built on the meta device: "
-    "every shape, no weights, no download.",
-)
-picked = picked if picked in choices else LOADED
-if picked == LOADED:
-    formula_config, target_rows, against = config, rows, "sum(p.numel()) of the loaded model"
-else:
-    formula_config = preset_config(picked)
-    target_rows = preset_parameters(picked)
-    against = f"sum(p.numel()) of BertModel({picked} config) on the meta device"
-with_pooler = any(r.group == "pooler" for r in target_rows)
-terms = parameter_terms(formula_config, with_pooler)
-exact = count_from_config(formula_config, with_pooler)
-held = sum(r.numel for r in target_rows)
+@dataclass(frozen=True)
+class CustomSettings:
+    sizes: Sizes | None
+    problems: tuple[str, ...]   # translated reasons the sizes are refused
 
-st.subheader("Exact, term by term")
-show_table(reconcile_frame(reconcile(terms, blocks(target_rows)), formula_config),
-           RECONCILE_COLUMNS)
-formula_latex = closed_form_latex(formula_config, with_pooler)
-if formula_latex:
-    st.latex(formula_latex)
-if exact == held:
-    st.success(f"From the config: {exact:,}. {against}: {held:,}. Exactly equal.",
-               icon=":material/check_circle:")
-else:
-    st.warning(
-        f"From the config: {exact:,}; {against}: {held:,}; {held - exact:+,} differ. This "
-        "model has blocks a plain BertModel does not (the rows marked not in the formula).",
-        icon=":material/warning:",
-    )
 
-st.subheader("The seed's hand formula")
-explain(
-    "Seed 004 counts only the lookup tables and the weight matrices. It misses every bias "
-    "vector (4h + i + h per layer, h in the pooler) and the scale and shift (γ, β) of every "
-    "LayerNorm (2h in the embeddings, 2h twice per layer): vectors, not matrices, which is why "
-    "the gap is so small next to the total."
-)
-seed_view = st.radio(
-    "Count by hand", [SEED_MODEL, ABOVE], key="par_seed", bind="query-params", horizontal=True,
-    help=f"The seed counts {SEED_MODEL}; the same hand formula works for any config.",
-)
-if seed_view == ABOVE:
-    hand_config, hand_pooler, hand_exact = formula_config, with_pooler, exact
-else:
-    hand_config, hand_pooler = preset_config(SEED_MODEL), True
-    hand_exact = count_from_config(hand_config)
-hand_terms = seed_terms(hand_config, hand_pooler)
-left_out = omitted_terms(hand_config, hand_pooler)
-hand, gap = sum(t.total for t in hand_terms), sum(t.total for t in left_out)
-st.markdown(f"**What the seed counts: {hand:,}**")
-show_table(terms_frame(hand_terms, hand_config), TERMS_COLUMNS)
-st.markdown(f"**What it leaves out: {gap:,}**")
-show_table(terms_frame(left_out, hand_config), TERMS_COLUMNS)
-st.markdown(
-    f"Hand count **{hand:,}** + left out **{gap:,}** = **{hand + gap:,}**"
-    + (f" = the exact count; the hand count is {gap / hand_exact:.3%} short."
-       if hand + gap == hand_exact else f", while the exact count is {hand_exact:,}.")
-)
+def show_table(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None]) -> None:
+    """A table without index, its headers and words translated: whole when short, else scrolling."""
+    config = {}
+    for name, spec in columns.items():
+        if spec is None:
+            config[name] = None
+        elif spec.number:
+            config[name] = st.column_config.NumberColumn(
+                _(spec.label), width=spec.width, format=spec.format,
+                help=_(spec.help) if spec.help else None)
+        else:
+            config[name] = st.column_config.Column(_(spec.label), width=spec.width)
+    st.dataframe(localized(frame), hide_index=True, width="stretch",
+                 height="content" if len(frame) <= 20 else 600, column_config=config)
 
-# --- Presets and your own BERT -------------------------------------------------------------
-st.header("Presets and your own BERT")
-explain(
-    "The published BERT checkpoints counted from their config alone, twice: with the formula, and "
-    "by building BertModel(config) on PyTorch's meta device, which creates every tensor's shape "
-    "but no memory, so nothing is downloaded. Change any size in the form and the count follows."
-)
-presets = presets_frame({name: sum(r.numel for r in preset_parameters(name)) for name in PRESETS})
-show_table(presets, PRESET_COLUMNS)
-unequal = presets.loc[~presets["equal"], "model"].tolist()
-if unequal:
-    st.warning(f"The formula and the meta-device model disagree for {', '.join(unequal)}.")
-else:
-    st.caption("For all four, the count from the formula equals sum(p.numel()) of the model "
-               "built on the meta device.")
 
-st.subheader("Your own BERT")
-starts = {name: sizes_from_config(preset_config(name)) for name in PRESETS}
-starts["the loaded model"] = sizes_from_config(config)
-with st.container(horizontal=True, vertical_alignment="center"):
-    st.markdown("Start from:")
-    for number, (label, start) in enumerate(starts.items()):
-        st.button(label, key=f"par_from_{number}", on_click=fill_form, args=(start,))
+def draw_headline(ctx: Context) -> None:
+    """The count in large type (one line, never cut), the rest of the numbers beside it."""
+    trainable = sum(r.numel for r in ctx.rows if r.trainable)
+    st.subheader(_("{model}: {count} parameters").format(
+        model=ctx.bundle.name, count=f"{ctx.total:,}"), anchor=False)
+    st.markdown(_("Trainable: **{trainable}** · tensors in `named_parameters()`: **{tensors}** · "
+                  "size in float32: **{mib} MiB** (4 bytes each)").format(
+        trainable=f"{trainable:,}", tensors=f"{len(ctx.rows):,}",
+        mib=f"{ctx.total * 4 / 2**20:,.1f}"))
 
-values = {}
-for col, (name, (key, label)) in zip(st.columns(len(FORM_KEYS)), FORM_KEYS.items(), strict=True):
-    # Text, not st.number_input: a bound number input crashes on "inf" or "nan" in the URL, and
-    # text lets an impossible value through to the message below that says why it is refused.
-    values[name] = col.text_input(
-        label, value=str(getattr(DEFAULT_SIZES, name)), key=key, bind="query-params",
-        max_chars=40, help=f"{LIMITS[name].label} (config.{LIMITS[name].config_key}), "
-        f"a whole number from 1 to {LIMITS[name].cap:,}",
-    )
-sizes, problems = check_sizes(values)
-if sizes is None:
-    st.error("These sizes cannot make a BERT:\n\n" + "\n".join(f"- {p}" for p in problems),
-             icon=":material/block:")
-else:
-    custom = config_from_sizes(sizes)
-    custom_terms = parameter_terms(custom)
-    by_formula = count_from_config(custom)
-    on_meta = custom_meta_count(*sizes.as_tuple())
-    c1, c2, c3, c4 = st.columns([3, 3, 2, 2])
-    c1.metric("Parameters (from the config)", f"{by_formula:,}")
-    c2.metric("On the meta device", f"{on_meta:,}",
-              delta="equal" if on_meta == by_formula else f"{on_meta - by_formula:+,} differ",
-              delta_color="green" if on_meta == by_formula else "red", delta_arrow="off",
-              help="sum(p.numel()) of BertModel(config) built on the meta device")
-    c3.metric("Size in float32", f"{by_formula * 4 / 2**30:,.2f} GiB")
-    c4.metric("× the loaded model", f"{by_formula / total:,.2f}",
-              help=f"{by_formula:,} / {total:,} parameters")
-    parts = group_totals(custom_terms)
-    st.caption(
-        f"Embeddings {parts['embeddings']:,} ({parts['embeddings'] / by_formula:.1%}) · "
-        f"{sizes.layers} encoder layers {parts['encoder.layer']:,} "
-        f"({parts['encoder.layer'] / by_formula:.1%}) · pooler {parts['pooler']:,} · "
-        f"each head sees {sizes.hidden // sizes.heads} dimensions."
-    )
 
-# --- Every named parameter -----------------------------------------------------------------
-st.header("Every named parameter")
-explain(
-    "The list `model.named_parameters()` gives, with each tensor's shape and size. The filter "
-    "keeps the names that contain every word you type (plain text, case ignored), e.g. "
-    "`layer.0.` or `LayerNorm bias`; the caption adds up what is left."
-)
-query = st.text_input("Filter by name", value="", key="par_filter", bind="query-params",
-                      placeholder="e.g. attention.self.query  or  LayerNorm bias", max_chars=200)
-shown = filter_parameters(rows, query or "")
-if shown:
-    part = sum(r.numel for r in shown)
-    st.caption(f"{len(shown):,} of {len(rows):,} tensors, {part:,} parameters "
-               f"({part / total:.2%} of the model).")
-    frame = parameters_frame(shown)
+def draw_where(ctx: Context) -> None:
+    explain(_("{model} grouped by module: the three embedding tables and their LayerNorm, then "
+              "the same eight blocks in every encoder layer, then the pooler. Each rectangle's "
+              "area is its share of the parameters; click a rectangle to zoom in, click the bar "
+              "at the top to zoom out.").format(model=ctx.bundle.name))
+    model_blocks = blocks(list(ctx.rows))
+    show_figure(treemap_figure(tree_nodes(model_blocks), ctx.bundle.name, ctx.total),
+                f"parameters-{ctx.bundle.name}", key="par_treemap")
+    per_layer = st.toggle(
+        _("One row per encoder layer"), value=False, key=PER_LAYER_KEY, bind="query-params",
+        help=_("Off: the blocks of all layers added up (× number of layers). On: every layer "
+               "apart."))
+    breakdown = breakdown_frame(model_blocks, per_layer=bool(per_layer))
+    # Shown in percent with 3 decimals; the CSV keeps the fraction.
+    show_table(breakdown.assign(share=100 * breakdown["share"]), BREAKDOWN_COLUMNS)
+    st.download_button(_("Download the breakdown (CSV)"), breakdown.to_csv(index=False),
+                       _("parameter-breakdown") + ".csv", "text/csv",
+                       icon=":material/download:", on_click="ignore", key="par_breakdown_csv")
+    draw_named_list(ctx)
+
+
+def draw_named_list(ctx: Context) -> None:
+    st.subheader(_("Every named parameter"), anchor=False)
+    explain(_("The list `model.named_parameters()` gives, with each tensor's shape and size. The "
+              "filter keeps the names that contain every word you type (plain text, case "
+              "ignored), e.g. `layer.0.` or `LayerNorm bias`."))
+    query = st.text_input(_("Filter by name"), value="", key=FILTER_KEY, bind="query-params",
+                          placeholder=_("e.g. attention.self.query  or  LayerNorm bias"),
+                          max_chars=200)
+    shown_rows = filter_parameters(list(ctx.rows), query or "")
+    if not shown_rows:
+        st.info(_("No parameter name contains all the words of the filter. Names look like "
+                  "encoder.layer.0.attention.self.query.weight."), icon=":material/filter_alt_off:")
+        return
+    part = sum(r.numel for r in shown_rows)
+    st.markdown(_("{shown} of {all} tensors, {part} parameters ({share} of the model).").format(
+        shown=f"{len(shown_rows):,}", all=f"{len(ctx.rows):,}", part=f"{part:,}",
+        share=f"{part / ctx.total:.2%}"))
+    frame = parameters_frame(shown_rows)
     show_table(frame, LIST_COLUMNS)
-    st.download_button("Download this list (CSV)", frame.to_csv(index=False),
-                       "named-parameters.csv", "text/csv", icon=":material/download:",
+    st.download_button(_("Download this list (CSV)"), frame.to_csv(index=False),
+                       _("named-parameters") + ".csv", "text/csv", icon=":material/download:",
                        on_click="ignore", key="par_list_csv")
-else:
-    st.info("No parameter name contains all the words of the filter. Names look like "
-            "encoder.layer.0.attention.self.query.weight.", icon=":material/filter_alt_off:")
 
-# --- The architecture with the current input's shapes ---------------------------------------
-with sketch_slot:
-    st.header("The architecture, with the shapes of your input")
-    explain(
-        "The path of the sentence in the sidebar through the model, with the shape of what each "
-        "step outputs for it (T tokens, batch of 1). Query, key and value are split into heads of "
-        "h / heads dimensions each; every encoder layer has the same shapes, so it is drawn once."
-    )
-    dot = architecture_dot(config, len(current_encoding().tokens))
+
+def formula_settings() -> FormulaSettings:
+    choices = [LOADED, *PRESETS]
+    picked = st.selectbox(
+        _("Config"), choices, key=FORMULA_KEY, bind="query-params", format_func=_,
+        help=_("The loaded model is the one in the sidebar. The presets are built on the meta "
+               "device: every shape, no weights, no download."))
+    return FormulaSettings(picked if picked in choices else LOADED)
+
+
+def draw_from_config(ctx: Context) -> None:
+    explain(_("The same total without looking at a single weight: V·h, P·h and S·h for the three "
+              "tables (V vocabulary, P positions, S token types, h hidden size), per layer "
+              "4h² + 4h for query, key, value and attention output, 2hi + i + h for the "
+              "feed-forward network (i its inner size) and 2h for each LayerNorm, and h² + h for "
+              "the pooler. Each term is set beside what the model's named_parameters really hold "
+              "for that block."))
+    settings = formula_settings()
+    if settings.picked == LOADED:
+        config, rows = ctx.bundle.config, list(ctx.rows)
+        against = _("sum(p.numel()) of {model}").format(model=ctx.bundle.name)
+    else:
+        config, rows = preset_config(settings.picked), cache.preset_parameters(settings.picked)
+        against = _("sum(p.numel()) of BertModel({model} config) on the meta device").format(
+            model=settings.picked)
+    with_pooler = any(r.group == "pooler" for r in rows)
+    exact, held = count_from_config(config, with_pooler), sum(r.numel for r in rows)
+    show_table(reconcile_frame(reconcile(parameter_terms(config, with_pooler), blocks(rows)),
+                               config), RECONCILE_COLUMNS)
+    formula_latex = closed_form_latex(config, with_pooler)
+    if formula_latex:
+        st.latex(formula_latex)
+    if exact == held:
+        st.success(_("From the config: {exact}. {against}: {held}. Exactly equal.").format(
+            exact=f"{exact:,}", against=against, held=f"{held:,}"), icon=":material/check_circle:")
+    else:
+        st.warning(_("From the config: {exact}; {against}: {held}; {diff} differ. This model has "
+                     "blocks a plain BertModel does not (the rows marked not in the formula).")
+                   .format(exact=f"{exact:,}", against=against, held=f"{held:,}",
+                           diff=f"{held - exact:+,}"), icon=":material/warning:")
+    draw_hand_formula(config, with_pooler, exact)
+
+
+def draw_hand_formula(above, above_pooler: bool, above_exact: int) -> None:
+    st.subheader(_("The tutorial's hand formula"), anchor=False)
+    explain(_("The parameter tutorial counts {model} by hand: only the lookup tables and the "
+              "weight matrices. It misses every bias vector (4h + i + h per layer, h in the "
+              "pooler) and the scale and shift (γ, β) of every LayerNorm (2h in the embeddings, "
+              "2h twice per layer): vectors, not matrices, which is why the gap is so small next "
+              "to the total.").format(model=TUTORIAL_MODEL))
+    view = st.radio(_("Count by hand"), [TUTORIAL_MODEL, ABOVE], key=HAND_KEY,
+                    bind="query-params", horizontal=True, format_func=_,
+                    help=_("The tutorial counts {model}; the same hand formula works for any "
+                           "config.").format(model=TUTORIAL_MODEL))
+    if view == ABOVE:
+        config, with_pooler, exact = above, above_pooler, above_exact
+    else:
+        config, with_pooler = preset_config(TUTORIAL_MODEL), True
+        exact = count_from_config(config)
+    counted, left_out = hand_formula_terms(config, with_pooler), omitted_terms(config, with_pooler)
+    hand, gap = sum(t.total for t in counted), sum(t.total for t in left_out)
+    st.markdown(_("**What the hand formula counts: {hand}**").format(hand=f"{hand:,}"))
+    show_table(terms_frame(counted, config), TERMS_COLUMNS)
+    st.markdown(_("**What it leaves out, the biases and LayerNorm: {gap}**").format(gap=f"{gap:,}"))
+    show_table(terms_frame(left_out, config), TERMS_COLUMNS)
+    numbers = {"hand": f"{hand:,}", "gap": f"{gap:,}", "sum": f"{hand + gap:,}",
+               "exact": f"{exact:,}", "short": f"{gap / exact:.3%}"}
+    if hand + gap == exact:
+        st.markdown(_("Hand count **{hand}** + left out **{gap}** = **{sum}** = the exact count; "
+                      "the hand count is {short} short.").format(**numbers))
+    else:
+        st.markdown(_("Hand count **{hand}** + left out **{gap}** = **{sum}**, while the exact "
+                      "count is {exact}.").format(**numbers))
+
+
+def draw_presets(ctx: Context) -> None:
+    explain(_("The published BERT checkpoints counted from their config alone, twice: with the "
+              "formula, and by building BertModel(config) on PyTorch's meta device, which creates "
+              "every tensor's shape but no memory, so nothing is downloaded."))
+    presets = presets_frame({name: sum(r.numel for r in cache.preset_parameters(name))
+                             for name in PRESETS})
+    show_table(presets, PRESET_COLUMNS)
+    unequal = presets.loc[~presets["equal"], "model"].tolist()
+    if unequal:
+        st.warning(_("The formula and the meta-device model disagree for {models}.").format(
+            models=", ".join(unequal)))
+    else:
+        explain(_("For all four, the count from the formula equals sum(p.numel()) of the model "
+                  "built on the meta device."))
+
+
+def fill_form(sizes: Sizes) -> None:
+    """Button callback: put a model's sizes in the custom form (and so in the URL)."""
+    for name, (key, _label) in FORM_KEYS.items():
+        st.session_state[key] = str(getattr(sizes, name))
+
+
+def custom_settings(ctx: Context) -> CustomSettings:
+    """The start buttons and the seven size boxes; the sizes, or why they are refused."""
+    starts = {name: sizes_from_config(preset_config(name)) for name in PRESETS}
+    starts[LOADED] = sizes_from_config(ctx.bundle.config)
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.markdown(_("Start from:"))
+        for number, (label, start) in enumerate(starts.items()):
+            st.button(_(label), key=f"par_from_{number}", on_click=fill_form, args=(start,))
+    values = {}
+    columns = [*st.columns(4), *st.columns(4)]  # two rows: every label whole at 1024 px
+    for col, (name, (key, label)) in zip(columns, FORM_KEYS.items(), strict=False):
+        # Text, not a number box: a bound number input crashes on "inf" or "nan" in the URL, and
+        # text lets an impossible value through to the message that says why it is refused.
+        limit = LIMITS[name]
+        values[name] = col.text_input(
+            _(label), value=str(getattr(DEFAULT_SIZES, name)), key=key, bind="query-params",
+            max_chars=40, help=_("{label} (config.{key}), a whole number from 1 to {cap}").format(
+                label=_(limit.label), key=limit.config_key, cap=f"{limit.cap:,}"))
+    sizes, problems = size_problems(values)
+    return CustomSettings(sizes, tuple(shown(p) for p in problems))
+
+
+def draw_custom(ctx: Context) -> None:
+    explain(_("Change any size and the count follows, from the formula and from BertModel(config) "
+              "built on the meta device."))
+    settings = custom_settings(ctx)
+    if settings.sizes is None:
+        st.error(_("These sizes cannot make a BERT:") + "\n\n"
+                 + "\n".join(f"- {p}" for p in settings.problems), icon=":material/block:")
+        return
+    sizes = settings.sizes
+    custom = config_from_sizes(sizes)
+    by_formula, on_meta = count_from_config(custom), cache.custom_meta_count(*sizes.as_tuple())
+    c1, c2 = st.columns(2)
+    c1.metric(_("Parameters (from the config)"), f"{by_formula:,}")
+    equal = on_meta == by_formula
+    c2.metric(_("On the meta device"), f"{on_meta:,}",
+              delta=_("equal") if equal else _("{diff} differ").format(
+                  diff=f"{on_meta - by_formula:+,}"),
+              delta_color="green" if equal else "red", delta_arrow="off",
+              help=_("sum(p.numel()) of BertModel(config) built on the meta device"))
+    c3, c4 = st.columns(2)
+    c3.metric(_("Size in float32"), f"{by_formula * 4 / 2**30:,.2f} GiB")
+    c4.metric(_("× {model}").format(model=ctx.bundle.name), f"{by_formula / ctx.total:,.2f}",
+              help=_("{custom} / {loaded} parameters").format(custom=f"{by_formula:,}",
+                                                               loaded=f"{ctx.total:,}"))
+    parts = group_totals(parameter_terms(custom))
+    st.markdown(_("Embeddings {emb} ({emb_share}) · {layers} encoder layers {enc} ({enc_share}) · "
+                  "pooler {pool} · each head sees {dims} dimensions.").format(
+        emb=f"{parts['embeddings']:,}", emb_share=f"{parts['embeddings'] / by_formula:.1%}",
+        layers=sizes.layers, enc=f"{parts['encoder.layer']:,}",
+        enc_share=f"{parts['encoder.layer'] / by_formula:.1%}", pool=f"{parts['pooler']:,}",
+        dims=sizes.hidden // sizes.heads))
+
+
+def draw_architecture(ctx: Context) -> None:
+    explain(_("The path of the sentence in the sidebar through {model}, with the shape of what "
+              "each step outputs for it (T tokens, batch of 1). Query, key and value are split "
+              "into heads of h / heads dimensions each; every encoder layer has the same shapes, "
+              "so it is drawn once.").format(model=ctx.bundle.name))
+    enc = encoding_of(ctx.inputs)  # an empty sentence: its message, and the section stops here
+    dot = architecture_dot(ctx.bundle.config, len(enc.tokens))
     st.graphviz_chart(dot, width="stretch")
-    st.download_button("Download the sketch (Graphviz DOT)", dot, "bert-architecture.dot",
-                       "text/vnd.graphviz", icon=":material/download:", on_click="ignore",
-                       key="par_sketch_dot")
+    st.download_button(_("Download the sketch (Graphviz DOT)"), dot,
+                       _("bert-architecture") + ".dot", "text/vnd.graphviz",
+                       icon=":material/download:", on_click="ignore", key="par_sketch_dot")
+
+
+SECTIONS = (
+    Section(label=N_("Where they live"), draw=draw_where),
+    Section(label=N_("From the config"), draw=draw_from_config),
+    Section(label=N_("Presets"), draw=draw_presets),
+    Section(label=N_("Your own BERT"), draw=draw_custom),
+    Section(label=N_("Architecture"), draw=draw_architecture),
+)
+
+
+def main() -> None:
+    inputs = shared_inputs()
+    page_header(TITLE, EXPLANATION)
+    bundle = model_of(inputs)
+    ctx = Context(inputs, bundle, tuple(cache.live_parameters(bundle.name)),
+                  cache.total_parameters(bundle.name))
+    draw_headline(ctx)
+    draw_sections(SECTIONS, SECTION_KEY, ctx)
+
+
+if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names
+    main()

@@ -13,7 +13,8 @@ from dataclasses import astuple, dataclass, fields
 import pandas as pd
 from transformers import BertConfig
 
-from core.parameters import count_from_config
+from core.parameters.counting import count_from_config
+from core.parameters.text import Text, number
 
 # The fields of each checkpoint's published config.json that decide its shapes, plus the ones
 # every BERT config carries. (bert-base-chinese and the multilingual model also list pooler_fc_size
@@ -45,7 +46,7 @@ PRESETS: dict[str, dict] = {
     },
     "bert-base-multilingual-cased": {**_BERT_BASE, "vocab_size": 119547},
 }
-SEED_MODEL = "bert-base-chinese"  # the model seed 004 counts by hand
+TUTORIAL_MODEL = "bert-base-chinese"  # the model the parameter tutorial counts by hand
 
 
 def preset_config(name: str) -> BertConfig:
@@ -141,27 +142,36 @@ def whole_number(value: object) -> int | None:
     return None
 
 
-def check_sizes(values: dict[str, object]) -> tuple[Sizes | None, list[str]]:
-    """The sizes a form or a URL gave, or every reason they cannot make a BertModel, in words.
+# The messages of size_problems (English; the page translates them with their values).
+NOT_WHOLE = "{label} must be a whole number, like {example}."
+TOO_SMALL = "{label} must be at least 1 (got {value}): zero or negative sizes build no model."
+TOO_LARGE = "{label} is capped at {cap} here (got {value}); {why}."
+NOT_DIVISIBLE = (
+    "Hidden size {hidden} is not divisible by {heads} heads: each head gets hidden / heads = "
+    "{ratio} dimensions, and that must be a whole number. Try one of these hidden sizes: "
+    "{options}; or a number of heads that divides {hidden}."
+)
 
-    ``values`` maps the names of ``Sizes`` fields to ints or to the text typed in.
+
+def size_problems(values: dict[str, object]) -> tuple[Sizes | None, list[Text]]:
+    """The sizes a form or a URL gave, or every reason they cannot make a BertModel, as texts.
+
+    ``values`` maps the names of ``Sizes`` fields to ints or to the text typed in. A text's
+    ``label`` and ``why`` are English (``LIMITS``), the page translates them too.
     """
-    problems: list[str] = []
+    problems: list[Text] = []
     numbers: dict[str, int] = {}
     for name, limit in LIMITS.items():
         value = whole_number(values.get(name))
+        base = {"label": limit.label}
         if value is None:
             # The text itself is not repeated: it is the user's and the message is markdown.
-            problems.append(f"{limit.label} must be a whole number, like {_EXAMPLES[name]:,}.")
+            problems.append(Text(NOT_WHOLE, {**base, "example": number(_EXAMPLES[name])}))
         elif value < 1:
-            problems.append(
-                f"{limit.label} must be at least 1 (got {value:,}): zero or negative sizes "
-                "build no model."
-            )
+            problems.append(Text(TOO_SMALL, {**base, "value": number(value)}))
         elif value > limit.cap:
-            problems.append(
-                f"{limit.label} is capped at {limit.cap:,} here (got {value:,}); {limit.why}."
-            )
+            problems.append(Text(TOO_LARGE, {**base, "cap": number(limit.cap),
+                                             "value": number(value), "why": limit.why}))
         else:
             numbers[name] = value
     if problems:
@@ -170,13 +180,16 @@ def check_sizes(values: dict[str, object]) -> tuple[Sizes | None, list[str]]:
     if hidden % heads:
         lower = hidden // heads * heads
         options = [x for x in (lower, lower + heads) if 1 <= x <= LIMITS["hidden"].cap]
-        return None, [
-            f"Hidden size {hidden:,} is not divisible by {heads:,} heads: each head gets "
-            f"hidden / heads = {hidden / heads:.2f} dimensions, and that must be a whole number. "
-            f"Try a hidden size of {' or '.join(f'{x:,}' for x in options)}, or a number of heads "
-            f"that divides {hidden:,}."
-        ]
+        return None, [Text(NOT_DIVISIBLE, {
+            "hidden": number(hidden), "heads": number(heads), "ratio": f"{hidden / heads:.2f}",
+            "options": ", ".join(number(x) for x in options)})]
     return Sizes(**numbers), []
+
+
+def check_sizes(values: dict[str, object]) -> tuple[Sizes | None, list[str]]:
+    """``size_problems`` with the reasons as English sentences, for a notebook."""
+    sizes, problems = size_problems(values)
+    return sizes, [str(p) for p in problems]
 
 
 def validate_sizes(values: dict[str, object]) -> list[str]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 from transformers import BertConfig, BertModel
 
-from core.parameters import GROUP_LABELS, ParameterTerm, block_label
+from core.parameters.counting import GROUP_LABELS, ParameterTerm, block_label
 
 _EMBEDDINGS = re.compile(r"^embeddings\.(?P<module>.+)\.(?P<param>[^.]+)$")
 _LAYER = re.compile(r"^encoder\.layer\.(?P<layer>\d+)\.(?P<module>.+)\.(?P<param>[^.]+)$")

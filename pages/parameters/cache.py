@@ -1,4 +1,4 @@
-"""Cached parameter lists for the Parameters page, shared by every session.
+"""The Parameters page's data: cached parameter lists, shared by every session.
 
 The loaded model's ``named_parameters()`` depend on the model alone, so they live in
 ``st.cache_resource`` keyed on the model name string and are never mutated. The presets and a
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.cache import MODEL_CACHE_ENTRIES, get_model
-from core.parameter_listing import NamedParameter, meta_count, meta_model, named_parameter_list
-from core.presets import PRESETS, Sizes, config_from_sizes, preset_config
+from components.cache import MODEL_CACHE_ENTRIES, get_model, parameter_count
+from core.parameters.listing import NamedParameter, meta_count, meta_model, named_parameter_list
+from core.parameters.presets import PRESETS, Sizes, config_from_sizes, preset_config
 
 # A custom count is one int; a class trying sizes on the projector stays far below this.
 CUSTOM_ENTRIES = 32
@@ -37,3 +37,8 @@ def custom_meta_count(
     """sum(p.numel()) of a custom BertModel built on the meta device (sizes already validated)."""
     sizes = Sizes(layers, hidden, heads, intermediate, vocab, positions, types)
     return meta_count(config_from_sizes(sizes))
+
+
+def total_parameters(model_name: str) -> int:
+    """The loaded model's count: the one Home shows too (components.cache.parameter_count)."""
+    return parameter_count(model_name)

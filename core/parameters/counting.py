@@ -1,8 +1,8 @@
 """Parameter counts of a BertModel from its config alone, term by term: the exact formula, the
-seed's hand formula and what it leaves out, and the closed form.
+parameter tutorial's hand formula and what it leaves out, and the closed form.
 
 The terms follow the modules of ``transformers.models.bert.modeling_bert`` so each line of the
-breakdown can be found in ``model.named_parameters()`` (see core.parameter_listing). Symbols in
+breakdown can be found in ``model.named_parameters()`` (see core.parameters.listing). Symbols in
 the formulas: V vocabulary, P positions, S token types (segments), h hidden size, i intermediate
 size, N layers.
 """
@@ -130,9 +130,9 @@ def with_numbers(formula: str, config: BertConfig) -> str:
     return text.replace("*", "×")
 
 
-# The seed's hand count: weight matrices and tables only, no bias vectors, no LayerNorm.
-def seed_terms(config: BertConfig, with_pooler: bool = True) -> list[ParameterTerm]:
-    """The hand formula of seed 004: lookup tables and weight matrices, nothing else."""
+# The tutorial's hand count: weight matrices and tables only, no bias vectors, no LayerNorm.
+def hand_formula_terms(config: BertConfig, with_pooler: bool = True) -> list[ParameterTerm]:
+    """The parameter tutorial's hand formula: lookup tables and weight matrices, nothing else."""
     h, i, n = config.hidden_size, config.intermediate_size, config.num_hidden_layers
     terms = [
         *_table_terms(config),

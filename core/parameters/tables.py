@@ -1,14 +1,14 @@
 """The parameter counts as tables (pandas): the grouped breakdown, the named_parameters list and
 the formulas term by term. These are the rows the page shows and the CSV downloads hold; how the
-columns look is up to the page (components.parameters_figures)."""
+columns look is up to the page (pages/parameters/figures.py)."""
 
 from __future__ import annotations
 
 import pandas as pd
 from transformers import BertConfig
 
-from core.parameter_listing import Block, NamedParameter, Reconciled
-from core.parameters import GROUP_LABELS, ParameterTerm, block_label, with_numbers
+from core.parameters.counting import GROUP_LABELS, ParameterTerm, block_label, with_numbers
+from core.parameters.listing import Block, NamedParameter, Reconciled
 
 
 def _tensors_text(tensors: tuple[tuple[str, tuple[int, ...]], ...]) -> str:

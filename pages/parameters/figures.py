@@ -1,0 +1,188 @@
+"""The Parameters page's figures and tables: the treemap, the architecture diagram, the tables'
+columns and the translated words of core's text. No Streamlit calls.
+
+Core (core/parameters/) writes its labels and messages in English; the N_ marks below put the
+same English text in this page's catalog, so ``_()`` finds its translation where it is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import plotly.graph_objects as go
+from transformers import BertConfig
+
+from components import palette
+from components.graphs import Node, dot_graph
+from components.i18n import N_, _
+from core.parameters.architecture import architecture_steps
+from core.parameters.listing import TreeNodes
+from core.parameters.text import Text
+
+# Core's English words, marked for this page's catalog (tests check that none is missing).
+CORE_WORDS = frozenset({
+    # core.parameters.counting.BLOCK_LABELS
+    N_("word embeddings"), N_("position embeddings"), N_("token type embeddings"),
+    N_("embeddings LayerNorm"), N_("query"), N_("key"), N_("value"), N_("attention output"),
+    N_("attention LayerNorm"), N_("cross-attention query"), N_("cross-attention key"),
+    N_("cross-attention value"), N_("cross-attention output"), N_("cross-attention LayerNorm"),
+    N_("intermediate (FFN up)"), N_("output (FFN down)"), N_("output LayerNorm"),
+    N_("pooler dense"),
+    # hand_formula_terms and omitted_terms
+    N_("Q, K, V, attention output weights"), N_("FFN up and down weights"),
+    N_("pooler weight"), N_("embeddings LayerNorm (γ, β)"),
+    N_("Q, K, V, attention output biases"), N_("FFN biases (up i, down h)"),
+    N_("two LayerNorms (γ, β each)"), N_("cross-attention (all of it)"), N_("pooler bias"),
+    # core.parameters.tables
+    N_("not in the formula"),
+    # core.parameters.presets: LIMITS and the size messages
+    N_("Layers"), N_("Hidden size"), N_("Heads"), N_("Intermediate size"), N_("Vocabulary"),
+    N_("Positions"), N_("Token types"),
+    N_("every layer is built to check the count"), N_("GPT-3 itself uses 12,288"),
+    N_("no BERT uses more than 16"), N_("4 x hidden is usual"),
+    N_("multilingual models use about 250,000"), N_("BERT reads 512 tokens"),
+    N_("BERT has 2 segments, A and B"),
+    N_("{label} must be a whole number, like {example}."),
+    N_("{label} must be at least 1 (got {value}): zero or negative sizes build no model."),
+    N_("{label} is capped at {cap} here (got {value}); {why}."),
+    N_("Hidden size {hidden} is not divisible by {heads} heads: each head gets hidden / heads = "
+       "{ratio} dimensions, and that must be a whole number. Try one of these hidden sizes: "
+       "{options}; or a number of heads that divides {hidden}."),
+    # core.parameters.architecture
+    N_("with token_type_ids"), N_("and position_ids"), N_("word {v}×{h}"),
+    N_("+ position {p}×{h}"), N_("+ token type {s}×{h}"), N_("then LayerNorm"),
+    N_("Q, K, V: {h}×{h} each"), N_("{heads} heads × {d} dims"), N_("softmax(QKᵀ / √{d})"),
+    N_("per head"), N_("heads joined,"), N_("dense {h}×{h}"), N_("+ LayerNorm"), N_("FFN up"),
+    N_("{h} → {i}, GELU"), N_("FFN down"), N_("{i} → {h}"), N_("after {n} layers"),
+    N_("[CLS] row only,"), N_("dense {h}×{h}, tanh"),
+})
+TRANSLATED_PARAMS = ("label", "why")  # a Text's values that are core's words, not numbers
+
+
+def shown(text: Text) -> str:
+    """A core text in the reader's language, its values filled in."""
+    params = {k: _(v) if k in TRANSLATED_PARAMS else v for k, v in text.params.items()}
+    return _(text.template).format(**params)
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """How a table column is shown: its header (English, translated by the page), number or
+    text, width and help. None in a layout hides the column (it stays in the CSV)."""
+
+    label: str
+    number: bool = False
+    width: int | str | None = None
+    format: str | None = None
+    help: str | None = None
+
+
+COUNT = "localized"
+BREAKDOWN_COLUMNS = {
+    # The module path is in the CSV, the treemap's hover and the list of named parameters.
+    "group": None,
+    "module": None,
+    "stage": ColumnSpec(N_("stage"), width=95),
+    "block": ColumnSpec(N_("block"), width=160),
+    "tensors": ColumnSpec(N_("tensors"), width=220),
+    "per_instance": ColumnSpec(N_("each"), True, 90, COUNT),
+    "instances": ColumnSpec("×", True, 36),
+    "parameters": ColumnSpec(N_("parameters"), True, 100, COUNT),
+    "share": ColumnSpec(N_("share"), True, 75, "%.3f %%"),
+}
+RECONCILE_COLUMNS = {
+    "block": ColumnSpec(N_("block")), "formula": ColumnSpec(N_("formula")),
+    "with numbers": ColumnSpec(N_("with numbers")), "each": ColumnSpec(N_("each"), True,
+                                                                       format=COUNT),
+    "times": ColumnSpec(N_("times"), True, "small"), "from config": ColumnSpec(
+        N_("from config"), True, format=COUNT),
+    "in the model": ColumnSpec(N_("in the model"), True, format=COUNT),
+    "equal": ColumnSpec(N_("equal"), width="small"),
+}
+TERMS_COLUMNS = {
+    "term": ColumnSpec(N_("term")), "formula": ColumnSpec(N_("formula")),
+    "with numbers": ColumnSpec(N_("with numbers")),
+    "total": ColumnSpec(N_("total"), True, format=COUNT),
+}
+LIST_COLUMNS = {
+    "name": ColumnSpec(N_("name")), "shape": ColumnSpec(N_("shape")),
+    "numel": ColumnSpec("numel", True, format=COUNT), "dtype": ColumnSpec("dtype"),
+    "trainable": ColumnSpec(N_("trainable")), "stage": ColumnSpec(N_("stage")),
+    "block": ColumnSpec(N_("block")),
+}
+_SYMBOLS = {"N": (N_("layers"), 42), "h": (N_("hidden size"), 55),
+            "i": (N_("intermediate size"), 55), "V": (N_("vocabulary"), 72),
+            "P": (N_("positions"), 45),
+            "S": (N_("token types (segments)"), 38)}
+PRESET_COLUMNS = {
+    "model": ColumnSpec(N_("model"), width=195),
+    "heads": ColumnSpec(N_("heads"), True, 50),
+    "equal": None,  # said once below the table
+    **{k: ColumnSpec(k, True, width, COUNT, help) for k, (help, width) in _SYMBOLS.items()},
+    "from config": ColumnSpec(N_("from config"), True, 105, COUNT),
+    "on meta device": ColumnSpec(N_("on meta device"), True, 115, COUNT),
+}
+TEXT_COLUMNS = ("block", "term", "formula")  # cells holding core's words
+
+
+def localized(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose cells of core's words are in the reader's language (headers stay English:
+    the page shows them translated through the column layout)."""
+    out = frame.copy()
+    for column in TEXT_COLUMNS:
+        if column in out.columns:
+            out[column] = out[column].map(_)
+    return out
+
+
+def treemap_figure(nodes: TreeNodes, model_name: str, total: int) -> go.Figure:
+    """Root -> group -> (layer ->) block, each rectangle's area its share of the parameters."""
+    tree = go.Figure(
+        go.Treemap(
+            ids=nodes.ids,
+            labels=[_(label) for label in nodes.labels],
+            parents=nodes.parents,
+            values=nodes.values,
+            customdata=nodes.paths,
+            branchvalues="total",
+            textinfo="label+value+percent root",
+            texttemplate="%{label}<br>%{value:,}<br>%{percentRoot:.1%}",
+            hovertemplate=_("%{label}<br>%{customdata}<br>%{value:,} parameters<br>"
+                            "%{percentRoot:.2%} of the model") + "<extra></extra>",
+            maxdepth=-1,
+            sort=False,  # keep the model's order: embeddings, layer_1 ... layer_N, pooler
+        )
+    )
+    title = _("{model}: {count} parameters").format(model=model_name, count=f"{total:,}")
+    tree.update_layout(height=540, margin={"l": 4, "r": 4, "t": 44, "b": 4}, font={"size": 15},
+                       title={"text": title, "x": 0, "font": {"size": 17}})
+    return tree
+
+
+_FILLS = {"io": palette.PLAIN_FILL, "embeddings": palette.EMBEDDING_FILL,
+          "layer": palette.LAYER_FILL, "pooler": palette.HEAD_FILL}
+
+
+def architecture_dot(config: BertConfig, tokens: int) -> str:
+    """The steps of core.parameters.architecture as a Graphviz graph: the embeddings, one
+    encoder layer (drawn once, × N) as an attention row and a feed-forward row, then the output
+    and the pooler."""
+    steps = architecture_steps(config, tokens)
+    nodes = [Node(s.key, [s.name, *(shown(t) for t in s.lines), f"→ {s.shape}"], _FILLS[s.kind])
+             for s in steps]
+    label = _("encoder.layer × {n}: every layer has these shapes").format(
+        n=config.num_hidden_layers).replace('"', "'")
+    extra = [
+        "{ rank=same; inp; emb; }",
+        "subgraph cluster_layer {",
+        f'label="{label}";',
+        f'fontname="Helvetica"; fontsize=15; style="solid"; color="{palette.SEGMENT_A}";',
+        "{ rank=same; q; s; ao; }",
+        "{ rank=same; ffn1; ffn2; }",
+        "}",
+        "{ rank=same; out; pool; }",
+    ]
+    edges = [("inp", "emb"), ("emb", "q"), ("q", "s"), ("s", "ao"), ("ao", "ffn1"),
+             ("ffn1", "ffn2"), ("ffn2", "out"), ("out", "pool")]
+    return dot_graph(nodes, edges, direction="TB", extra=extra, font_size=15)
