@@ -418,13 +418,14 @@ def _shade_input(fig: go.Figure, marks: InputMarks | None) -> None:
 
 
 COLOUR_WORDS = {0: N_("blue"), 1: N_("orange")}
+OTHER_COLOUR = N_("grey")
 
 
 def segment_legend(marks: InputMarks) -> str:
     """Plain words for the ring colours, e.g. "blue = sentence A, orange = sentence B"."""
     used = sorted(set(marks.segments))
     return _(", ").join(
-        _("{colour} = sentence {segment}").format(colour=_(COLOUR_WORDS.get(s, N_("grey"))),
+        _("{colour} = sentence {segment}").format(colour=_(COLOUR_WORDS.get(s, OTHER_COLOUR)),
                                                   segment=SEGMENT_NAMES.get(s, s))
         for s in used
     )
