@@ -1,0 +1,237 @@
+"""The Pretraining page: every section on the default model (no heads: the notice), the numbers
+on a tiny checkpoint with both heads checked against core, bad input, and the Chinese interface.
+
+Only the open tab runs, so each test opens its section through the URL (``?pre_section=...``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from components.i18n import _, set_language
+from core import load_model
+from core.pretraining import fill_mask, mask_by_layer, mask_tokens, next_sentence
+from pages.pretraining import cache as page_cache
+from pages.pretraining.page import EXPLANATION, SECTIONS, TITLE
+from tests.conftest import assert_clean, open_app
+from tests.pretraining_folders import make_pretraining_folder
+
+PAGE = "pages/pretraining/page.py"
+MASKING, FILL, NSP, FINETUNE = (s.label for s in SECTIONS)
+A, B = "The quick brown fox jumps over the lazy dog near the river bank.", "It ran away."
+
+
+def open_tab(section: str, **query: str):
+    return open_app(PAGE, pre_section=section, **query)
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def figures(at) -> dict[str, dict]:
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return {spec["layout"]["meta"]: spec for spec in specs}
+
+
+def messages(at) -> str:
+    return " ".join(e.value for kind in ("warning", "info", "error") for e in getattr(at, kind))
+
+
+@pytest.fixture
+def heads_folder(folder_models_allowed, bundle):
+    folder = folder_models_allowed / "tiny-pretraining"
+    make_pretraining_folder(folder, bundle.tokenizer)
+    return folder
+
+
+# ---------------------------------------------------------------- the default model
+
+
+@pytest.mark.parametrize("section", [MASKING, FILL, NSP, FINETUNE])
+def test_every_section_renders_on_the_default_model(section):
+    at = open_tab(section, b=B)
+    assert_clean(at)
+    notice = messages(at)
+    if section in (FILL, NSP):
+        assert "pretraining heads" in notice
+        assert "huggingface-cli download bert-base-uncased" in notice
+        assert "BERT\\_EXPLORER\\_MODEL\\_DIRS" in notice or "BERT_EXPLORER_MODEL_DIRS" in notice
+    else:
+        assert "pretraining heads" not in notice
+
+
+def test_masking_counts_equal_core(bundle):
+    for seed, prob, wwm in ((0, 0.15, False), (7, 0.3, False), (3, 0.5, True)):
+        query = {"a": A, "b": B, "pre_seed": str(seed), "pre_prob": str(prob)}
+        if wwm:
+            query["pre_wwm"] = "true"
+        at = open_tab(MASKING, **query)
+        assert_clean(at)
+        m = mask_tokens(bundle, A, B, seed=seed, probability=prob, whole_word=wwm)
+        shown = metrics(at)
+        assert shown == {"Picked": str(m.n_picked), "→ [MASK]": str(m.n_mask),
+                         "→ random": str(m.n_random), "Kept": str(m.n_kept)}
+        assert f"{m.n_picked} of the {m.n_candidates} ordinary tokens" in " ".join(
+            x.value for x in at.markdown)
+        table = at.table[0].value
+        assert list(table["labels"].str.split().str[0].astype(int)) == m.labels
+        assert list(table["input_ids"]) == m.input_ids
+
+
+def test_new_draw_increments_the_seed(bundle):
+    at = open_tab(MASKING, a=A, pre_seed="41")
+    next(b for b in at.button if b.label == "New draw").click().run()
+    assert_clean(at)
+    m = mask_tokens(bundle, A, seed=42)
+    assert metrics(at)["Picked"] == str(m.n_picked)
+    assert int(at.session_state["pre_seed"]) == 42
+
+
+def test_ignored_labels_show_as_minus_100():
+    at = open_tab(MASKING, a=A, pre_prob="0.05")
+    labels = list(at.table[0].value["labels"])
+    assert any(label.startswith("-100") for label in labels)
+
+
+# ---------------------------------------------------------------- a checkpoint with both heads
+
+
+def test_fill_mask_top_k_equals_core(heads_folder):
+    text = "The capital of France is [MASK]."
+    at = open_tab(FILL, model=str(heads_folder), pre_reveal="true", pre_topk="7")
+    assert_clean(at)
+    pt = load_model(str(heads_folder))
+    expected = fill_mask(pt, text, top_k=7)[0]
+    bars = figures(at)["pre_topk"]["data"][0]
+    assert list(bars["y"])[::-1] == [p.token for p in expected]
+    assert list(bars["x"])[::-1] == pytest.approx([p.probability for p in expected])
+    assert "pre_layers" in figures(at)
+    trace = mask_by_layer(pt, text)[0]
+    assert f"layer {trace.appears_at} on" in " ".join(m.value for m in at.markdown)
+    assert "pretraining heads" not in messages(at)
+
+
+def test_guess_before_reveal(heads_folder):
+    pt = load_model(str(heads_folder))
+    best = fill_mask(pt, "The capital of France is [MASK].")[0][0].token
+    at = open_tab(FILL, model=str(heads_folder))
+    assert "pre_topk" not in figures(at)          # nothing shown before the reveal
+    at.text_input(key="pre_guess").input(best).run()
+    at.toggle(key="pre_reveal").set_value(True).run()
+    assert_clean(at)
+    assert "is number `1` of the top `5`" in " ".join(m.value for m in at.markdown)
+    at.text_input(key="pre_guess").input("zzzzqq").run()
+    assert "is not in the model's top `5`" in " ".join(m.value for m in at.markdown)
+
+
+def test_mask_a_token_of_sentence_a(heads_folder):
+    at = open_tab(FILL, model=str(heads_folder), a="This is a test sentence",
+                  pre_source="Mask a token of sentence A", pre_pick="4 test", pre_reveal="true")
+    assert_clean(at)
+    pt = load_model(str(heads_folder))
+    expected = fill_mask(pt, "this is a [MASK] sentence")[0]
+    assert list(figures(at)["pre_topk"]["data"][0]["y"])[::-1] == [p.token for p in expected]
+    assert "The hidden token was `test`" in " ".join(m.value for m in at.markdown)
+
+
+def test_next_sentence_equals_core(heads_folder):
+    at = open_tab(NSP, model=str(heads_folder), a=A, b=B)
+    assert_clean(at)
+    pt = load_model(str(heads_folder))
+    other = page_cache.random_sentence(A, B)
+    assert other == page_cache.random_sentence(A, B) and other != B
+    shown = metrics(at)
+    assert shown["IsNext, A + B"] == f"{next_sentence(pt, A, B).is_next_probability:.3f}"
+    assert shown["IsNext, A + a random sentence"] == \
+        f"{next_sentence(pt, A, other).is_next_probability:.3f}"
+
+
+def test_next_sentence_without_b_asks_for_it(heads_folder):
+    at = open_tab(NSP, model=str(heads_folder), a=A)
+    assert_clean(at)
+    assert "Type sentence B" in messages(at)
+
+
+# ---------------------------------------------------------------- fine-tuning patterns
+
+
+def test_finetuning_patterns_show_the_heads(bundle):
+    at = open_tab(FINETUNE, b=B, pre_classes="5")
+    assert_clean(at)
+    table = at.table[0].value
+    hidden = bundle.config.hidden_size
+    assert list(table["parameters"]) == [f"{hidden * 5 + 5:,}"] * 3 + [f"{hidden * 2 + 2:,}"]
+    assert len(at.get("graphviz_chart")) == 4
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("text, words", [
+    ("The capital of France is Paris.", "has no"),
+    (" ".join(["[MASK]"] * 50), "at most"),
+    ("The capital of France is [mask].", "capital letters"),
+])
+def test_bad_fill_texts_give_a_message(heads_folder, text, words):
+    at = open_tab(FILL, model=str(heads_folder), pre_text=text, pre_reveal="true")
+    assert_clean(at)
+    assert words in messages(at)
+
+
+def test_mask_inside_a_word_is_filled(heads_folder):
+    at = open_tab(FILL, model=str(heads_folder), pre_text="It was un[MASK]able.",
+                  pre_reveal="true")
+    assert_clean(at)
+    assert "pre_topk" in figures(at)
+
+
+@pytest.mark.parametrize("section", [MASKING, FINETUNE])
+def test_b_without_a_gives_a_message(section):
+    at = open_tab(section, a=" ", b=B)
+    assert_clean(at)
+    assert messages(at)
+
+
+@pytest.mark.parametrize("query", [
+    {"pre_seed": "-5"}, {"pre_seed": "99999999999"}, {"pre_seed": "abc"},
+    {"pre_seed": "inf"}, {"pre_prob": "0.9"}, {"pre_prob": "0"}, {"pre_prob": "nan"},
+    {"pre_prob": "x"}, {"pre_wwm": "maybe"},
+])
+def test_garbage_in_the_url_gives_a_message(query):
+    at = open_tab(MASKING, **query)
+    assert_clean(at)
+    if "pre_wwm" not in query:
+        assert "is not a number from" in messages(at)
+    assert metrics(at)["Picked"].isdigit()
+
+
+@pytest.mark.parametrize("query", [
+    {"pre_section": "nonsense"}, {"pre_classes": "1e400"}, {"pre_classes": "-3"},
+    {"pre_topk": "abc"}, {"pre_source": "???"}, {"pre_pick": "99 nothing"},
+])
+def test_other_garbage_never_raises(query, heads_folder):
+    at = open_app(PAGE, model=str(heads_folder), **{"pre_section": FINETUNE, **query})
+    assert_clean(at)
+    at = open_app(PAGE, model=str(heads_folder), **{"pre_section": FILL, **query})
+    assert_clean(at)
+
+
+# ---------------------------------------------------------------- Chinese
+
+
+@pytest.mark.parametrize("section", [MASKING, FILL, NSP, FINETUNE])
+def test_chinese_interface(section):
+    set_language("zh")
+    try:
+        zh = {label: _(label) for label in (TITLE, EXPLANATION, MASKING, FILL, NSP, FINETUNE)}
+    finally:
+        set_language("en")
+    at = open_tab(zh[section], lang="zh", b=B)
+    assert_clean(at)
+    assert at.title[0].value == zh[TITLE] != TITLE
+    assert at.markdown[0].value == zh[EXPLANATION] != EXPLANATION
+    assert [t.label for t in at.tabs] == [zh[s.label] for s in SECTIONS]
+    assert all(zh[s.label] != s.label for s in SECTIONS)
