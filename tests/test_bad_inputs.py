@@ -27,7 +27,7 @@ from components.router import HOME, available_pages
 from core import DEFAULT_MODEL, encode
 from core.models import default_model_path
 from core.settings import MAX_CHARS
-from core.similarity_choices import default_tokens
+from core.similarity.choices import default_tokens
 from tests.conftest import APPTEST_TIMEOUT, LOAD_DEADLINE_S, ROOT, assert_clean, open_app
 from tests.model_folders import (
     make_bin_only_folder,

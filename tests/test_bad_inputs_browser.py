@@ -15,7 +15,7 @@ import pytest
 
 from components.router import HOME, available_pages
 from core import encode
-from core.similarity_choices import default_tokens
+from core.similarity.choices import default_tokens
 from tests.conftest import ARTIFACTS, open_in_browser, table_rows, wait_for_app
 
 pytestmark = pytest.mark.browser

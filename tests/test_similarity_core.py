@@ -1,5 +1,5 @@
-"""The Similarity page's core (core.anisotropy, core.similarity, core.sentences,
-core.similarity_choices) on the real shipped model, checked against scikit-learn, transformers and
+"""The Similarity page's core (core.similarity: anisotropy, cosines, sentences, choices) on the real
+shipped model, checked against scikit-learn, transformers and
 sentence-transformers; and the corpus baseline cached once per model."""
 
 from __future__ import annotations
@@ -13,27 +13,30 @@ from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.preprocessing import StandardScaler
 
 from core import InputError, analyze
-from core.anisotropy import (
+from core.corpus import CORPUS
+from core.models import default_model_path
+from core.similarity.anisotropy import (
     MODES,
     CorpusStats,
     anisotropy_table,
     corpus_statistics,
-    cosine_matrix,
     prepare,
+    token_cosines,
     unrelated_level,
 )
-from core.corpus import CORPUS
-from core.models import default_model_path
-from core.sentences import compare_sentences, encoder_max_length, sentence_embedding
-from core.similarity import (
+from core.similarity.choices import default_tokens, depth_stages, real_positions, similarity_stages
+from core.similarity.cosines import (
+    DOMINANCE_LIMIT,
     TokenRef,
     dimension_contributions,
+    dominance,
     separate_token,
+    standardised_cosine,
     token_curve,
     token_matrix,
     top_dimensions,
 )
-from core.similarity_choices import default_tokens, depth_stages, real_positions, similarity_stages
+from core.similarity.sentences import compare_sentences, encoder_max_length, sentence_embedding
 
 RIVER = "I sat on the bank of the river."
 MONEY = "I deposited money at the bank."
@@ -199,7 +202,7 @@ def test_dimension_contributions_add_up(pair, stats, mode):
     for stage in ("word_embeddings", "LayerNorm", "layer_4", "layer_6"):
         u, v = pair.stages[stage][5], pair.stages[stage][16]
         parts = dimension_contributions(u, v, stage, mode, stats)
-        cosine = cosine_matrix(u[None], v[None], stage, mode, stats)[0, 0]
+        cosine = token_cosines(u[None], v[None], stage, mode, stats)[0, 0]
         assert parts.sum() == pytest.approx(cosine, abs=1e-6)
         top = top_dimensions(u, v, stage, mode, stats, k=5)
         assert len(top) == 5
@@ -231,8 +234,8 @@ def test_default_tokens(bundle):
 
 def test_baseline_cached_once_per_model(bundle, tiny_bundle, tmp_path, monkeypatch):
     """The corpus runs once per model name, however often the page asks."""
-    from components import similarity_cache
-    from core import anisotropy
+    from core.similarity import anisotropy
+    from pages.similarity import cache as similarity_cache
 
     calls: list[str] = []
     real = corpus_statistics
@@ -257,3 +260,37 @@ def test_baseline_cached_once_per_model(bundle, tiny_bundle, tmp_path, monkeypat
     assert tiny.stages["layer_2"].mean.shape == (32,) and first.stages["layer_6"].mean.shape == (
         384,)
     assert encoder_max_length(tiny_name) is None  # no sentence_bert_config.json there
+
+
+def test_dominance_against_numpy(alone, pair):
+    """The [CLS] vectors of the two bank sentences, run apart: one dimension holds most of the
+    dot product from word_embeddings on (the lookups are identical, so the cosine is 1)."""
+    river, money = alone
+    rng = np.random.default_rng(0)
+    cases = [(river.stages[s][0], money.stages[s][0]) for s in depth_stages(river.stages)]
+    cases += [tuple(rng.normal(size=(2, 16))),
+              (pair.stages["layer_3"][5], pair.stages["layer_3"][16])]
+    for u, v in cases:
+        u64, v64 = u.astype(np.float64), v.astype(np.float64)
+        parts = u64 * v64
+        d = int(np.argmax(np.abs(parts)))
+        flag = dominance(u, v)
+        assert flag.dimension == d
+        assert flag.share == pytest.approx(parts[d] / np.dot(u64, v64), rel=1e-9)
+        assert flag.norm_share_first == pytest.approx(u64[d] ** 2 / np.dot(u64, u64), rel=1e-9)
+        assert flag.norm_share_second == pytest.approx(v64[d] ** 2 / np.dot(v64, v64), rel=1e-9)
+        assert flag.flagged == (flag.share > DOMINANCE_LIMIT)
+    layers = [dominance(river.stages[s][0], money.stages[s][0]) for s in river.layer_names[:-1]]
+    assert all(f.flagged for f in layers)   # layer_1 .. layer_5 of MiniLM: one dimension
+    assert len({f.dimension for f in layers}) == 1
+    assert dominance(np.zeros(4), np.ones(4)).share == 0.0
+
+
+@pytest.mark.parametrize("stage", ["word_embeddings", "LayerNorm", "layer_3", "layer_6"])
+def test_standardised_cosine_against_numpy(pair, stats, stage):
+    s = stats.stage(stage)
+    u, v = pair.stages[stage][5].astype(np.float64), pair.stages[stage][16].astype(np.float64)
+    zu, zv = (u - s.mean) / s.std, (v - s.mean) / s.std
+    expected = zu @ zv / (np.linalg.norm(zu) * np.linalg.norm(zv))
+    assert standardised_cosine(pair.stages[stage][5], pair.stages[stage][16], stage, stats) == (
+        pytest.approx(expected, abs=1e-9))

@@ -7,18 +7,20 @@ section it checks through the URL (``?sim_section=<tab label>``), as a shared li
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 import pytest
 from streamlit.runtime.caching.cache_data_api import get_data_cache_stats_provider
 
-from components import similarity_cache
 from core import analyze, encode
-from core.anisotropy import CorpusStats, anisotropy_table, corpus_statistics
-from core.sentences import compare_sentences
-from core.similarity import TokenRef, token_curve, token_matrix, top_dimensions
-from core.similarity_choices import default_tokens, depth_stages, token_options
+from core.similarity.anisotropy import CorpusStats, anisotropy_table, corpus_statistics
+from core.similarity.choices import default_tokens, depth_stages, token_options
+from core.similarity.cosines import TokenRef, token_curve, token_matrix, top_dimensions
+from core.similarity.sentences import compare_sentences
+from pages.similarity import cache as similarity_cache
+from pages.similarity.page import SECTION_KEY, SECTIONS
 from tests.conftest import (
     ARTIFACTS,
     assert_clean,
@@ -29,6 +31,7 @@ from tests.conftest import (
 )
 
 PAGE = "pages/similarity/page.py"
+CJK = re.compile(r"[\u4e00-\u9fff]")
 RIVER = "I sat on the bank of the river."
 MONEY = "I deposited money at the bank."
 SINGLE = "The cat saw the dog and the dog saw the cat."
@@ -330,7 +333,63 @@ def test_long_input_is_windowed(bundle, stats):
 
     at = open_tab(SENTENCES, **query)
     assert_clean(at)
-    assert any("reads the first 256" in c.value for c in at.caption)
+    assert any("reads the first 256" in m.value for m in at.markdown)
+
+
+def test_sections_and_keys():
+    assert [s.label for s in SECTIONS] == list(SECTION_FIGURES) and SECTION_KEY == "sim_section"
+
+
+def test_bank_pair_flags_the_dominant_dimension(bundle, stats):
+    """The [CLS] cosine of the two bank sentences reads 1.00 up to layer_5: the page says that
+    one dimension carries it, with the standardised cosine beside it."""
+    at = open_tab(SENTENCES, a=RIVER, b=MONEY)
+    assert_clean(at)
+    note = next(w.value for w in at.warning if "One dimension makes this number" in w.value)
+    assert "identical" in note and "layer_1 to layer_6" in note and "dim 99 carries 72.3%" in note
+    assert "standardised" in at.get("plotly_chart")[0].proto.spec
+    assert any("apart" in m.value and "together" in m.value for m in at.markdown)
+    assert any("Word in context tab" in m.value for m in at.markdown)
+    assert bundle.name in figures(at)["sim_sentences"]["layout"]["title"]["text"]
+
+
+def test_word_in_context_control_and_context(bundle, stats):
+    at = open_tab(WORDS, a=RIVER, b=MONEY, sim_stage="layer_3")
+    assert_clean(at)
+    assert any("ran apart" in m.value for m in at.markdown)
+    assert any("Sentences tab" in m.value for m in at.markdown)
+    words = figures(at)["sim_words"]
+    control = trace(words, "same sense: the control sentence")
+    alone_a = analyze(bundle, RIVER, attentions=False)
+    ctrl = analyze(bundle, "The boat drifted slowly towards the bank of the stream.",
+                   attentions=False)
+    depth = depth_stages(alone_a.stages)
+    expected = token_curve(TokenRef(alone_a, 5), TokenRef(ctrl, ctrl.tokens.index("bank")),
+                           depth, "raw", stats)
+    np.testing.assert_allclose(plotly_values(control["y"]), expected, atol=1e-6)
+    assert bundle.name in words["layout"]["title"]["text"]
+    widget(at, "radio", "sim_context").set_value("as one pair").run()
+    assert any("ran together" in m.value for m in at.markdown)
+
+
+def test_unk_pairs_are_marked(bundle):
+    at = open_tab(TOKENS, a="我爱你")   # 我 [UNK] [UNK] in MiniLM's English vocabulary
+    assert_clean(at)
+    assert any("[UNK]" in m.value for m in at.markdown)   # the coverage panel
+    matrix = figures(at)["sim_matrix"]
+    notes = matrix["data"][0]["customdata"]
+    assert "same table row" in notes[2][3] and notes[1][2] == "" and notes[3][3] != ""
+    assert bundle.name in matrix["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("view", list(SECTION_FIGURES))
+def test_chinese(view):
+    at = open_tab(view, lang="zh", a=RIVER, b=MONEY)
+    assert_clean(at)
+    assert at.title[0].value == "相似度"
+    assert CJK.search(at.markdown[0].value) and "余弦相似度" in at.markdown[0].value
+    assert all(CJK.search(tab.label) for tab in at.tabs), [t.label for t in at.tabs]
+    assert set(figures(at)) == SECTION_FIGURES[view]
 
 
 @pytest.mark.browser

@@ -1,30 +1,45 @@
-"""Similarity: cosines between tokens and between sentences, stage by stage, and how to read.
+"""Similarity: cosines between tokens and between sentences, stage by stage, and how to read them.
 
-The page is four sections shown as tabs; only the open one runs (components.sections), because
-laying out every section's figures in the browser was most of a rerun's cost.
+Four sections shown as tabs; only the open one runs (components.sections).
 """
 
+from __future__ import annotations
+
+from dataclasses import dataclass
 from functools import partial
 
 import streamlit as st
 
-from components.analysis_view import current_analysis, current_model
+from components.analysis_view import analysis_of, model_of
+from components.coverage_panel import draw_coverage
 from components.downloads import download_matrix, download_table
-from components.explain import explain
+from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.inputs import shared_inputs
+from components.i18n import N_, _
+from components.inputs import SharedInputs, shared_inputs
 from components.labels import plotly_text, token_labels
-from components.sections import open_section
-from components.similarity_cache import (
-    get_alone,
-    get_corpus_stats,
-    get_encoder_max_length,
-    get_sentence_comparison,
-    get_token_curve,
-    get_token_matrix,
-    get_top_dimensions,
+from components.sections import Section, draw_sections
+from core import Analysis, InputError, ModelBundle
+from core.similarity.anisotropy import (
+    MODES,
+    CorpusStats,
+    anisotropy_table,
+    rogue_dimensions,
+    unrelated_level,
 )
-from components.similarity_figures import (
+from core.similarity.choices import (
+    control_sentence,
+    default_tokens,
+    depth_stages,
+    is_pair,
+    real_positions,
+    segment_positions,
+    similarity_stages,
+    token_options,
+)
+from core.similarity.cosines import DOMINANCE_LIMIT, Dominance
+from pages.similarity import cache
+from pages.similarity.figures import (
     anisotropy_figure,
     corpus_table,
     curve_table,
@@ -36,255 +51,354 @@ from components.similarity_figures import (
     token_curve_figure,
     token_name,
 )
-from core import Analysis, InputError
-from core.anisotropy import MODES, CorpusStats, anisotropy_table, rogue_dimensions, unrelated_level
-from core.similarity_choices import (
-    default_tokens,
-    depth_stages,
-    is_pair,
-    real_positions,
-    segment_positions,
-    similarity_stages,
-    token_options,
-)
 
-# Tab labels are the values of ?sim_section= in a shared link: short, unique, plain ASCII.
-VIEWS = ("Tokens", "Sentences", "Word in context", "Anisotropy")
+TITLE = N_("Similarity")
+EXPLANATION = N_(
+    "Cosine similarity measures whether two vectors point the same way (1), are unrelated (0) "
+    "or opposite (−1). Here it compares tokens with tokens and sentence A with sentence B at "
+    "every stage, so you can watch one word's single static vector become different vectors in "
+    "different sentences, and see why a raw cosine needs a baseline before it means anything."
+)
+# URL keys (values of a shared link; unchanged from the first version of the page).
+SECTION_KEY, STAGE_KEY, MODE_KEY = "sim_section", "sim_stage", "sim_mode"
+FIRST_KEY, SECOND_KEY, CONTEXT_KEY, FROM_KEY = "sim_i", "sim_j", "sim_context", "sim_from"
+CONTROL_KEY = "sim_control"
 MATRIX_WINDOW = 160   # tokens per side drawn at once (the download has them all)
-MODE_HELP = (
-    "raw: the cosine as the model gives it. "
-    "adjusted: (raw − b) / (1 − b), b = mean cosine of two unrelated corpus tokens at this "
-    "stage, so 0 reads “as alike as unrelated tokens” and 1 stays 1. "
-    "standardised: every dimension z-scored with the corpus mean and std first "
+CONTEXTS = (N_("separately"), N_("as one pair"))
+MODE_CAPTIONS = (N_("as the model gives it"), N_("(raw − b) / (1 − b)"),
+                 N_("each dimension z-scored"))
+MODE_HELP = N_(
+    "raw: the cosine as the model gives it. adjusted: (raw − b) / (1 − b), b = mean cosine of "
+    "two unrelated corpus tokens at this stage, so 0 reads “as alike as unrelated tokens” and 1 "
+    "stays 1. standardised: every dimension z-scored with the corpus mean and std first "
     "(Timkey & van Schijndel 2021)."
 )
+DOMINATED = N_(
+    "One dimension makes this number: dim {dim} carries {share} of the dot product "
+    "({first} and {second} of the two vectors' squared lengths), so the cosine mostly says that "
+    "both vectors are large in that one dimension. Read it standardised (each dimension minus "
+    "the corpus mean, divided by the corpus std): {standardised}."
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    stage: str
+    mode: str
+
+
+@dataclass(frozen=True)
+class Context:
+    inputs: SharedInputs
+    bundle: ModelBundle
+    result: Analysis
+    stats: CorpusStats
+    settings: Settings
+
+
+def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
+    """The stage and the mode, above the tabs: one value and one place for every section."""
+    stages = similarity_stages(result.stages)
+    left, right = st.columns([1, 2])
+    stage = left.selectbox(
+        _("Stage or layer"), stages, index=len(stages) - 1, key=STAGE_KEY, bind="query-params",
+        help=_("word_embeddings, position_embeddings and sum are the lookups and their sum; "
+               "LayerNorm is the embeddings' output; layer_k is the output of encoder layer k."))
+    mode = right.radio(_("Read cosines as"), MODES, key=MODE_KEY, bind="query-params",
+                       horizontal=True, help=_(MODE_HELP), format_func=_,
+                       captions=[_(c) for c in MODE_CAPTIONS])
+    explain(_("At {stage}, two unrelated tokens of the built-in corpus have a mean raw cosine of "
+              "**{b}**: that, not 0, is what “unrelated” looks like here.").format(
+        stage=stage, b=f"{stats.stage(stage).baseline:.3f}"))
+    return Settings(stage, mode)
+
+
+def options_of(inputs: SharedInputs) -> cache.Options:
+    return inputs.max_length, inputs.truncation, inputs.padding
+
+
+def unknown_flags(result: Analysis, bundle: ModelBundle) -> list[bool]:
+    """Per real token: is it [UNK] (every [UNK] is one row of the word table)."""
+    unk = bundle.tokenizer.unk_token_id
+    return [result.encoding.input_ids[p] == unk for p in real_positions(result.encoding)]
 
 
 # --- the sections, one per tab -----------------------------------------------------------------
 
-def draw_token_matrix(model: str, text_a: str, text_b: str | None, result: Analysis, stage: str,
-                      mode: str) -> None:
-    """The token x token cosine heatmap at ``stage``, windowed for long inputs, and its CSV."""
-    enc = result.encoding
+def draw_token_matrix(ctx: Context) -> None:
+    """The token x token cosine heatmap at the stage, windowed for long inputs, and its CSV."""
+    enc, (stage, mode) = ctx.result.encoding, (ctx.settings.stage, ctx.settings.mode)
     has_b = is_pair(enc)
-    st.subheader("Token × token cosine")
-    explain(
-        "Each cell is the cosine between the vectors of two tokens of the input at the chosen "
-        "stage (the diagonal is every token with itself). At word_embeddings a repeated word is "
-        "exactly 1, because it is the same row of the table; deeper layers mix in context."
-        + (" The framed block is sentence A's tokens against sentence B's." if has_b else "")
-    )
-    matrix = get_token_matrix(model, text_a, text_b, stage, mode)
+    st.subheader(_("Token × token cosine"))
+    explain(_("Each cell is the cosine between the vectors of two tokens of the input at the "
+              "chosen stage (the diagonal is every token with itself). At word_embeddings a "
+              "repeated word is exactly 1, because it is the same row of the table; deeper "
+              "layers mix in context.")
+            + (" " + _("The framed block is sentence A's tokens against sentence B's.")
+               if has_b else ""))
+    draw_coverage(enc, ctx.bundle)
+    matrix = cache.get_token_matrix(ctx.bundle.name, ctx.inputs.text_a, ctx.inputs.text_b,
+                                    stage, mode, options_of(ctx.inputs))
     positions = real_positions(enc)
-    n_tokens = len(positions)
-    lo = 0
+    n_tokens, lo = len(positions), 0
     if n_tokens > MATRIX_WINDOW:
-        lo = st.slider("First token shown", 0, n_tokens - MATRIX_WINDOW, 0, key="sim_from",
+        lo = st.slider(_("First token shown"), 0, n_tokens - MATRIX_WINDOW, 0, key=FROM_KEY,
                        bind="query-params",
-                       help=f"The input has {n_tokens} tokens; {MATRIX_WINDOW} are drawn at a "
-                       "time.")
+                       help=_("The input has {n} tokens; {w} are drawn at a time.").format(
+                           n=n_tokens, w=MATRIX_WINDOW))
     hi = min(n_tokens, lo + MATRIX_WINDOW)
-    all_labels = token_labels([enc.tokens[p] for p in positions])
+    labels = token_labels([enc.tokens[p] for p in positions])
     n_a = len(segment_positions(enc, 0)) if has_b else None
-    show_figure(matrix_figure(matrix[lo:hi, lo:hi], all_labels[lo:hi], lo, n_a, stage, mode),
+    unknown = unknown_flags(ctx.result, ctx.bundle)
+    show_figure(matrix_figure(matrix[lo:hi, lo:hi], labels[lo:hi], lo, n_a, stage, mode,
+                              ctx.bundle.name, unknown[lo:hi]),
                 f"cosine_{stage}_{mode}", key="sim_matrix_chart")
     download_matrix(f"cosine_{stage}_{mode}", matrix,
                     [f"{p}:{enc.tokens[p]}" for p in positions], key="sim_matrix")
 
 
-def draw_sentence_comparison(model: str, text_a: str, text_b: str | None, result: Analysis,
-                             stats: CorpusStats, stage: str) -> None:
+def draw_sentence_comparison(ctx: Context) -> None:
     """Sentence A vs B layer by layer, the model's own figure, and its CSV; a hint without B."""
-    st.subheader("Sentence A vs sentence B")
-    if text_b is None or not is_pair(result.encoding):
-        st.info(
-            "This view needs sentence B: type a second sentence in the sidebar (for example "
-            "“I sat on the bank of the river.” and “I deposited money at the bank.”) to compare "
-            "the two sentences' vectors layer by layer.",
-            icon=":material/compare_arrows:",
-        )
+    name, text_a, text_b = ctx.bundle.name, ctx.inputs.text_a, ctx.inputs.text_b
+    st.subheader(_("Sentence A vs sentence B"))
+    if text_b is None or not is_pair(ctx.result.encoding):
+        st.info(_("This view needs sentence B: type a second sentence in the sidebar (for "
+                  "example “I sat on the bank of the river.” and “I deposited money at the "
+                  "bank.”) to compare the two sentences' vectors layer by layer."),
+                icon=":material/compare_arrows:")
         return
-    limit = get_encoder_max_length(model)
-    explain(
+    explain(_(
         "A sentence vector is the mean of its token vectors (mean pooling) or its [CLS] vector. "
         "The model's own figure is what sentence-transformers reports for this model: A and B "
-        "encoded separately, the last layer mean-pooled and L2-normalised, then the dot product. "
-        "In one pair input A and B attend to each other, so their segment means grow alike."
-    )
-    comparison = get_sentence_comparison(model, text_a, text_b)
-    last = depth_stages(result.stages)[-1]
-    m1, m2, m3 = st.columns(3)
-    m1.metric("The model's own figure (star)", f"{comparison.model_figure:.4f}",
-              help="SentenceTransformer(model).encode([A, B]) then the cosine; "
-              + (f"each sentence cut at {limit} tokens, as sentence-transformers does."
-                 if limit else "each sentence up to the model's length limit."))
-    m2.metric("Unrelated corpus sentences, last layer",
-              f"{stats.stage(last).sentence_baseline:.4f}")
-    m3.metric("[CLS] vectors, last layer", f"{comparison.cls_separate[-1]:.4f}")
-    for name, text in (("A", text_a), ("B", text_b)):
-        alone = get_alone(model, text).encoding
-        if alone.truncated:
-            st.caption(
-                f"Sentence {name} alone has {alone.full_length:,} tokens; sentence-transformers "
-                f"reads the first {alone.max_length:,}, and so do the “separately” curves."
-            )
-    show_figure(sentence_figure(comparison, stats, stage), "sentence_similarity",
-                key="sim_sentence_chart")
+        "run apart (each alone), the last layer mean-pooled and L2-normalised, then the dot "
+        "product. The “one pair input” line runs them together ([CLS] A [SEP] B [SEP]), where A "
+        "and B attend to each other, so their segment means grow alike. The Word in context tab "
+        "follows one word of A and B the same two ways."))
+    comparison = cache.get_sentence_comparison(name, text_a, text_b)
+    flags, cls_std = cache.get_cls_checks(name, text_a, text_b)
+    draw_sentence_metrics(ctx, comparison.model_figure, comparison.cls_separate[-1])
+    draw_cls_note(comparison.stages, comparison.cls_separate, flags, cls_std,
+                  ctx.settings.stage)
+    draw_truncation_notes(name, text_a, text_b)
+    show_figure(sentence_figure(comparison, ctx.stats, ctx.settings.stage, name, cls_std),
+                "sentence_similarity", key="sim_sentence_chart")
     download_table(comparison.frame(), "sentence_similarity", "sim_sentence_csv")
+
+
+def draw_sentence_metrics(ctx: Context, model_figure: float, cls_last: float) -> None:
+    limit = cache.get_encoder_max_length(ctx.bundle.name)
+    last = depth_stages(ctx.result.stages)[-1]
+    m1, m2, m3 = st.columns(3)
+    m1.metric(_("The model's own figure (star)"), f"{model_figure:.4f}",
+              help=_("SentenceTransformer(model).encode([A, B]) then the cosine; each sentence "
+                     "cut at {n} tokens, as sentence-transformers does.").format(n=limit)
+              if limit else _("SentenceTransformer(model).encode([A, B]) then the cosine."))
+    m2.metric(_("Unrelated sentences"), f"{ctx.stats.stage(last).sentence_baseline:.4f}",
+              help=_("Two unrelated corpus sentences, last layer, mean pooling."))
+    m3.metric(_("[CLS], last layer"), f"{cls_last:.4f}",
+              help=_("The [CLS] vectors of A and B, each run alone."))
+
+
+def draw_cls_note(stages: list[str], cls: list[float], flags: list[Dominance], cls_std,
+                  stage: str) -> None:
+    """Why the [CLS] curve sits at 1.00: identical lookups, then one dimension."""
+    layers = [k for k, s in enumerate(stages) if s.startswith("layer_") and flags[k].flagged]
+    lines = [_("Before layer_1 the two [CLS] vectors are identical (the same token at the same "
+               "position, run apart), so their cosine is exactly 1.")]
+    if layers:
+        picked = stages.index(stage) if stage in stages else -1
+        k = picked if picked in layers else max(layers, key=lambda i: flags[i].share)
+        f = flags[k]
+        lines.append(_("From {first} to {last_stage}, one dimension carries more than {limit} "
+                       "of the [CLS] dot product. At {stage} the cosine is {cos}.").format(
+            first=stages[layers[0]], last_stage=stages[layers[-1]],
+            limit=f"{DOMINANCE_LIMIT:.0%}", stage=stages[k], cos=f"{cls[k]:.4f}"))
+        lines.append(_(DOMINATED).format(
+            dim=f.dimension, share=f"{f.share:.1%}", first=f"{f.norm_share_first:.1%}",
+            second=f"{f.norm_share_second:.1%}", standardised=f"{cls_std[k]:.4f}"))
+    st.warning(" ".join(lines), icon=":material/balance:")
+
+
+def draw_truncation_notes(name: str, text_a: str, text_b: str) -> None:
+    for label, text in (("A", text_a), ("B", text_b)):
+        alone = cache.get_alone(name, text).encoding
+        if alone.truncated:
+            explain(_("Sentence {name} alone has {full} tokens; sentence-transformers reads the "
+                      "first {limit}, and so do the “separately” curves.").format(
+                name=label, full=f"{alone.full_length:,}", limit=f"{alone.max_length:,}"))
 
 
 def follow_new_text(result: Analysis) -> None:
     """Put the word pickers on the new text's default pair when the tokens changed.
 
-    A pick is a position in the text it was made in. When the tokens change, an old pick points
-    at another word, or (after a text with a single token to pick) both pickers sit on one token
-    for every later text; so a new text starts from its own default pair. Assigned, not popped:
-    only an assigned value is sent to the browser, which would otherwise keep showing the old
-    token's name. On a session's first run of this section nothing is remembered, so picks from a
-    shared link (URL) apply. The memory is only read and written here, so a text changed while
-    another tab was open is caught when this tab opens again.
+    A pick is a position in the text it was made in; when the tokens change, an old pick points
+    at another word, so a new text starts from its own default pair (assigned, so the browser
+    shows the new names). On a session's first run nothing is remembered, so a link's picks apply.
     """
     enc = result.encoding
     tokens_now = (tuple(enc.tokens), tuple(enc.token_type_ids))
     if st.session_state.get("sim_tokens", tokens_now) != tokens_now:
-        st.session_state["sim_i"], st.session_state["sim_j"] = default_tokens(enc)
+        st.session_state[FIRST_KEY], st.session_state[SECOND_KEY] = default_tokens(enc)
     st.session_state["sim_tokens"] = tokens_now
 
 
-def draw_word_in_context(model: str, text_a: str, text_b: str | None, result: Analysis,
-                         stats: CorpusStats, stage: str, mode: str) -> None:
-    """Two chosen tokens' cosine at every stage, and the dimensions that make it at ``stage``."""
-    enc = result.encoding
+@dataclass(frozen=True)
+class WordChoice:
+    first: int
+    second: int
+    separately: bool
+    control: str
+
+
+def word_controls(enc, name_of) -> WordChoice:
+    """The two tokens, how A and B run, and the same-sense control sentence."""
     has_b = is_pair(enc)
-    depth = depth_stages(result.stages)
-    st.subheader("Word in context")
     first_options, second_options = token_options(enc)
     default_first, default_second = default_tokens(enc)
-    follow_new_text(result)
-    name_of = partial(token_name, enc.tokens)
     c1, c2, c3 = st.columns(3)
-    first = c1.selectbox("Token of A" if has_b else "First token", first_options,
+    first = c1.selectbox(_("Token of A") if has_b else _("First token"), first_options,
                          index=first_options.index(default_first), format_func=name_of,
-                         key="sim_i", bind="query-params")
-    second = c2.selectbox("Token of B" if has_b else "Second token", second_options,
+                         key=FIRST_KEY, bind="query-params")
+    second = c2.selectbox(_("Token of B") if has_b else _("Second token"), second_options,
                           index=second_options.index(default_second), format_func=name_of,
-                          key="sim_j", bind="query-params")
+                          key=SECOND_KEY, bind="query-params")
     separately = False
     if has_b:
         context = c3.radio(
-            "Run A and B", ("separately", "as one pair"), key="sim_context", bind="query-params",
-            help="separately: each sentence on its own, so neither sees the other (as "
-            "sentence-transformers does). as one pair: [CLS] A [SEP] B [SEP], so B's tokens also "
-            "attend to A's.",
-        )
-        separately = context == "separately"
-    explain(
-        "The same word starts from the same row of the vocabulary table, so at word_embeddings "
-        "two copies of it have cosine 1; every later stage adds position and context, and the "
-        "cosine falls as far as the two contexts differ. The dashed line is what two unrelated "
-        "tokens score, read the same way."
-    )
+            _("Run A and B"), CONTEXTS, key=CONTEXT_KEY, bind="query-params", format_func=_,
+            help=_("separately: each sentence alone, so neither sees the other (as "
+                   "sentence-transformers does). as one pair: [CLS] A [SEP] B [SEP], so B's "
+                   "tokens also attend to A's."))
+        separately = context == CONTEXTS[0]
+    control = st.text_input(
+        _("Same-sense control sentence"), control_sentence(enc.tokens[first]), key=CONTROL_KEY,
+        bind="query-params",
+        help=_("A sentence using the first token's word in the same sense, run alone: its line "
+               "shows what a same-sense cosine looks like beside the other-sense one."))
+    return WordChoice(first, second, separately, control.strip())
+
+
+def draw_word_in_context(ctx: Context) -> None:
+    """Two chosen tokens' cosine at every stage, a same-sense control, and the dimensions."""
+    enc, name = ctx.result.encoding, ctx.bundle.name
+    st.subheader(_("Word in context"))
+    follow_new_text(ctx.result)
+    name_of = partial(token_name, enc.tokens)
+    choice = word_controls(enc, name_of)
+    explain(_("The same word starts from the same row of the vocabulary table, so at "
+              "word_embeddings two copies of it have cosine 1; every later stage adds position "
+              "and context, and the cosine falls as far as the two contexts differ. The dashed "
+              "line is what two unrelated tokens score; the Sentences tab compares whole "
+              "sentences."))
+    if is_pair(enc):
+        explain(_("Here A and B ran apart (each alone).") if choice.separately
+                else _("Here A and B ran together, as one pair input."))
+    draw_coverage(enc, ctx.bundle)
+    if enc.input_ids[choice.first] == enc.input_ids[choice.second] == \
+            ctx.bundle.tokenizer.unk_token_id:
+        st.info(_("Both tokens are [UNK]: the same table row, so they start from identical "
+                  "vectors."), icon=":material/info:")
+    args = (name, ctx.inputs.text_a, ctx.inputs.text_b, choice.first, choice.second,
+            choice.separately)
     try:
-        curve = get_token_curve(model, text_a, text_b, first, second, separately, mode)
-        cosine_here, top = get_top_dimensions(model, text_a, text_b, first, second, separately,
-                                              stage, mode)
+        curve = cache.get_token_curve(*args, ctx.settings.mode)
+        here, top = cache.get_top_dimensions(*args, ctx.settings.stage, ctx.settings.mode)
+        flag = cache.get_pair_dominance(*args, ctx.settings.stage)
+        control = (cache.get_control_curve(*args[:4], choice.separately, choice.control,
+                                           ctx.settings.mode) if choice.control else None)
     except InputError as exc:
-        st.warning(str(exc), icon=":material/content_cut:")
+        st.warning(_(exc.template).format(**exc.params), icon=":material/content_cut:")
         return
-    if first == second:
-        st.info("Both choices are the same token, so its cosine with itself is 1 at every stage.",
-                icon=":material/info:")
-    pair_label = plotly_text(f"{name_of(first)} vs {name_of(second)}")
-    show_figure(token_curve_figure(depth, curve, unrelated_level(stats, depth, mode), mode,
-                                   pair_label, stage), "word_in_context", key="sim_words_chart")
+    if choice.first == choice.second:
+        st.info(_("Both choices are the same token, so its cosine with itself is 1 at every "
+                  "stage."), icon=":material/info:")
+    draw_word_curve(ctx, curve, control, plotly_text(
+        f"{name_of(choice.first)} vs {name_of(choice.second)}"), choice)
+    draw_dimensions(ctx, here, top, flag)
+
+
+def draw_word_curve(ctx: Context, curve, control, label: str, choice: WordChoice) -> None:
+    depth = depth_stages(ctx.result.stages)
+    mode = ctx.settings.mode
+    if choice.control and control is None:
+        st.info(_("The control sentence has no token “{token}”.").format(
+            token=ctx.result.encoding.tokens[choice.first]), icon=":material/info:")
+    elif control is not None:
+        explain(_("Same sense vs other sense at the last layer: {same} (control sentence) vs "
+                  "{other} (the two chosen tokens).").format(
+            same=f"{control[-1]:.3f}", other=f"{curve[-1]:.3f}"))
+    show_figure(token_curve_figure(depth, curve, unrelated_level(ctx.stats, depth, mode), mode,
+                                   label, ctx.settings.stage, ctx.bundle.name, control),
+                "word_in_context", key="sim_words_chart")
     download_table(curve_table(depth, curve, mode), "word_in_context", "sim_words_csv")
 
-    st.markdown(f"**Which dimensions make this cosine, at {stage}**")
-    explain(
-        "A cosine is the dot product of the two unit vectors, a sum of one product per "
-        "dimension. When one or two bars dwarf the rest, a few “rogue” dimensions decide the "
-        "cosine (Timkey & van Schijndel 2021); the standardised mode evens them out."
-    )
-    title = dimensions_title(mode, cosine_here, result.stages[stage].shape[1], top)
+
+def draw_dimensions(ctx: Context, here: float, top, flag: Dominance) -> None:
+    stage, mode = ctx.settings.stage, ctx.settings.mode
+    st.markdown("**" + _("Which dimensions make this cosine, at {stage}").format(stage=stage)
+                + "**")
+    explain(_("A cosine is the dot product of the two unit vectors, a sum of one product per "
+              "dimension. When one or two bars dwarf the rest, a few “rogue” dimensions decide "
+              "the cosine (Timkey & van Schijndel 2021); the standardised mode evens them out."))
+    if flag.flagged and mode != "standardised":
+        st.warning(_("Raw cosine at {stage}: dim {dim} carries {share} of the dot product. Pick "
+                     "“standardised” above to read it without that dimension's weight.").format(
+            stage=stage, dim=flag.dimension, share=f"{flag.share:.1%}"), icon=":material/balance:")
+    title = dimensions_title(mode, here, ctx.result.stages[stage].shape[1], top, ctx.bundle.name)
     show_figure(dimensions_figure(top, title, mode), "top_dimensions", key="sim_dims_chart")
     download_table(top, f"top_dimensions_{stage}", "sim_dims_csv")
 
 
-def draw_anisotropy(result: Analysis, stats: CorpusStats, stage: str) -> None:
+def draw_anisotropy(ctx: Context) -> None:
     """The corpus baseline at every stage, the dimensions behind it, and the corpus itself."""
-    stages, depth = similarity_stages(result.stages), depth_stages(result.stages)
-    st.subheader("Anisotropy baseline")
-    explain(
-        f"The mean cosine between tokens of two different sentences of a built-in corpus "
-        f"({stats.n_sentences} sentences, {stats.n_tokens} word tokens, {stats.n_pairs:,} pairs), "
-        "at each stage, for this model. Where the red line sits well above 0, unrelated tokens "
-        "look alike because the vectors crowd into a narrow cone (anisotropy, Ethayarajh 2019); "
-        "standardising each dimension (blue) brings it back to about 0."
-    )
-    show_figure(anisotropy_figure(anisotropy_table(stats, depth), stage), "anisotropy",
-                key="sim_anisotropy_chart")
+    stats, stage = ctx.stats, ctx.settings.stage
+    stages, depth = similarity_stages(ctx.result.stages), depth_stages(ctx.result.stages)
+    st.subheader(_("Anisotropy baseline"))
+    explain(_("The mean cosine between tokens of two different sentences of a built-in corpus "
+              "({n} sentences, {t} word tokens, {p} pairs), at each stage, for this model. Where "
+              "the red line sits well above 0, unrelated tokens look alike because the vectors "
+              "crowd into a narrow cone (anisotropy, Ethayarajh 2019); standardising each "
+              "dimension (blue) brings it back to about 0.").format(
+        n=stats.n_sentences, t=stats.n_tokens, p=f"{stats.n_pairs:,}"))
+    show_figure(anisotropy_figure(anisotropy_table(stats, depth), stage, ctx.bundle.name),
+                "anisotropy", key="sim_anisotropy_chart")
     download_table(anisotropy_table(stats, stages), "anisotropy_baseline", "sim_anisotropy_csv")
-    st.markdown(f"**Dimensions that make most of the baseline at {stage}**")
+    st.markdown("**" + _("Dimensions that make most of the baseline at {stage}").format(
+        stage=stage) + "**")
     st.dataframe(rogue_dimensions(stats, stage), hide_index=True, width="stretch",
                  column_config={
-                     "share": st.column_config.NumberColumn(format="percent"),
-                     **{c: st.column_config.NumberColumn(format="%.4f") for c in
-                        ("part of the baseline", "corpus mean", "corpus std")},
+                     "share": st.column_config.NumberColumn(_("share"), format="percent"),
+                     **{c: st.column_config.NumberColumn(_(c), format="%.4f") for c in
+                        (N_("part of the baseline"), N_("corpus mean"), N_("corpus std"))},
                  })
-    with st.expander("The corpus, and the published figures", icon=":material/menu_book:"):
-        st.markdown("The sentences, written for this explorer (topics chosen to be unrelated; "
-                    "bank, bat, spring, light and match each appear in two senses):")
+    with st.expander(_("The corpus, and the published figures"), icon=":material/menu_book:"):
+        explain(_("The sentences, written for this explorer (topics chosen to be unrelated; "
+                  "bank, bat, spring, light and match each appear in two senses):"))
         st.dataframe(corpus_table(), hide_index=True, width="stretch")
-        st.markdown(
-            "Ethayarajh (2019) measured the same baseline for bert-base-cased, input layer 0 to "
-            "layer 12 (numbers from the paper; compare their shape with this model's curve "
-            "above)."
-        )
+        explain(_("Ethayarajh (2019) measured the same baseline for bert-base-cased, input "
+                  "layer 0 to layer 12 (numbers from the paper; compare their shape with this "
+                  "model's curve above)."))
         st.dataframe(ethayarajh_table(), hide_index=True)
 
 
-# --- the page --------------------------------------------------------------------------------
-
-st.title("Similarity")
-explain(
-    "Cosine similarity measures whether two vectors point the same way (1), are unrelated (0) or "
-    "opposite (−1). Here it compares tokens with tokens and sentence A with sentence B at every "
-    "stage, so you can watch one word's single static vector become different vectors in "
-    "different sentences, and see why a raw cosine needs a baseline before it means anything."
+# Tab labels are the values of ?sim_section= in a shared link.
+SECTIONS = (
+    Section(label=N_("Tokens"), draw=draw_token_matrix),
+    Section(label=N_("Sentences"), draw=draw_sentence_comparison),
+    Section(label=N_("Word in context"), draw=draw_word_in_context),
+    Section(label=N_("Anisotropy"), draw=draw_anisotropy),
 )
 
-inputs = shared_inputs()
-bundle = current_model()
-result = current_analysis()
-stats = get_corpus_stats(bundle.name)
-text_a, text_b = inputs.text_a, inputs.text_b
-stages = similarity_stages(result.stages)
 
-# Every section reads the stage (the matrix, the highlighted point of each curve, the dimension
-# bars); the mode is read by the matrix and the word curves. Above the tabs they keep one value
-# and one place while the user switches sections.
-left, right = st.columns([1, 2])
-stage = left.selectbox(
-    "Stage or layer", stages, index=len(stages) - 1, key="sim_stage", bind="query-params",
-    help="word_embeddings, position_embeddings and sum are the lookups and their sum; LayerNorm "
-    "is the embeddings' output; layer_k is the output of encoder layer k.",
-)
-mode = right.radio("Read cosines as", MODES, key="sim_mode", bind="query-params",
-                   horizontal=True, help=MODE_HELP,
-                   captions=("as the model gives it", "(raw − b) / (1 − b)",
-                             "each dimension z-scored"))
-st.caption(
-    f"At {stage}, two unrelated tokens of the built-in corpus have a mean raw cosine of "
-    f"**{stats.stage(stage).baseline:.3f}**: that, not 0, is what “unrelated” looks like here."
-)
+def main() -> None:
+    inputs = shared_inputs()
+    page_header(TITLE, EXPLANATION)
+    bundle = model_of(inputs)
+    result = analysis_of(inputs)
+    stats = cache.get_corpus_stats(bundle.name)
+    settings = stage_and_mode(result, stats)
+    draw_sections(SECTIONS, SECTION_KEY, Context(inputs, bundle, result, stats, settings))
 
-view, area = open_section(VIEWS, key="sim_section")
-with area:
-    if view == "Tokens":
-        draw_token_matrix(bundle.name, text_a, text_b, result, stage, mode)
-    elif view == "Sentences":
-        draw_sentence_comparison(bundle.name, text_a, text_b, result, stats, stage)
-    elif view == "Word in context":
-        draw_word_in_context(bundle.name, text_a, text_b, result, stats, stage, mode)
-    else:
-        draw_anisotropy(result, stats, stage)
+
+if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names
+    main()

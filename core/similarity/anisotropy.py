@@ -31,7 +31,7 @@ from sklearn.preprocessing import normalize
 from core.analysis import embedding_stages
 from core.corpus import CORPUS
 from core.models import ModelBundle, model_run
-from core.similarity_choices import similarity_stages
+from core.similarity.choices import similarity_stages
 
 MODES = ("raw", "adjusted", "standardised")
 
@@ -212,7 +212,7 @@ def adjust(cosines: np.ndarray, stage: str, mode: str, stats: CorpusStats) -> np
     return cosines
 
 
-def cosine_matrix(
+def token_cosines(
     x: np.ndarray, y: np.ndarray | None, stage: str, mode: str, stats: CorpusStats
 ) -> np.ndarray:
     """Cosines between the rows of x and of y (or of x with itself) at ``stage`` in ``mode``."""

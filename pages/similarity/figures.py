@@ -13,22 +13,24 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from components.heatmap import heatmap_figure
-from components.labels import SEGMENT_COLOURS
-from core.anisotropy import CorpusStats
+from components.i18n import N_, _
+from components.labels import SEGMENT_COLOURS, plotly_text
 from core.corpus import CORPUS
-from core.sentences import SentenceComparison
+from core.similarity.anisotropy import CorpusStats
+from core.similarity.sentences import SentenceComparison
 
 CELL_TEXT_MAX = 20    # write the cosine in each cell up to this many tokens
 MODE_WORDS = {
-    "raw": "raw cosine",
-    "adjusted": "baseline-adjusted cosine",
-    "standardised": "cosine of standardised vectors",
+    "raw": N_("raw cosine"),
+    "adjusted": N_("baseline-adjusted cosine"),
+    "standardised": N_("cosine of standardised vectors"),
 }
 DIMENSION_PARTS = {
-    "raw": "part of the cosine: unit_first[d] × unit_second[d]",
-    "adjusted": "part: (unit_first[d] × unit_second[d] − corpus part[d]) / (1 − b)",
-    "standardised": "part of the cosine: product of the standardised unit vectors at d",
+    "raw": N_("part of the cosine: unit_first[d] × unit_second[d]"),
+    "adjusted": N_("part: (unit_first[d] × unit_second[d] − corpus part[d]) / (1 − b)"),
+    "standardised": N_("part of the cosine: product of the standardised unit vectors at d"),
 }
+SAME_ROW = N_("both [UNK]: the same table row")
 # Ethayarajh 2019, bert-base-cased: mean cosine between random words, input layer 0 to layer 12.
 ETHAYARAJH_2019 = (.105, .168, .219, .245, .327, .377, .420, .398, .399, .484, .561, .675, .477)
 UNRELATED_LINE = {"color": "#7f7f7f", "dash": "dash"}   # the "unrelated" baseline in every chart
@@ -42,33 +44,38 @@ def token_name(tokens: Sequence[str], position: int) -> str:
 
 def curve_table(stages: Sequence[str], curve: np.ndarray, mode: str) -> pd.DataFrame:
     """The word-in-context curve as a table: one row per stage."""
-    return pd.DataFrame({"stage": stages, MODE_WORDS[mode]: curve})
+    return pd.DataFrame({_("stage"): stages, _(MODE_WORDS[mode]): curve})
 
 
 def corpus_table() -> pd.DataFrame:
     """The built-in corpus the baselines are measured on, one sentence a row."""
-    return pd.DataFrame({"sentence": list(CORPUS)})
+    return pd.DataFrame({_("sentence"): list(CORPUS)})
 
 
 def ethayarajh_table() -> pd.DataFrame:
     """The published baseline for bert-base-cased, one row per layer."""
-    return pd.DataFrame({"layer": range(len(ETHAYARAJH_2019)), "mean cosine": ETHAYARAJH_2019})
+    return pd.DataFrame({_("layer"): range(len(ETHAYARAJH_2019)),
+                         _("mean cosine"): ETHAYARAJH_2019})
 
 
-def dimensions_title(mode: str, cosine: float, n_dims: int, top: pd.DataFrame) -> str:
+def dimensions_title(mode: str, cosine: float, n_dims: int, top: pd.DataFrame, model: str) -> str:
     """How the bars add up to the cosine, e.g. "raw cosine 0.612 = sum over 384 dims; ..."."""
-    return (f"{MODE_WORDS[mode]} {cosine:.3f} = sum over {n_dims} dims; "
-            f"these {len(top)} give {top['contribution'].sum():.3f}")
+    return _("{model}: {what} {cosine} = sum over {n} dims; these {k} give {part}").format(
+        model=plotly_text(model), what=_(MODE_WORDS[mode]), cosine=f"{cosine:.3f}", n=n_dims,
+        k=len(top), part=f"{top['contribution'].sum():.3f}")
 
 
-def line_figure(stages: list[str], meta: str, y_title: str, marked: str | None) -> go.Figure:
-    """An empty per-stage line chart, with the chosen stage marked by a vertical band."""
+def line_figure(stages: list[str], meta: str, y_title: str, marked: str | None,
+                title: str = "") -> go.Figure:
+    """An empty per-stage line chart, with the chosen stage marked by a vertical band; the
+    legend sits under the plot, clear of the title."""
     fig = go.Figure()
     fig.update_layout(
         meta=meta,
-        height=380,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        title={"text": title},
+        height=440,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0},
         yaxis_title=y_title,
         hovermode="x unified",
     )
@@ -93,7 +100,8 @@ def add_lines(
 
 
 def matrix_figure(
-    matrix: np.ndarray, labels: list[str], lo: int, n_a: int | None, stage: str, mode: str
+    matrix: np.ndarray, labels: list[str], lo: int, n_a: int | None, stage: str, mode: str,
+    model: str = "", unknown: list[bool] | None = None,
 ) -> go.Figure:
     """The cosine heatmap of tokens lo..lo+len(labels); for a pair, the A x B block framed."""
     # Adjusted cosines can fall below -1 (a pair less alike than the baseline): widen the scale.
@@ -104,16 +112,18 @@ def matrix_figure(
         labels,
         zmin=-bound,
         zmax=bound,
-        hover="%{y}  ×  %{x}<br>cosine %{z:.3f}<extra></extra>",
+        hover=_("%{y}  ×  %{x}<br>cosine %{z:.3f}%{customdata}") + "<extra></extra>",
         x_title="",
         height=min(900, 140 + 26 * len(labels)),
     )
-    fig.update_traces(colorbar={"title": {"text": "cosine"}})
+    fig.update_traces(colorbar={"title": {"text": _("cosine")}},
+                      customdata=same_row_notes(unknown or [False] * len(labels)))
     if len(labels) <= CELL_TEXT_MAX:
         fig.update_traces(texttemplate="%{z:.2f}", textfont={"size": 11})
     fig.update_xaxes(type="category", tickangle=-60)
     fig.update_yaxes(scaleanchor="x", constrain="domain")
-    fig.update_layout(meta="sim_matrix", title={"text": f"{stage}: {MODE_WORDS[mode]}"},
+    title = f"{plotly_text(model)} · {stage}: {_(MODE_WORDS[mode])}"
+    fig.update_layout(meta="sim_matrix", title={"text": title},
                       margin={"t": 40})
     if n_a is not None and lo < n_a < lo + len(labels):
         frame_pair_block(fig, n_a - lo - 0.5, len(labels) - 0.5)
@@ -133,42 +143,53 @@ def frame_pair_block(fig: go.Figure, edge: float, end: float) -> None:
 
 
 def sentence_figure(
-    comparison: SentenceComparison, stats: CorpusStats, marked: str
+    comparison: SentenceComparison, stats: CorpusStats, marked: str, model: str = "",
+    cls_standardised: np.ndarray | None = None,
 ) -> go.Figure:
     """Sentence A vs B per stage, three ways, against two unrelated corpus sentences; the star
     is the model's own (sentence-transformers) figure on the last layer."""
     stages = comparison.stages
-    fig = line_figure(stages, "sim_sentences", "cosine", marked)
-    add_lines(fig, stages, {
-        "A and B separately, mean pooling (sentence-transformers)":
+    fig = line_figure(stages, "sim_sentences", _("cosine"), marked,
+                      _("{model}: sentence A vs sentence B").format(model=plotly_text(model)))
+    series = {
+        _("A and B separately, mean pooling (sentence-transformers)"):
             (comparison.mean_separate, {"color": SEGMENT_COLOURS[0], "width": 4}),
-        "A and B separately, [CLS]": (comparison.cls_separate, {"color": "#2ca02c"}),
-        "one pair input, mean of each segment":
+        _("A and B separately, [CLS]"): (comparison.cls_separate, {"color": "#2ca02c"}),
+        _("one pair input, mean of each segment"):
             (comparison.mean_in_pair, {"color": SEGMENT_COLOURS[1]}),
-        "two unrelated corpus sentences, mean pooling":
+        _("two unrelated corpus sentences, mean pooling"):
             (np.array([stats.stage(s).sentence_baseline for s in stages]), UNRELATED_LINE),
-    })
+    }
+    if cls_standardised is not None:
+        series[_("A and B separately, [CLS], standardised")] = (
+            cls_standardised, {"color": "#2ca02c", "dash": "dot"})
+    add_lines(fig, stages, series)
     fig.add_scatter(x=[stages[-1]], y=[np.float32(comparison.model_figure)], mode="markers",
-                    name="the model's own figure",
+                    name=_("the model's own figure"),
                     marker={"symbol": "star", "size": 18, "color": "#d62728"},
                     hovertemplate="%{y:.4f}")
     return fig
 
 
 def token_curve_figure(
-    stages: list[str], curve: np.ndarray, level: np.ndarray, mode: str, label: str, marked: str
+    stages: list[str], curve: np.ndarray, level: np.ndarray, mode: str, label: str, marked: str,
+    model: str = "", control: np.ndarray | None = None,
 ) -> go.Figure:
     """Two tokens' cosine per stage (``label`` must already be plotly-safe text), against the
-    level of two unrelated corpus tokens read the same way."""
-    fig = line_figure(stages, "sim_words", MODE_WORDS[mode], marked)
+    level of two unrelated corpus tokens read the same way, and the same-sense control."""
+    fig = line_figure(stages, "sim_words", _(MODE_WORDS[mode]), marked,
+                      _("{model}: one word in two contexts").format(model=plotly_text(model)))
     add_lines(fig, stages, {label: (curve, {"color": SEGMENT_COLOURS[0], "width": 4})})
-    return add_lines(fig, stages, {"two unrelated corpus tokens": (level, UNRELATED_LINE)},
+    if control is not None:
+        add_lines(fig, stages, {_("same sense: the control sentence"):
+                                (control, {"color": "#2ca02c", "width": 3})})
+    return add_lines(fig, stages, {_("two unrelated corpus tokens"): (level, UNRELATED_LINE)},
                      "lines")
 
 
 def dimensions_figure(top: pd.DataFrame, title: str, mode: str) -> go.Figure:
     """Horizontal bars, one per dimension of ``top``: red adds to the cosine, blue takes away."""
-    labels = [f"dim {d}" for d in top["dimension"]]
+    labels = [_("dim {d}").format(d=d) for d in top["dimension"]]
     values = top["contribution"].to_numpy(np.float32)
     fig = go.Figure(go.Bar(
         x=values, y=labels, orientation="h",
@@ -177,18 +198,26 @@ def dimensions_figure(top: pd.DataFrame, title: str, mode: str) -> go.Figure:
     ))
     fig.update_layout(meta="sim_dims", title={"text": title}, height=80 + 28 * len(labels),
                       margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      xaxis_title=DIMENSION_PARTS[mode])
+                      xaxis_title=_(DIMENSION_PARTS[mode]))
     fig.update_yaxes(autorange="reversed", type="category")
     return fig
 
 
-def anisotropy_figure(table: pd.DataFrame, marked: str) -> go.Figure:
-    """The corpus baselines per stage (columns of ``core.anisotropy.anisotropy_table``)."""
+def anisotropy_figure(table: pd.DataFrame, marked: str, model: str = "") -> go.Figure:
+    """The corpus baselines per stage (columns of ``core.similarity.anisotropy_table``)."""
     stages = table["stage"].tolist()
-    fig = line_figure(stages, "sim_anisotropy", "mean cosine", marked)
+    fig = line_figure(stages, "sim_anisotropy", _("mean cosine"), marked,
+                      _("{model}: unrelated corpus tokens").format(model=plotly_text(model)))
     styles = {
-        "random tokens, raw": {"color": "#d62728", "width": 4},
-        "random tokens, standardised": {"color": "#1f77b4"},
-        "random sentences, mean pooling": UNRELATED_LINE,
+        N_("random tokens, raw"): {"color": "#d62728", "width": 4},
+        N_("random tokens, standardised"): {"color": "#1f77b4"},
+        N_("random sentences, mean pooling"): UNRELATED_LINE,
     }
-    return add_lines(fig, stages, {c: (table[c].to_numpy(), line) for c, line in styles.items()})
+    return add_lines(fig, stages,
+                     {_(c): (table[c].to_numpy(), line) for c, line in styles.items()})
+
+
+def same_row_notes(unknown: list[bool]) -> list[list[str]]:
+    """Per matrix cell, the hover note for two [UNK] tokens (one word-table row), else ""."""
+    note = "<br>" + _(SAME_ROW)
+    return [[note if a and b else "" for b in unknown] for a in unknown]

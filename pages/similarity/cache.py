@@ -13,16 +13,26 @@ import pandas as pd
 import streamlit as st
 
 from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model
-from core import Analysis, anisotropy
-from core.anisotropy import CorpusStats
-from core.sentences import SentenceComparison, compare_sentences, encoder_max_length
-from core.similarity import TokenRef, separate_token, token_curve, token_matrix, top_dimensions
-from core.similarity_choices import depth_stages
+from core import Analysis
+from core.similarity import anisotropy
+from core.similarity.anisotropy import CorpusStats
+from core.similarity.choices import depth_stages, matching_position
+from core.similarity.cosines import (
+    Dominance,
+    TokenRef,
+    dominance,
+    separate_token,
+    standardised_cosine,
+    token_curve,
+    token_matrix,
+    top_dimensions,
+)
+from core.similarity.sentences import SentenceComparison, compare_sentences, encoder_max_length
 
 RESULT_CACHE_ENTRIES = 48   # each entry is a curve or at most a 512 x 512 float matrix (2 MB)
 
 
-@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner="Measuring the corpus baseline…")
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
 def get_corpus_stats(model_name: str) -> CorpusStats:
     """Baselines of the built-in corpus for this model, computed once per model."""
     return anisotropy.corpus_statistics(get_model(model_name))
@@ -34,9 +44,14 @@ def get_encoder_max_length(model_name: str) -> int | None:
     return encoder_max_length(model_name)
 
 
-def get_pair(model_name: str, text_a: str, text_b: str | None) -> Analysis:
+Options = tuple[int | None, bool, bool]   # the shared tokenizer options: max_length, truncation,
+NO_OPTIONS: Options = (None, True, False)  # padding (plain values, so they can be cache keys)
+
+
+def get_pair(model_name: str, text_a: str, text_b: str | None,
+             options: Options = NO_OPTIONS) -> Analysis:
     """The input as the other pages see it: one sentence, or [CLS] A [SEP] B [SEP]."""
-    return get_analysis(model_name, text_a, text_b)
+    return get_analysis(model_name, text_a, text_b, *options)
 
 
 def get_alone(model_name: str, text: str) -> Analysis:
@@ -46,10 +61,11 @@ def get_alone(model_name: str, text: str) -> Analysis:
 
 @st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
 def get_token_matrix(
-    model_name: str, text_a: str, text_b: str | None, stage: str, mode: str
+    model_name: str, text_a: str, text_b: str | None, stage: str, mode: str,
+    options: Options = NO_OPTIONS,
 ) -> np.ndarray:
     """(T, T) cosine between the input's tokens at ``stage`` in ``mode``."""
-    pair = get_pair(model_name, text_a, text_b)
+    pair = get_pair(model_name, text_a, text_b, options)
     return token_matrix(pair, stage, mode, get_corpus_stats(model_name))
 
 
@@ -112,3 +128,38 @@ def get_top_dimensions(
     cosine = float(token_curve(*refs, [stage], mode, stats)[0])
     top = top_dimensions(refs[0].vector(stage), refs[1].vector(stage), stage, mode, stats, k)
     return cosine, top
+
+
+@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
+def get_cls_checks(model_name: str, text_a: str, text_b: str) -> tuple[list[Dominance], np.ndarray]:
+    """Per depth stage, for A's and B's [CLS] vectors run separately: the dimension that carries
+    most of their dot product, and their standardised cosine."""
+    alone_a, alone_b = get_alone(model_name, text_a), get_alone(model_name, text_b)
+    stats = get_corpus_stats(model_name)
+    stages = depth_stages(alone_a.stages)
+    flags = [dominance(alone_a.stages[s][0], alone_b.stages[s][0]) for s in stages]
+    cosines = np.array([standardised_cosine(alone_a.stages[s][0], alone_b.stages[s][0], s, stats)
+                        for s in stages])
+    return flags, cosines
+
+
+@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
+def get_pair_dominance(model_name: str, text_a: str, text_b: str | None, first: int,
+                       second: int, separately: bool, stage: str) -> Dominance:
+    """The dimension that carries most of the two chosen tokens' raw dot product at ``stage``."""
+    refs = get_token_refs(model_name, text_a, text_b, first, second, separately)
+    return dominance(refs[0].vector(stage), refs[1].vector(stage))
+
+
+@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
+def get_control_curve(model_name: str, text_a: str, text_b: str | None, first: int,
+                      separately: bool, control: str, mode: str) -> np.ndarray | None:
+    """(S,) cosine of the first chosen token with the same token in ``control`` (run on its
+    own), at each depth stage; None when ``control`` lacks that token."""
+    ref = get_token_refs(model_name, text_a, text_b, first, first, separately)[0]
+    other = get_alone(model_name, control)
+    position = matching_position(other.encoding, ref.analysis.encoding.input_ids[ref.position])
+    if position is None:
+        return None
+    stages = depth_stages(ref.analysis.stages)
+    return token_curve(ref, TokenRef(other, position), stages, mode, get_corpus_stats(model_name))

@@ -20,7 +20,7 @@ from sklearn.preprocessing import normalize
 from core.analysis import Analysis
 from core.errors import N_, InputError, ModelLoadError
 from core.models import model_source
-from core.similarity_choices import depth_stages, is_pair, real_positions, segment_positions
+from core.similarity.choices import depth_stages, is_pair, real_positions, segment_positions
 
 
 def mean_pool(analysis: Analysis, stage: str, positions: Sequence[int] | None = None) -> np.ndarray:

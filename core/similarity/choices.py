@@ -89,3 +89,22 @@ def default_tokens(encoding: Encoding) -> tuple[int, int]:
     if len(first_words) >= 2:
         return first_words[0], first_words[1]
     return first[0], first[-1]
+
+
+# A same-sense control for the word the Word in context view opens on: a second sentence using
+# the word as sentence A of the tutorial pair does (a river bank), so a same-sense cosine can be
+# read beside the other-sense one.
+CONTROL_SENTENCES = {"bank": "The boat drifted slowly towards the bank of the stream."}
+
+
+def control_sentence(word: str) -> str:
+    """The built-in same-sense sentence for ``word`` ("" when there is none)."""
+    return CONTROL_SENTENCES.get(word.lower(), "")
+
+
+def matching_position(encoding: Encoding, token_id: int) -> int | None:
+    """The first real position holding ``token_id``, or None."""
+    for p in word_positions(encoding):
+        if encoding.input_ids[p] == token_id:
+            return p
+    return None
