@@ -75,8 +75,8 @@ MEASURES = {
     "entropy": N_("entropy (nats)"),
 }
 
-HOVER_DIMS = "token %{y}<br>dim %{x}<br>value %{z:.4f}"
-HOVER_TOKENS = "query %{y}<br>key %{x}<br>value %{z:.4f}"
+HOVER_DIMS = N_("token %{y}<br>dim %{x}<br>value %{z:.4f}")
+HOVER_TOKENS = N_("query %{y}<br>key %{x}<br>value %{z:.4f}")
 
 
 def layer_dot(config: PretrainedConfig, tokens: int, layer: int) -> str:

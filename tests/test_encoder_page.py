@@ -1,0 +1,108 @@
+"""The Encoder page in AppTest: every section for a sentence and a pair, the live checks equal
+core's, any link value for the pickers, and the Chinese interface."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from components.inputs import DEFAULT_SENTENCE
+from core import analyze
+from core.encoder import STEP_NAMES, encoder_steps, pooler_steps
+from pages.encoder.figures import STEP_TEXT
+from pages.encoder.page import HEAD_KEY, LAYER_KEY, SECTION_KEY, SECTIONS, STEP_KEY, TOKEN_KEY
+from tests.conftest import assert_clean, open_app
+
+PAGE = "pages/encoder/page.py"
+PAIR = {"a": "The cat sat on the mat.", "b": "It was tired."}
+LABELS = [s.label for s in SECTIONS]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def widget(at, kind: str, key: str):
+    return next(w for w in getattr(at, kind) if w.key == key)
+
+
+def page_text(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_every_step_has_words():
+    assert set(STEP_TEXT) == set(STEP_NAMES)
+
+
+@pytest.mark.parametrize("query", [{}, PAIR], ids=["sentence", "pair"])
+@pytest.mark.parametrize("section", LABELS)
+def test_every_section_renders(section, query):
+    at = open_app(PAGE, **{SECTION_KEY: section}, **query)
+    assert_clean(at)
+    assert at.title[0].value == "Encoder"
+    assert at.get("plotly_chart"), section
+
+
+def test_pair_padding_and_hidden_specials():
+    at = open_app(PAGE, **{SECTION_KEY: "Attention"}, **PAIR, max_length="24", padding="true")
+    assert_clean(at)
+    at.toggle(key="enc_hide_specials").set_value(True).run()
+    assert_clean(at)
+    assert "exBERT" in page_text(at)
+    at = open_app(PAGE, **{SECTION_KEY: "Layer walk", STEP_KEY: "attention_scores"},
+                  max_length="24", padding="true")
+    assert_clean(at)
+    assert "float32" in page_text(at)
+
+
+@pytest.mark.parametrize("step", STEP_NAMES)
+def test_checks_shown_equal_core(bundle, step):
+    at = open_app(PAGE, **{SECTION_KEY: "Layer walk", LAYER_KEY: "2", STEP_KEY: step})
+    assert_clean(at)
+    assert widget(at, "selectbox", LAYER_KEY).value == 2
+    expected = encoder_steps(bundle, DEFAULT_SENTENCE, layer=2).checks[step]
+    assert f"max |ours − model| = {expected:.2e}" in page_text(at)
+
+
+def test_pooler_check_equals_core(bundle):
+    at = open_app(PAGE, **{SECTION_KEY: "Pooler"})
+    assert_clean(at)
+    error = pooler_steps(bundle, analyze(bundle, DEFAULT_SENTENCE)).error
+    assert f"= {error:.2e}" in page_text(at)
+
+
+@pytest.mark.parametrize("bad", ["99", "-1", "abc", "inf", ""])
+@pytest.mark.parametrize("section", ["Layer walk", "Across layers"])
+def test_bad_link_values(bad, section):
+    at = open_app(PAGE, **{SECTION_KEY: section, LAYER_KEY: bad, HEAD_KEY: bad, STEP_KEY: bad,
+                           TOKEN_KEY: bad})
+    assert_clean(at)
+    assert widget(at, "selectbox", LAYER_KEY).value == 1
+    assert widget(at, "selectbox", HEAD_KEY).value == 0
+    if bad:
+        notes = [i.value for i in at.info]
+        assert any(f"There is no layer {bad}" in n for n in notes), notes
+        assert any(f"There is no head {bad}" in n for n in notes), notes
+    if section == "Across layers":
+        assert widget(at, "selectbox", TOKEN_KEY).value == 0   # [CLS]
+    else:
+        assert widget(at, "select_slider", STEP_KEY).value == STEP_NAMES[0]
+
+
+def test_last_layer_and_head_from_link(bundle):
+    n, h = bundle.config.num_hidden_layers, bundle.config.num_attention_heads
+    at = open_app(PAGE, **{LAYER_KEY: str(n), HEAD_KEY: str(h - 1)})
+    assert_clean(at)
+    assert widget(at, "selectbox", LAYER_KEY).value == n
+    assert widget(at, "selectbox", HEAD_KEY).value == h - 1
+    at = open_app(PAGE, **{LAYER_KEY: str(n + 1), HEAD_KEY: str(h)})
+    assert widget(at, "selectbox", LAYER_KEY).value == 1
+    assert any(f"There is no layer {n + 1}" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("section", LABELS)
+def test_chinese(section):
+    at = open_app(PAGE, lang="zh", **{SECTION_KEY: section})
+    assert_clean(at)
+    assert CJK.search(at.title[0].value)
+    assert CJK.search(at.markdown[0].value)
+    assert all(CJK.search(tab.label) for tab in at.tabs), [t.label for t in at.tabs]
+    assert at.get("plotly_chart")
