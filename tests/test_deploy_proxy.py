@@ -1,24 +1,29 @@
 """deploy/haproxy.cfg in front of two replicas of the app, driven by bench/ws_client.py.
 
 The same file a deployment uses, with the replicas' and the proxy's addresses given through the
-environment variables it expands. Checked: each session keeps the replica its SERVERID cookie
-names (and the replicas' own session counts agree), /_stcore/metrics is refused through the
-proxy, framing is refused on every answer, a websocket with a foreign Host header is refused by
-the replicas (server.allowedHosts), and when one replica dies its sessions fail at once with a
-clear error while the other replica's sessions go on and new sessions land on the survivor.
+environment variables it expands; the replicas run with deploy/Dockerfile's ENV and with
+deploy/streamlit-public.toml as their user's Streamlit config, as in the image. Checked: those
+settings are in force (model allowlist, no model folders, agent API off, no embedding hosts);
+each session keeps the replica its SERVERID cookie names (and the replicas' own session counts
+agree); /_stcore/metrics is refused through the proxy; framing is refused on every answer; a
+websocket with a foreign Host header is refused by the replicas (server.allowedHosts); and when
+one replica dies its sessions fail at once with a clear error while the other replica's sessions
+go on and new sessions land on the survivor.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -26,18 +31,38 @@ from bench.ws_client import SessionClosed, StreamlitSession, http_get
 from tests.conftest import ARTIFACTS, ROOT, free_port, start_server, stop_server
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
-CONFIG = ROOT / "deploy" / "haproxy.cfg"
-# What deploy/Dockerfile sets for a public server, so the replicas here run the same way.
-REPLICA_ENV = {
-    "STREAMLIT_SERVER_ALLOWED_HOSTS": "127.0.0.1 localhost",
-    "BERT_EXPLORER_ALLOWED_MODELS": "all-MiniLM-L6-v2",
-    "BERT_EXPLORER_MODEL_DIRS": "",
-}
+DEPLOY = ROOT / "deploy"
+CONFIG = DEPLOY / "haproxy.cfg"
+# The image's own settings are taken from deploy/Dockerfile, except where it runs: the address
+# and port (start_server's flags win over them anyway) and the image's paths.
+NOT_FROM_IMAGE = {"STREAMLIT_SERVER_ADDRESS", "STREAMLIT_SERVER_PORT", "HF_HOME"}
+# What compose.yaml / k8s set per deployment: the names students type.
+DEPLOYMENT_ENV = {"STREAMLIT_SERVER_ALLOWED_HOSTS": "127.0.0.1 localhost"}
 WAIT_S = 60.0          # replicas and proxy healthy
 CLOSED_WITHIN_S = 10.0  # a dead replica's session fails within this
 
 pytestmark = pytest.mark.skipif(not os.path.exists(HAPROXY),
                                 reason="HAProxy is not installed (.ci/run installs it)")
+
+
+def image_env() -> dict[str, str]:
+    """The ENV instructions of deploy/Dockerfile, as the image's processes see them."""
+    logical = re.sub(r"\\\n", " ", (DEPLOY / "Dockerfile").read_text())
+    env: dict[str, str] = {}
+    for line in logical.splitlines():
+        if line.startswith("ENV "):
+            for token in shlex.split(line[4:]):
+                key, _, value = token.partition("=")
+                env[key] = value
+    return {k: v for k, v in env.items() if k not in NOT_FROM_IMAGE}
+
+
+def replica_env(home) -> dict[str, str]:
+    """A replica as the image runs it: its ENV, its user's global Streamlit config."""
+    (home / ".streamlit").mkdir(parents=True, exist_ok=True)
+    shutil.copy(DEPLOY / "streamlit-public.toml", home / ".streamlit" / "config.toml")
+    return {**image_env(), **DEPLOYMENT_ENV, "HOME": str(home),
+            "HF_HOME": str(home / ".cache" / "huggingface")}
 
 
 @dataclass
@@ -86,13 +111,14 @@ async def active_sessions(replica: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
+def cluster(tmp_path_factory) -> Iterator[Cluster]:
     procs: list[subprocess.Popen] = []
     haproxy: subprocess.Popen | None = None
     try:
         urls = []
-        for _ in range(2):
-            proc, url = start_server(env=REPLICA_ENV)
+        for i in range(2):
+            home = tmp_path_factory.mktemp(f"replica{i + 1}-home")
+            proc, url = start_server(env=replica_env(home))
             procs.append(proc)
             urls.append(url)
         for url in urls:
@@ -178,6 +204,32 @@ def test_a_websocket_for_a_foreign_host_is_refused(cluster):
     netloc = urlsplit(cluster.proxy).netloc
     assert run(_upgrade_status(cluster.proxy, netloc)).split()[1] == "101"
     assert run(_upgrade_status(cluster.proxy, "attacker.example")).split()[1] == "403"
+
+
+def test_the_image_settings_are_in_force_behind_the_proxy(cluster):
+    """deploy/Dockerfile's ENV and deploy/streamlit-public.toml, as the replicas run them."""
+    env = image_env()
+    assert env["BERT_EXPLORER_ALLOWED_MODELS"] == "all-MiniLM-L6-v2"
+    assert env["BERT_EXPLORER_MODEL_DIRS"] == ""
+    host_config = json.loads(run(http_get(cluster.proxy + "/_stcore/host-config")).body)
+    assert host_config["allowedOrigins"] == []           # client.allowedOrigins
+    agent = run(http_get(cluster.proxy + "/_stcore/agent/openapi.json")).body.decode()
+    assert "switched off" in agent                       # server.enableAgentApi
+
+    async def main():
+        firsts = []
+        for model in ("bert-base-uncased", "/app", str(ROOT)):
+            async with StreamlitSession(cluster.proxy, path="tokens",
+                                        query=urlencode({"a": "Hello world", "model": model})
+                                        ) as s:
+                firsts.append((model, s.first))
+        return firsts
+
+    for model, first in run(main()):
+        assert not first.exception, first.exceptions
+        # Refused with a message that names it; the page goes on with the embedded model.
+        assert any(model in t for t in first.texts), (model, first.texts[:6])
+        assert "hello" in first.texts
 
 
 def test_sessions_keep_their_replica(cluster):
