@@ -106,3 +106,19 @@ def test_chinese(section):
     assert CJK.search(at.markdown[0].value)
     assert all(CJK.search(tab.label) for tab in at.tabs), [t.label for t in at.tabs]
     assert at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("asked", ["3", "layer 3", "第 3 层"])
+def test_layer_link_in_either_language(asked):
+    at = open_app(PAGE, **{LAYER_KEY: asked, HEAD_KEY: "head 2"})
+    assert_clean(at)
+    assert widget(at, "selectbox", LAYER_KEY).value == 3
+    assert widget(at, "selectbox", HEAD_KEY).value == 2
+    assert not at.info
+
+
+def test_token_from_link_and_trajectory(bundle):
+    at = open_app(PAGE, **{SECTION_KEY: "Across layers", TOKEN_KEY: "1 this"})
+    assert_clean(at)
+    assert widget(at, "selectbox", TOKEN_KEY).value == 1
+    assert len(at.get("plotly_chart")) == 1
