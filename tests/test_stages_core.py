@@ -1,5 +1,5 @@
-"""The Stages page's core (core.stages, core.printout, core.embedding_checks,
-core.lookup_components) on the real shipped model and a tiny random BERT.
+"""The Stages page's core (core.stages: pipeline, printout, embedding_checks,
+lookup_components) on the real shipped model and a tiny random BERT.
 
 Expected values come from torch and transformers' own modules run here in the test (repr of real
 tensors, F.layer_norm, F.one_hot, F.cosine_similarity), never from the core modules themselves.
@@ -17,18 +17,24 @@ import torch.nn.functional as F
 
 from core import ModelBundle, analyze
 from core.analysis import input_tensors
-from core.embedding_checks import broadcast_demo, layernorm_check, one_hot_check, one_hot_matrix
-from core.lookup_components import components, segment_rows
-from core.printout import torch_printout, torch_size
-from core.stages import (
+from core.stages.embedding_checks import (
+    broadcast_demo,
+    layernorm_check,
+    one_hot_check,
+    one_hot_matrix,
+)
+from core.stages.lookup_components import compare_lookups, segment_rows
+from core.stages.pipeline import (
     MODULE_OUTPUT,
     autograd_trace,
     colour_bound,
     dimension_window,
-    stage_description,
-    stage_details,
     stage_expression,
 )
+from core.stages.printout import torch_printout, torch_size
+from pages.stages.figures import stage_description
+
+CHECKS = (autograd_trace, layernorm_check, one_hot_check, broadcast_demo, segment_rows)
 
 SEED = "This is a test sentence"
 PAIR = ("What is your name?", "My name is BERT.")
@@ -102,12 +108,14 @@ def test_autograd_trace_is_a_real_forward(bundle: ModelBundle, seed, tiny_bundle
     assert set(frozen_trace.grad_fn.values()) == {None}
 
 
-def test_stage_details_leave_the_shared_model_alone(bundle: ModelBundle, pair) -> None:
+def test_the_checks_leave_the_shared_model_alone(bundle: ModelBundle, pair) -> None:
     emb = bundle.model.embeddings
     before = {name: p.detach().clone() for name, p in emb.named_parameters()}
     requires = [p.requires_grad for p in bundle.model.parameters()]
     hooks = hook_counts(bundle.model)  # transformers installs its own; we must add none
-    stage_details(bundle, pair)
+    for check in CHECKS:
+        check(bundle, pair)
+    compare_lookups(pair)
     assert not bundle.model.training
     assert [p.requires_grad for p in bundle.model.parameters()] == requires
     assert all(p.grad is None for p in bundle.model.parameters())
@@ -116,13 +124,13 @@ def test_stage_details_leave_the_shared_model_alone(bundle: ModelBundle, pair) -
         assert torch.equal(p, before[name]), name
 
 
-def test_stage_details_on_a_tiny_model(tiny_bundle: ModelBundle) -> None:
+def test_the_checks_on_a_tiny_model(tiny_bundle: ModelBundle) -> None:
     result = analyze(tiny_bundle, *PAIR, attentions=False)
-    details = stage_details(tiny_bundle, result)
-    assert [s for s in details.trace.grad_fn if s.startswith("layer_")] == ["layer_1", "layer_2"]
-    assert details.trace.shapes["layer_2"] == (1, len(result.tokens), 32)
-    assert details.layernorm.gamma.shape == (32,)
-    assert details.segments.n_distinct == 2
+    trace = autograd_trace(tiny_bundle, result)
+    assert [s for s in trace.grad_fn if s.startswith("layer_")] == ["layer_1", "layer_2"]
+    assert trace.shapes["layer_2"] == (1, len(result.tokens), 32)
+    assert layernorm_check(tiny_bundle, result).gamma.shape == (32,)
+    assert segment_rows(tiny_bundle, result).n_distinct == 2
 
 
 # --- the printout -----------------------------------------------------------------------------
@@ -244,7 +252,7 @@ def test_broadcast_shapes_are_the_real_ones(bundle: ModelBundle, seed) -> None:
 # --- components and segments ------------------------------------------------------------------
 
 def test_components_against_torch(pair) -> None:
-    comp = components(pair)
+    comp = compare_lookups(pair)
     word, types, pos = (torch.from_numpy(pair.stages[s]).double() for s in
                         ("word_embeddings", "token_type_embeddings", "position_embeddings"))
     total = word + types + pos

@@ -86,6 +86,11 @@ def segment_infos(at: AppTest) -> list[str]:
     return [i.value for i in at.info if i.value.startswith("The token-type heatmap has")]
 
 
+def notes(at: AppTest) -> list[str]:
+    """The page's body text (explanations and the notes beside numbers) and any captions."""
+    return [m.value for m in at.markdown] + [c.value for c in at.caption]
+
+
 def widget_keys(at: AppTest) -> set[str]:
     return {w.key for kind in ("radio", "select_slider", "multiselect", "selectbox", "toggle",
                                "number_input", "slider") for w in at.get(kind) if w.key}
@@ -200,8 +205,8 @@ def test_default_run_draws_one_heatmap_only(seed_result):
     assert y == token_labels(seed_result.tokens)
     assert not at.dataframe and not segment_infos(at)
     assert SECTION_KEY not in at.query_params  # the default tab keeps the URL clean
-    # The caption's shape comes from the array, and grad_fn is no longer named there.
-    text = "\n".join(c.value for c in at.caption)
+    # The stage's note takes its shape from the array, and grad_fn is no longer named there.
+    text = "\n".join(notes(at))
     assert "Shape torch.Size([1, 7, 384]); dimensions 0–63 of 384" in text
     assert "grad_fn" not in text and "Backward" not in text
 
@@ -278,8 +283,8 @@ def test_one_stage_with_the_shared_scale_covers_every_stage(seed_result, clip: b
     assert abs(everything - alone) > 0.01 * everything  # the two readings are told apart here
     assert trace["zmax"] == pytest.approx(everything, rel=1e-6)
     assert trace["zmin"] == pytest.approx(-everything, rel=1e-6)
-    assert any(c.value.startswith(f"One colour range for every stage: ±{everything:.3g}")
-               for c in at.caption)
+    assert any(text.startswith(f"One colour range for every stage: ±{everything:.3g}")
+               for text in notes(at))
 
 
 def test_one_stage_with_its_own_scale(seed_result):
@@ -436,10 +441,10 @@ def test_long_text_is_truncated_and_windowed(bundle: ModelBundle):
         assert z.shape == (512, DIMS)  # the default window: no 512 x 384 grid is sent
         np.testing.assert_allclose(z, expected.stages[stage][:, :DIMS], atol=1e-6)
     assert max(len(json.dumps(spec)) for spec in figures.values()) < 250_000
-    assert any("Shape torch.Size([1, 512, 384])" in c.value for c in at.caption)
+    assert any("Shape torch.Size([1, 512, 384])" in text for text in notes(at))
     one_hot = long[ONE_HOT]
     assert "st_fig_one_hot" not in charts(one_hot)  # 512 x 30,522 is described, not drawn
-    assert any("too many to draw" in c.value for c in one_hot.caption)
+    assert any("too many to draw" in text for text in notes(one_hot))
     assert metric(one_hot, "one_hot @ W") <= TOLERANCE
     assert metric(long[LAYERNORM], "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
 

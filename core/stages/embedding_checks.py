@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from core.analysis import Analysis, input_tensors
-from core.models import ModelBundle
+from core.models import ModelBundle, model_run
 
 # ---------------------------------------------------------------------------------------------
 # LayerNorm taken apart
@@ -56,7 +56,8 @@ LAYERNORM_COLUMNS = (
 
 
 def layernorm_check(bundle: ModelBundle, analysis: Analysis) -> LayerNormCheck:
-    """LayerNorm by its formula in float64 numpy, next to the module's own output.
+    """LayerNorm by its formula in float64 numpy, and LayerNorm(sum) next to the embeddings
+    module's own output (eval mode, so dropout is the identity).
 
     The standard deviation is the population one (ddof=0), as LayerNorm uses.
     """
@@ -80,8 +81,21 @@ def layernorm_check(bundle: ModelBundle, analysis: Analysis) -> LayerNormCheck:
         beta=beta,
         eps=float(ln.eps),
         formula_error=float(np.abs(by_hand - after).max()),
-        module_error=float(analysis.stage_identity_error),
+        module_error=float(np.abs(embeddings_output(bundle, analysis) - after).max()),
     )
+
+
+@torch.inference_mode()
+def embeddings_output(bundle: ModelBundle, analysis: Analysis) -> np.ndarray:
+    """(T, h): ``model.embeddings(input_ids, token_type_ids, position_ids)``, the module whole."""
+    inputs = input_tensors(analysis.encoding)
+    with model_run():
+        out = bundle.model.embeddings(
+            input_ids=inputs["input_ids"],
+            token_type_ids=inputs["token_type_ids"],
+            position_ids=inputs["position_ids"],
+        )
+    return out[0].numpy().astype(np.float64)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ PAIRS = (  # the three pairs of lookups, in the order the cosine columns are rep
 # ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Components:
+class LookupComparison:
     """Per token (rows), for the three lookups in LOOKUPS order and the pairs in PAIRS order."""
 
     norms: np.ndarray        # (T, 3) L2 norm of each lookup
@@ -48,7 +48,7 @@ COMPONENT_COLUMNS = (
 )
 
 
-def components(analysis: Analysis) -> Components:
+def compare_lookups(analysis: Analysis) -> LookupComparison:
     """Norms, pairwise cosines and shares of the three lookups for every token.
 
     The share of a lookup c in the sum s is its projection on s, c . s / |s|^2: the three shares
@@ -64,7 +64,7 @@ def components(analysis: Analysis) -> Components:
     shares = np.column_stack(
         [np.einsum("th,th->t", parts[name], total) / safe for name in LOOKUPS]
     )
-    return Components(
+    return LookupComparison(
         norms=norms.astype(np.float32),
         sum_norms=np.sqrt(total_sq).astype(np.float32),
         cosines=cosines.astype(np.float32),

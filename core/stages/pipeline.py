@@ -1,35 +1,25 @@
 """What the Stages page shows beyond the stage arrays of ``core.analysis``, each checked live.
 
-- how each stage is computed, written as the tutorials write it, and what it holds;
+- how each stage is computed, written as the tutorials write it;
 - the autograd node that made every stage, from a real forward with gradients on;
-- which dimensions to draw and one colour range for several stages;
-- every live check of the page by name (``STAGE_CHECKS``), so a page computes only the ones it
-  shows, or all of them at once (``stage_details``).
+- which dimensions to draw and one colour range for several stages.
 
-The printout lives in ``core.printout``, the arithmetic checks in ``core.embedding_checks`` and
-the per-token comparison of the lookups in ``core.lookup_components``.
+The printout lives in ``core.stages.printout``, the arithmetic checks in
+``core.stages.embedding_checks`` and the per-token comparison of the lookups in
+``core.stages.lookup_components``. What each stage holds, in words, is the page's own text
+(``pages.stages.figures``), so it can be translated.
 Nothing here changes the shared model: no training mode, no hooks, no new parameters.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import torch
-from transformers import BertConfig
 
 from core.analysis import Analysis, embedding_stages, input_tensors
-from core.embedding_checks import (
-    BroadcastDemo,
-    LayerNormCheck,
-    OneHotCheck,
-    broadcast_demo,
-    layernorm_check,
-    one_hot_check,
-)
-from core.lookup_components import Components, SegmentRows, components, segment_rows
 from core.models import ModelBundle, model_run
 
 MODULE_OUTPUT = "model.embeddings(...)"
@@ -61,34 +51,6 @@ def stage_expression(stage: str) -> str:
             f"  # encoder.layer[{k - 1}]"
         )
     raise KeyError(stage)
-
-
-def stage_description(stage: str, config: BertConfig) -> str:
-    """One or two sentences on what a stage holds, with the model's own table sizes."""
-    h, p = config.hidden_size, config.hidden_dropout_prob
-    fixed = {
-        "word_embeddings": f"Row input_id of the {config.vocab_size:,} × {h} vocabulary table: "
-        "a token gets the same vector wherever it stands and whatever its neighbours.",
-        "token_type_embeddings": f"Row 0 or 1 of the {config.type_vocab_size} × {h} segment "
-        "table: every token of sentence A gets one vector, every token of sentence B another.",
-        "position_embeddings": f"Row i of the {config.max_position_embeddings} × {h} position "
-        "table for the token at position i: the only place where word order enters the model.",
-        "sum": "word + token_type + position, number by number: still one vector per token, "
-        "nothing has moved between tokens yet.",
-        "LayerNorm": "Each row shifted to mean 0 and scaled to standard deviation 1, then "
-        "multiplied by γ and shifted by β per dimension: this is model.embeddings(...) in eval "
-        "mode, the input of layer_1.",
-        "dropout": f"What training would feed the encoder: {p:.0%} of the values zeroed and the "
-        f"rest scaled by 1/(1 − {p:g}), with a fixed seed. In eval mode, as here and in the "
-        "tutorials, dropout does nothing and layer_1 reads LayerNorm.",
-    }
-    if stage in fixed:
-        return fixed[stage]
-    k = int(stage.removeprefix("layer_"))
-    return (
-        f"Output of encoder.layer[{k - 1}]: self-attention has mixed information between the "
-        "tokens, so each row now depends on the whole input."
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,33 +139,3 @@ def colour_bound(matrices: Iterable[np.ndarray], clip: bool) -> float:
         return 1.0
     bound = float(np.percentile(values, CLIP_PERCENTILE) if clip else values.max())
     return bound if bound > 0 else 1.0
-
-
-# ---------------------------------------------------------------------------------------------
-# The live checks by name, and everything at once
-# ---------------------------------------------------------------------------------------------
-
-# name -> check(bundle, analysis). A page computes only the checks of the section it shows.
-STAGE_CHECKS: dict[str, Callable[[ModelBundle, Analysis], object]] = {
-    "trace": autograd_trace,
-    "layernorm": layernorm_check,
-    "one_hot": one_hot_check,
-    "broadcast": broadcast_demo,
-    "components": lambda bundle, analysis: components(analysis),
-    "segments": segment_rows,
-}
-
-
-@dataclass(frozen=True)
-class StageDetails:
-    trace: AutogradTrace
-    layernorm: LayerNormCheck
-    one_hot: OneHotCheck
-    broadcast: BroadcastDemo
-    components: Components
-    segments: SegmentRows
-
-
-def stage_details(bundle: ModelBundle, analysis: Analysis) -> StageDetails:
-    """Every live check and derived table of the Stages page for one analysed input."""
-    return StageDetails(**{name: check(bundle, analysis) for name, check in STAGE_CHECKS.items()})
