@@ -22,8 +22,10 @@ It does what the browser frontend of Streamlit 1.67 does, read from its bundle
 4. Every later rerun sends ``rerun_script`` with the query string the server last put in the URL
    (``ForwardMsg.page_info_changed``), the current page's script hash (from
    ``ForwardMsg.navigation.page_script_hash`` in an ``st.navigation`` app, else from
-   ``new_session``), the widget states the client has set, and the hashes of the large messages
-   it keeps (see below).
+   ``new_session``), the state of every widget drawn in the last run as the browser's widget
+   manager holds it (the server's value when it set one, else what the caller typed, else the
+   default), and the hashes of the large messages it keeps (see below). A widget bound to the
+   URL (``bind="query-params"``) also rewrites the query string, as the browser does.
 5. A run is over at a ``ForwardMsg.script_finished`` whose status is not
    ``FINISHED_EARLY_FOR_RERUN`` (``st.rerun``, ``st.switch_page`` and a rerun request during a run
    end a run early and start another, which sends its own ``new_session``), and only after the
@@ -88,11 +90,11 @@ class StreamlitClientError(Exception):
     """A session could not be opened, was closed, or a run did not finish in time."""
 
 
-class SessionClosed(StreamlitClientError):  # noqa: N818 - reads as what happened
+class SessionClosed(StreamlitClientError):
     """The server or a proxy closed the websocket (or refused it)."""
 
 
-class RerunTimeout(StreamlitClientError):  # noqa: N818
+class RerunTimeout(StreamlitClientError):
     """A script run did not finish within the timeout."""
 
 
@@ -143,7 +145,7 @@ def update_cookies(jar: MutableMapping[str, str], set_cookie_values: list[str]) 
         parsed: SimpleCookie = SimpleCookie()
         try:
             parsed.load(value)
-        except Exception:  # noqa: BLE001 - a cookie we cannot parse is one we do not keep
+        except Exception:  # a cookie we cannot parse is one we do not keep
             continue
         for name, morsel in parsed.items():
             jar[name] = morsel.value
@@ -256,7 +258,7 @@ def _table_texts(arrow_bytes: bytes) -> list[str]:
         import pyarrow as pa
 
         table = pa.ipc.open_stream(arrow_bytes).read_all()
-    except Exception:  # noqa: BLE001 - a table we cannot read adds no text, it is no error
+    except Exception:  # a table we cannot read adds no text; it is no error
         return []
     cells = [str(name) for name in table.column_names]
     for column in table.columns:
@@ -314,7 +316,7 @@ class StreamlitSession:
         self.expect = expect
         self.first: RunResult | None = None
         self._ws: ClientConnection | None = None
-        self._states: dict[str, WidgetState] = {}       # widget id -> state the client set
+        self._states: dict[str, WidgetState] = {}       # widget id -> state held, as a browser
         self._bound: dict[str, tuple[str, str | None]] = {}   # widget id -> (URL key, default)
         self._active_ids: set[str] = set()
         self._cache: dict[str, _CachedMsg] = {}

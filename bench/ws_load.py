@@ -16,10 +16,10 @@ Two parts, one after the other, with the same N sessions:
 
 An error is a run that sent an exception element (an exception box in the browser), a run not
 finished within ``rerun_timeout_s``, or a websocket closed under it (the session then reopens
-the page, once per failure). The server's memory (RSS of the process with ``pid`` and its
-children, via psutil) is sampled every second. Nothing here draws anything: the figures are
-the server's cost, not a browser's; a browser adds its own rendering on top (README,
-"Performance").
+its page with the new sentence, as a reloaded tab, and that open counts as the rerun). The
+server's memory (RSS of the process with ``pid`` and its children, via psutil) is sampled every
+second. Nothing here draws anything: the figures are the server's cost, not a browser's; a
+browser adds its own rendering on top (README, "Performance").
 
 For bench/run.py::
 
@@ -56,7 +56,6 @@ if str(ROOT) not in sys.path:   # `python3 bench/ws_load.py` puts bench/, not th
 from bench.ws_client import (  # noqa: E402
     RerunTimeout,
     RunResult,
-    SessionClosed,
     StreamlitClientError,
     StreamlitSession,
 )
@@ -258,13 +257,13 @@ class _Class:
         assert student.session is not None
         try:
             result = await action(student.session)
-        except SessionClosed as exc:
+        except RerunTimeout as exc:   # the session resynchronises on its next rerun
+            self.figures.record_error(exc)
+            return
+        except StreamlitClientError as exc:   # closed, or the protocol broke: reopen later
             self.figures.record_error(exc)
             await student.session.close()
             student.session = None
-            return
-        except RerunTimeout as exc:
-            self.figures.record_error(exc)
             return
         student.page = page
         self.figures.record_run(result, page, kind)
