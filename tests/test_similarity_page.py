@@ -337,6 +337,9 @@ def test_long_input_is_windowed(bundle, stats):
 
 
 def test_sections_and_keys():
+    from core.similarity.anisotropy import MODES
+    from pages.similarity.page import MODE_LABELS
+    assert MODE_LABELS == MODES
     assert [s.label for s in SECTIONS] == list(SECTION_FIGURES) and SECTION_KEY == "sim_section"
 
 

@@ -65,6 +65,7 @@ FIRST_KEY, SECOND_KEY, CONTEXT_KEY, FROM_KEY = "sim_i", "sim_j", "sim_context", 
 CONTROL_KEY = "sim_control"
 MATRIX_WINDOW = 160   # tokens per side drawn at once (the download has them all)
 CONTEXTS = (N_("separately"), N_("as one pair"))
+MODE_LABELS = (N_("raw"), N_("adjusted"), N_("standardised"))   # core's MODES, as shown
 MODE_CAPTIONS = (N_("as the model gives it"), N_("(raw − b) / (1 − b)"),
                  N_("each dimension z-scored"))
 MODE_HELP = N_(
@@ -367,6 +368,7 @@ def draw_anisotropy(ctx: Context) -> None:
         stage=stage) + "**")
     st.dataframe(rogue_dimensions(stats, stage), hide_index=True, width="stretch",
                  column_config={
+                     "dimension": st.column_config.NumberColumn(_("dimension")),
                      "share": st.column_config.NumberColumn(_("share"), format="percent"),
                      **{c: st.column_config.NumberColumn(_(c), format="%.4f") for c in
                         (N_("part of the baseline"), N_("corpus mean"), N_("corpus std"))},
