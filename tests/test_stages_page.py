@@ -572,3 +572,64 @@ def test_stages_page_in_chromium(server: str, browser):
         page.screenshot(path=str(ARTIFACTS / "stages-printouts.png"))
     finally:
         page.close()
+
+
+# --- the shared tokenizer options, and the Chinese interface -----------------------------------
+
+def test_padding_shows_pad_rows_and_the_checks_cover_them(bundle: ModelBundle):
+    """With padding on, [PAD] rows are drawn as embeddings and every check runs on them too."""
+    query = {"a": SEED, "max_length": "12", "padding": "true"}
+    expected = analyze(bundle, SEED, max_length=12, pad_to_max_length=True, attentions=False)
+    assert len(expected.tokens) == 12 and expected.tokens[-1] == "[PAD]"
+    at = open_app(PAGE, **query, st_stage="position_embeddings")
+    assert_clean(at)
+    z, _, y = heatmap(stage_charts(at)["position_embeddings"])
+    assert len(y) == 12 and "[PAD]" in y[-1]
+    np.testing.assert_allclose(z, expected.stages["position_embeddings"][:, :DIMS], atol=1e-6)
+    ln = open_app(PAGE, **query, **{SECTION_KEY: LAYERNORM})
+    assert_clean(ln)
+    assert metric(ln, "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
+    stats = charts(ln)["st_fig_ln_stats"]["data"][0]
+    assert len(plotly_values(stats["y"])) == 12
+    one_hot = open_app(PAGE, **query, **{SECTION_KEY: ONE_HOT})
+    z, _, _ = heatmap(charts(one_hot)["st_fig_one_hot"])
+    assert z.shape[0] == 12 and z.sum() == 12
+    parts = open_app(PAGE, **query, **{SECTION_KEY: PARTS})
+    assert len(plotly_values(charts(parts)["st_fig_norms"]["data"][0]["y"])) == 12
+
+
+def test_sections_and_keys_are_the_pages_own():
+    from pages.stages import page
+
+    assert [s.label for s in page.SECTIONS] == list(SECTIONS)
+    assert page.SECTION_KEY == SECTION_KEY
+
+
+def test_the_page_in_chinese():
+    """lang=zh: the Chinese title, explanation and tab labels, figures naming the model, no
+    exception."""
+    from components.i18n import _, set_language
+    from pages.stages import page
+
+    at = open_app(PAGE, a=SEED, lang="zh")
+    assert_clean(at)
+    set_language("zh")
+    try:
+        title, explanation = _(page.TITLE), _(page.EXPLANATION)
+        tabs = [_(s.label) for s in page.SECTIONS]
+    finally:
+        set_language("en")
+    assert title != page.TITLE and explanation != page.EXPLANATION
+    assert at.title[0].value == title == "各阶段"
+    assert explanation in notes(at)
+    assert [tab.label for tab in at.tabs] == tabs
+    assert all(re.search(r"[\u4e00-\u9fff]", label) for label in tabs), tabs
+    assert len(set(tabs)) == len(SECTIONS)
+    assert at.radio(key="st_layout").value == "one at a time"  # English values, Chinese labels
+    [spec] = charts(at).values()
+    assert "all-MiniLM-L6-v2" in spec["layout"]["title"]["text"]
+    assert spec["layout"]["xaxis"]["title"]["text"] == "隐藏维度"
+    for section in SECTIONS[1:]:
+        other = open_app(PAGE, a=SEED, lang="zh", **{SECTION_KEY: section})
+        assert_clean(other)
+        assert not other.error
