@@ -308,3 +308,17 @@ def test_colour_bound() -> None:
 def test_input_tensors_used_by_the_trace_match_the_encoding(seed) -> None:
     inputs = input_tensors(seed.encoding)
     assert inputs["input_ids"].tolist() == [[101, 2023, 2003, 1037, 3231, 6251, 102]]
+
+
+def test_checks_on_a_padded_input_cover_the_pad_rows(bundle: ModelBundle) -> None:
+    """With padding="max_length", the [PAD] rows are embeddings like any other: every check
+    runs on all of them, and LayerNorm(sum) is still the embeddings module's own output."""
+    padded = analyze(bundle, SEED, max_length=12, pad_to_max_length=True, attentions=False)
+    assert padded.tokens[-1] == "[PAD]" and len(padded.tokens) == 12
+    ln = layernorm_check(bundle, padded)
+    assert ln.mean_before.shape == (12,) and ln.module_error <= 1e-5
+    assert ln.module_error == pytest.approx(padded.stage_identity_error, abs=1e-6)
+    assert one_hot_check(bundle, padded).compact.shape[0] == 12
+    assert broadcast_demo(bundle, padded).error <= 1e-6
+    assert compare_lookups(padded).norms.shape == (12, 3)
+    assert autograd_trace(bundle, padded).shapes["LayerNorm"] == (1, 12, bundle.config.hidden_size)
