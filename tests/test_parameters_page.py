@@ -279,9 +279,9 @@ def test_page_in_chinese():
 
 @pytest.mark.browser
 def test_parameters_page_in_chromium(server, browser):
-    def view(label: str, extra: str = "") -> object:
+    def view(label: str, extra: str = "", width: int = 1024) -> object:
         url = f"{server}/parameters?a={quote(DEFAULT_SENTENCE)}&{SECTION_KEY}={quote(label)}"
-        return open_in_browser(browser, url + extra, width=1024, height=768)
+        return open_in_browser(browser, url + extra, width=width, height=768)
 
     page = view(SKETCH)
     page.wait_for_selector("[data-testid='stGraphVizChart'] svg", timeout=30_000)
@@ -289,17 +289,20 @@ def test_parameters_page_in_chromium(server, browser):
     svg = page.locator("[data-testid='stGraphVizChart'] svg").text_content() or ""
     assert "[1, 7, 384]" in svg and "encoder.layer × 6" in svg
     # The headline count is whole at 1024x768 (no "22,7…").
-    head = page.locator("[data-testid='stHeading']").filter(has_text="parameters").first
-    assert f"{SHIPPED_COUNT:,}" in head.inner_text()
+    head = page.locator("[data-testid='stHeading']").filter(has_text=f"{SHIPPED_COUNT:,}").first
+    assert f"{SHIPPED_COUNT:,} parameters" in head.inner_text()
+    box = head.bounding_box()
+    assert box and box["x"] + box["width"] <= 1024
+    assert head.evaluate("e => e.scrollWidth <= e.clientWidth")
     page.close()
-    page = view(PRESETS_TAB)
-    page.wait_for_selector("[role=gridcell]", timeout=30_000)
+    page = view(PRESETS_TAB, width=1400)  # the grid renders only the columns in view
+    page.wait_for_selector("[role=gridcell]", state="attached", timeout=30_000)
     cells = page.locator("[role=gridcell]").all_inner_texts()  # the grid's accessible copy
     for figure in DESIGN_COUNTS.values():
         assert cells.count(str(figure)) == 2  # from the config and on the meta device
     page.close()
     page = view(FORMULA, "&par_formula=bert-base-chinese")
-    page.wait_for_selector("[role=gridcell]", timeout=30_000)
+    page.wait_for_selector("[role=gridcell]", state="attached", timeout=30_000)
     body = page.locator("[data-testid='stMain']").inner_text()
     assert "102,145,536" in body and "122,112" in body
     page.close()
