@@ -28,7 +28,8 @@ PROBE_JS = """() => {
       v = v / 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
     return 0.2126 * r + 0.7152 * g + 0.0722 * b;
   };
-  const faint = [...document.querySelectorAll("[data-testid='stMain'] [data-testid='stMarkdownContainer'] p")]
+  const faint = [...document.querySelectorAll(
+      "[data-testid='stMain'] [data-testid='stMarkdownContainer'] p")]
     .filter(p => p.innerText.trim().length > 40)
     .map(p => { const s = getComputedStyle(p);
       const alpha = parseFloat(s.opacity);
