@@ -103,12 +103,11 @@ def guess_rank(guess: str, preds: list[Prediction]) -> int | None:
 
 
 def patterns_frame(patterns: list[FinetuningPattern]) -> pd.DataFrame:
-    rows = [[_(p.title), p.transformers_class, f"{p.head_module}", p.uses,
-             f"{p.weight_shape[0]} × {p.weight_shape[1]}", f"{p.parameters:,}", p.output_shape]
-            for p in patterns]
-    return pd.DataFrame(rows, columns=[_("pattern"), _("transformers class"), _("new head"),
-                                       _("reads"), _("weight shape"), _("parameters"),
-                                       _("output shape")])
+    """The four heads side by side; four short columns, so it fits a 1024-pixel screen."""
+    rows = [[_(p.title), p.uses, f"{p.weight_shape[0]} × {p.weight_shape[1]}",
+             f"{p.parameters:,}"] for p in patterns]
+    return pd.DataFrame(rows, columns=[_("pattern"), _("reads"), _("weight shape"),
+                                       _("parameters")])
 
 
 def _shown(tokens: list[str]) -> list[tuple[int, str]]:

@@ -36,7 +36,7 @@ PROB_MIN, PROB_MAX, PROB_STEP, PROB_DEFAULT = 0.05, 0.5, 0.05, 0.15
 DEFAULT_TEXT = "The capital of France is [MASK]."
 TYPED, FROM_A = N_("Type a text with [MASK]"), N_("Mask a token of sentence A")
 COMMANDS = ("huggingface-cli download bert-base-uncased",
-            "BERT_EXPLORER_MODEL_DIRS=/path/to/models")
+            "export BERT_EXPLORER_MODEL_DIRS=/path/to/models")
 NO_HEAD = N_(
     "{name} was saved without BERT's pretraining heads, so it cannot {task}. The masking view "
     "works on any model. To use a model that has the heads, on a machine with internet run "
@@ -134,8 +134,10 @@ def draw_masking(ctx: Context) -> None:
 
 def draw_no_head(name: str, task: str) -> None:
     st.info(markdown_template(_(NO_HEAD), name=name, task=_(task), download=COMMANDS[0],
-                              setting=COMMANDS[1].split("=")[0]).replace(
+                              setting="BERT_EXPLORER_MODEL_DIRS").replace(
         markdown_code(_(task)), markdown_text(_(task))), icon=":material/info:")
+    for command in COMMANDS:
+        st.code(command, language="bash")
 
 
 def fill_input(ctx: Context) -> tuple[str, str | None]:
@@ -254,6 +256,9 @@ def draw_finetuning(ctx: Context) -> None:
     for p in patterns:
         st.subheader(_(p.title))
         st.markdown(_(p.example))
+        st.markdown(_("The new head: {head}, output shape {shape}.").format(
+            head=markdown_code(f"{p.transformers_class}.{p.head_module}"),
+            shape=markdown_code(p.output_shape)))
         st.graphviz_chart(fig.pattern_dot(p, pair if p.inputs == 2 else one, ctx.bundle.name),
                           width="stretch")
 
