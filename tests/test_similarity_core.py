@@ -30,6 +30,7 @@ from core.similarity.cosines import (
     TokenRef,
     dimension_contributions,
     dominance,
+    norm_dominance,
     separate_token,
     standardised_cosine,
     token_curve,
@@ -294,3 +295,13 @@ def test_standardised_cosine_against_numpy(pair, stats, stage):
     expected = zu @ zv / (np.linalg.norm(zu) * np.linalg.norm(zv))
     assert standardised_cosine(pair.stages[stage][5], pair.stages[stage][16], stage, stats) == (
         pytest.approx(expected, abs=1e-9))
+
+
+def test_norm_dominance_against_numpy(pair):
+    x = pair.stages["layer_3"].astype(np.float64)
+    dims, shares = norm_dominance(pair.stages["layer_3"])
+    np.testing.assert_array_equal(dims, np.abs(x).argmax(axis=1))
+    np.testing.assert_allclose(shares, x[np.arange(len(x)), dims] ** 2 / (x ** 2).sum(axis=1),
+                               rtol=1e-12)
+    assert shares[0] > DOMINANCE_LIMIT and dims[0] == 99   # [CLS]: one dimension
+    assert norm_dominance(np.zeros((1, 3)))[1][0] == 0.0

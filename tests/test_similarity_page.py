@@ -385,6 +385,12 @@ def test_unk_pairs_are_marked(bundle):
     assert bundle.name in matrix["layout"]["title"]["text"]
 
 
+def test_matrix_says_when_one_dimension_holds_a_token():
+    at = open_tab(TOKENS, a=RIVER, b=MONEY, sim_stage="layer_3")
+    assert_clean(at)
+    assert any("1 of the 19 tokens (mostly dim 99)" in i.value for i in at.info)
+
+
 @pytest.mark.parametrize("view", list(SECTION_FIGURES))
 def test_chinese(view):
     at = open_tab(view, lang="zh", a=RIVER, b=MONEY)

@@ -162,3 +162,13 @@ def standardised_cosine(u: np.ndarray, v: np.ndarray, stage: str, stats: CorpusS
     """cos of u and v after subtracting the corpus mean and dividing by the corpus std per
     dimension at ``stage`` (Timkey & van Schijndel 2021)."""
     return float(token_cosines(u[None], v[None], stage, "standardised", stats)[0, 0])
+
+
+def norm_dominance(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``x`` (T, h): the dimension with the largest |value|, and its share of the
+    row's squared length, x[t, d]^2 / |x[t]|^2."""
+    x = np.asarray(x, dtype=np.float64)
+    dims = np.argmax(np.abs(x), axis=1)
+    squared = (x * x).sum(axis=1)
+    top = x[np.arange(len(x)), dims] ** 2
+    return dims, np.divide(top, squared, out=np.zeros_like(top), where=squared > 0)

@@ -3,7 +3,9 @@
 The corpus statistics (anisotropy baselines, per-dimension mean and std) depend only on the
 model, so they are computed once per model name in ``st.cache_resource`` and shared by every
 session (never mutated). Everything that depends on what the user typed is ``st.cache_data``
-keyed on plain strings and ints. Bounded like the shared caches.
+keyed on plain strings, ints and bools: the model, the two sentences and the shared tokenizer
+options (max_length, truncation, padding), in that order, the ``INPUT`` arguments below. Results
+hold numbers only, never translated text. Bounded like the shared caches.
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ import pandas as pd
 import streamlit as st
 
 from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model
+from components.inputs import SharedInputs
 from core import Analysis
 from core.similarity import anisotropy
 from core.similarity.anisotropy import CorpusStats
-from core.similarity.choices import depth_stages, matching_position
+from core.similarity.choices import depth_stages, matching_position, real_positions
 from core.similarity.cosines import (
     Dominance,
     TokenRef,
     dominance,
+    norm_dominance,
     separate_token,
     standardised_cosine,
     token_curve,
@@ -30,6 +34,15 @@ from core.similarity.cosines import (
 from core.similarity.sentences import SentenceComparison, compare_sentences, encoder_max_length
 
 RESULT_CACHE_ENTRIES = 48   # each entry is a curve or at most a 512 x 512 float matrix (2 MB)
+Input = tuple[str, str, str | None, int | None, bool, bool]
+
+
+def input_of(inputs: SharedInputs, model_name: str) -> Input:
+    """The plain values a cached function is keyed on: the loaded model's name (the one the
+    corpus statistics are cached under), A, B, max_length, truncation, padding (pass them on as
+    ``*input_of(inputs, bundle.name)``)."""
+    return (model_name, inputs.text_a, inputs.text_b, inputs.max_length, inputs.truncation,
+            inputs.padding)
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
@@ -44,14 +57,10 @@ def get_encoder_max_length(model_name: str) -> int | None:
     return encoder_max_length(model_name)
 
 
-Options = tuple[int | None, bool, bool]   # the shared tokenizer options: max_length, truncation,
-NO_OPTIONS: Options = (None, True, False)  # padding (plain values, so they can be cache keys)
-
-
-def get_pair(model_name: str, text_a: str, text_b: str | None,
-             options: Options = NO_OPTIONS) -> Analysis:
+def get_pair(model: str, a: str, b: str | None, max_length: int | None = None,
+             truncation: bool = True, padding: bool = False) -> Analysis:
     """The input as the other pages see it: one sentence, or [CLS] A [SEP] B [SEP]."""
-    return get_analysis(model_name, text_a, text_b, *options)
+    return get_analysis(model, a, b, max_length, truncation, padding)
 
 
 def get_alone(model_name: str, text: str) -> Analysis:
@@ -60,82 +69,37 @@ def get_alone(model_name: str, text: str) -> Analysis:
 
 
 @st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_token_matrix(
-    model_name: str, text_a: str, text_b: str | None, stage: str, mode: str,
-    options: Options = NO_OPTIONS,
-) -> np.ndarray:
-    """(T, T) cosine between the input's tokens at ``stage`` in ``mode``."""
-    pair = get_pair(model_name, text_a, text_b, options)
-    return token_matrix(pair, stage, mode, get_corpus_stats(model_name))
+def get_token_matrix(model: str, a: str, b: str | None, max_length: int | None,
+                     truncation: bool, padding: bool, stage: str, mode: str) -> np.ndarray:
+    """(T, T) cosine between the input's real tokens at ``stage`` in ``mode``."""
+    pair = get_pair(model, a, b, max_length, truncation, padding)
+    return token_matrix(pair, stage, mode, get_corpus_stats(model))
 
 
 @st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_sentence_comparison(model_name: str, text_a: str, text_b: str) -> SentenceComparison:
+def get_token_dominance(model: str, a: str, b: str | None, max_length: int | None,
+                        truncation: bool, padding: bool,
+                        stage: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per real token at ``stage``: its largest dimension and that dimension's share of the
+    squared length."""
+    pair = get_pair(model, a, b, max_length, truncation, padding)
+    return norm_dominance(pair.stages[stage][real_positions(pair.encoding)])
+
+
+@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
+def get_sentence_comparison(model: str, a: str, b: str, max_length: int | None,
+                            truncation: bool, padding: bool) -> SentenceComparison:
     """Sentence A vs B per depth stage; the model's own figure from A and B run separately."""
-    return compare_sentences(
-        get_pair(model_name, text_a, text_b),
-        get_alone(model_name, text_a),
-        get_alone(model_name, text_b),
-    )
-
-
-def get_token_refs(
-    model_name: str, text_a: str, text_b: str | None, first: int, second: int, separately: bool
-) -> tuple[TokenRef, TokenRef]:
-    """Where to read the two chosen tokens (positions in the input): the input itself, or A and B
-    each run on its own. Raises InputError when a token does not exist there."""
-    pair = get_pair(model_name, text_a, text_b)
-    if not separately or text_b is None:
-        return TokenRef(pair, first), TokenRef(pair, second)
-    alone_a, alone_b = get_alone(model_name, text_a), get_alone(model_name, text_b)
-    return (
-        separate_token(pair, first, alone_a, alone_b),
-        separate_token(pair, second, alone_a, alone_b),
-    )
+    return compare_sentences(get_pair(model, a, b, max_length, truncation, padding),
+                             get_alone(model, a), get_alone(model, b))
 
 
 @st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_token_curve(
-    model_name: str,
-    text_a: str,
-    text_b: str | None,
-    first: int,
-    second: int,
-    separately: bool,
-    mode: str,
-) -> np.ndarray:
-    """(S,) cosine between the two chosen tokens at each depth stage."""
-    refs = get_token_refs(model_name, text_a, text_b, first, second, separately)
-    stages = depth_stages(refs[0].analysis.stages)
-    return token_curve(*refs, stages, mode, get_corpus_stats(model_name))
-
-
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_top_dimensions(
-    model_name: str,
-    text_a: str,
-    text_b: str | None,
-    first: int,
-    second: int,
-    separately: bool,
-    stage: str,
-    mode: str,
-    k: int = 10,
-) -> tuple[float, pd.DataFrame]:
-    """The two tokens' cosine at ``stage`` in ``mode`` and the k dimensions that make most of it."""
-    refs = get_token_refs(model_name, text_a, text_b, first, second, separately)
-    stats = get_corpus_stats(model_name)
-    cosine = float(token_curve(*refs, [stage], mode, stats)[0])
-    top = top_dimensions(refs[0].vector(stage), refs[1].vector(stage), stage, mode, stats, k)
-    return cosine, top
-
-
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_cls_checks(model_name: str, text_a: str, text_b: str) -> tuple[list[Dominance], np.ndarray]:
+def get_cls_checks(model: str, a: str, b: str) -> tuple[list[Dominance], np.ndarray]:
     """Per depth stage, for A's and B's [CLS] vectors run separately: the dimension that carries
     most of their dot product, and their standardised cosine."""
-    alone_a, alone_b = get_alone(model_name, text_a), get_alone(model_name, text_b)
-    stats = get_corpus_stats(model_name)
+    alone_a, alone_b = get_alone(model, a), get_alone(model, b)
+    stats = get_corpus_stats(model)
     stages = depth_stages(alone_a.stages)
     flags = [dominance(alone_a.stages[s][0], alone_b.stages[s][0]) for s in stages]
     cosines = np.array([standardised_cosine(alone_a.stages[s][0], alone_b.stages[s][0], s, stats)
@@ -143,23 +107,56 @@ def get_cls_checks(model_name: str, text_a: str, text_b: str) -> tuple[list[Domi
     return flags, cosines
 
 
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_pair_dominance(model_name: str, text_a: str, text_b: str | None, first: int,
-                       second: int, separately: bool, stage: str) -> Dominance:
-    """The dimension that carries most of the two chosen tokens' raw dot product at ``stage``."""
-    refs = get_token_refs(model_name, text_a, text_b, first, second, separately)
-    return dominance(refs[0].vector(stage), refs[1].vector(stage))
+def get_token_refs(model: str, a: str, b: str | None, max_length: int | None, truncation: bool,
+                   padding: bool, first: int, second: int, separately: bool,
+                   ) -> tuple[TokenRef, TokenRef]:
+    """Where to read the two chosen tokens (positions in the input): the input itself, or A and B
+    each run on its own. Raises InputError when a token does not exist there."""
+    pair = get_pair(model, a, b, max_length, truncation, padding)
+    if not separately or b is None:
+        return TokenRef(pair, first), TokenRef(pair, second)
+    alone_a, alone_b = get_alone(model, a), get_alone(model, b)
+    return (separate_token(pair, first, alone_a, alone_b),
+            separate_token(pair, second, alone_a, alone_b))
 
 
 @st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_control_curve(model_name: str, text_a: str, text_b: str | None, first: int,
-                      separately: bool, control: str, mode: str) -> np.ndarray | None:
+def get_token_curve(model: str, a: str, b: str | None, max_length: int | None, truncation: bool,
+                    padding: bool, first: int, second: int, separately: bool,
+                    mode: str) -> np.ndarray:
+    """(S,) cosine between the two chosen tokens at each depth stage."""
+    refs = get_token_refs(model, a, b, max_length, truncation, padding, first, second,
+                          separately)
+    stages = depth_stages(refs[0].analysis.stages)
+    return token_curve(*refs, stages, mode, get_corpus_stats(model))
+
+
+@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
+def get_top_dimensions(model: str, a: str, b: str | None, max_length: int | None,
+                       truncation: bool, padding: bool, first: int, second: int,
+                       separately: bool, stage: str, mode: str,
+                       k: int = 10) -> tuple[float, pd.DataFrame, Dominance]:
+    """The two tokens' cosine at ``stage`` in ``mode``, the k dimensions that make most of it,
+    and the dimension that carries most of their raw dot product."""
+    refs = get_token_refs(model, a, b, max_length, truncation, padding, first, second,
+                          separately)
+    stats = get_corpus_stats(model)
+    u, v = refs[0].vector(stage), refs[1].vector(stage)
+    cosine = float(token_curve(*refs, [stage], mode, stats)[0])
+    return cosine, top_dimensions(u, v, stage, mode, stats, k), dominance(u, v)
+
+
+@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
+def get_control_curve(model: str, a: str, b: str | None, max_length: int | None,
+                      truncation: bool, padding: bool, first: int, separately: bool,
+                      control: str, mode: str) -> np.ndarray | None:
     """(S,) cosine of the first chosen token with the same token in ``control`` (run on its
     own), at each depth stage; None when ``control`` lacks that token."""
-    ref = get_token_refs(model_name, text_a, text_b, first, first, separately)[0]
-    other = get_alone(model_name, control)
+    ref = get_token_refs(model, a, b, max_length, truncation, padding, first, first,
+                         separately)[0]
+    other = get_alone(model, control)
     position = matching_position(other.encoding, ref.analysis.encoding.input_ids[ref.position])
     if position is None:
         return None
     stages = depth_stages(ref.analysis.stages)
-    return token_curve(ref, TokenRef(other, position), stages, mode, get_corpus_stats(model_name))
+    return token_curve(ref, TokenRef(other, position), stages, mode, get_corpus_stats(model))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
+import numpy as np
 import streamlit as st
 
 from components.analysis_view import analysis_of, model_of
@@ -114,8 +115,8 @@ def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
     return Settings(stage, mode)
 
 
-def options_of(inputs: SharedInputs) -> cache.Options:
-    return inputs.max_length, inputs.truncation, inputs.padding
+def key_of(ctx: Context) -> cache.Input:
+    return cache.input_of(ctx.inputs, ctx.bundle.name)
 
 
 def unknown_flags(result: Analysis, bundle: ModelBundle) -> list[bool]:
@@ -138,8 +139,7 @@ def draw_token_matrix(ctx: Context) -> None:
             + (" " + _("The framed block is sentence A's tokens against sentence B's.")
                if has_b else ""))
     draw_coverage(enc, ctx.bundle)
-    matrix = cache.get_token_matrix(ctx.bundle.name, ctx.inputs.text_a, ctx.inputs.text_b,
-                                    stage, mode, options_of(ctx.inputs))
+    matrix = cache.get_token_matrix(*key_of(ctx), stage, mode)
     positions = real_positions(enc)
     n_tokens, lo = len(positions), 0
     if n_tokens > MATRIX_WINDOW:
@@ -156,6 +156,23 @@ def draw_token_matrix(ctx: Context) -> None:
                 f"cosine_{stage}_{mode}", key="sim_matrix_chart")
     download_matrix(f"cosine_{stage}_{mode}", matrix,
                     [f"{p}:{enc.tokens[p]}" for p in positions], key="sim_matrix")
+    draw_matrix_dominance(ctx)
+
+
+def draw_matrix_dominance(ctx: Context) -> None:
+    """Beside the matrix: when one dimension holds most of many tokens' length, say so."""
+    dims, shares = cache.get_token_dominance(*key_of(ctx), ctx.settings.stage)
+    flagged = dims[shares > DOMINANCE_LIMIT]
+    if not len(flagged):
+        return
+    values, counts = np.unique(flagged, return_counts=True)
+    dim = int(values[np.argmax(counts)])
+    st.info(_("At {stage}, one dimension holds more than {limit} of the squared length of {k} "
+              "of the {n} tokens (mostly dim {dim}). Between two such tokens that one "
+              "dimension makes most of the dot product, so their raw cosine is high whatever "
+              "the words; read cosines as “standardised” to see the rest.").format(
+        stage=ctx.settings.stage, limit=f"{DOMINANCE_LIMIT:.0%}", k=len(flagged), n=len(dims),
+        dim=dim), icon=":material/balance:")
 
 
 def draw_sentence_comparison(ctx: Context) -> None:
@@ -175,7 +192,7 @@ def draw_sentence_comparison(ctx: Context) -> None:
         "product. The “one pair input” line runs them together ([CLS] A [SEP] B [SEP]), where A "
         "and B attend to each other, so their segment means grow alike. The Word in context tab "
         "follows one word of A and B the same two ways."))
-    comparison = cache.get_sentence_comparison(name, text_a, text_b)
+    comparison = cache.get_sentence_comparison(*key_of(ctx))
     flags, cls_std = cache.get_cls_checks(name, text_a, text_b)
     draw_sentence_metrics(ctx, comparison.model_figure, comparison.cls_separate[-1])
     draw_cls_note(comparison.stages, comparison.cls_separate, flags, cls_std,
@@ -281,7 +298,7 @@ def word_controls(enc, name_of) -> WordChoice:
 
 def draw_word_in_context(ctx: Context) -> None:
     """Two chosen tokens' cosine at every stage, a same-sense control, and the dimensions."""
-    enc, name = ctx.result.encoding, ctx.bundle.name
+    enc = ctx.result.encoding
     st.subheader(_("Word in context"))
     follow_new_text(ctx.result)
     name_of = partial(token_name, enc.tokens)
@@ -299,14 +316,13 @@ def draw_word_in_context(ctx: Context) -> None:
             ctx.bundle.tokenizer.unk_token_id:
         st.info(_("Both tokens are [UNK]: the same table row, so they start from identical "
                   "vectors."), icon=":material/info:")
-    args = (name, ctx.inputs.text_a, ctx.inputs.text_b, choice.first, choice.second,
-            choice.separately)
+    args = (*key_of(ctx), choice.first, choice.second, choice.separately)
     try:
         curve = cache.get_token_curve(*args, ctx.settings.mode)
-        here, top = cache.get_top_dimensions(*args, ctx.settings.stage, ctx.settings.mode)
-        flag = cache.get_pair_dominance(*args, ctx.settings.stage)
-        control = (cache.get_control_curve(*args[:4], choice.separately, choice.control,
-                                           ctx.settings.mode) if choice.control else None)
+        here, top, flag = cache.get_top_dimensions(*args, ctx.settings.stage, ctx.settings.mode)
+        control = (cache.get_control_curve(*key_of(ctx), choice.first, choice.separately,
+                                           choice.control, ctx.settings.mode)
+                   if choice.control else None)
     except InputError as exc:
         st.warning(_(exc.template).format(**exc.params), icon=":material/content_cut:")
         return
