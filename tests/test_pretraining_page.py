@@ -77,7 +77,7 @@ def test_masking_counts_equal_core(bundle):
         assert f"{m.n_picked} of the {m.n_candidates} ordinary tokens" in " ".join(
             x.value for x in at.markdown)
         table = at.table[0].value
-        assert list(table["labels"].str.split().str[0].astype(int)) == m.labels
+        assert list(table["labels"]) == m.labels
         assert list(table["input_ids"]) == m.input_ids
 
 
@@ -93,7 +93,7 @@ def test_new_draw_increments_the_seed(bundle):
 def test_ignored_labels_show_as_minus_100():
     at = open_tab(MASKING, a=A, pre_prob="0.05")
     labels = list(at.table[0].value["labels"])
-    assert any(label.startswith("-100") for label in labels)
+    assert -100 in labels
 
 
 # ---------------------------------------------------------------- a checkpoint with both heads

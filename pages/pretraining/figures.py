@@ -14,7 +14,6 @@ from core.pretraining import FinetuningPattern, Masking, MaskTrace, Prediction
 KIND_COLOURS = {"mask": palette.POSITION, "random": palette.TOKEN_TYPE, "kept": palette.WORD}
 KIND_NAMES = {None: N_("not picked"), "mask": N_("→ [MASK]"), "random": N_("random token"),
               "kept": N_("kept unchanged")}
-IGNORED = -100
 DIAGRAM_TOKENS = 8   # tokens drawn in a diagram; longer inputs show the first ones and "…"
 
 
@@ -25,19 +24,21 @@ def masking_frame(m: Masking) -> pd.DataFrame:
             m.tokens, m.original_ids, m.kinds, m.corrupted_tokens, m.input_ids, m.labels,
             strict=True)):
         rows.append([pos, tok, oid, _(KIND_NAMES[kind]), new_tok, new_id,
-                     str(label) + ("" if label != IGNORED else " " + _("(ignored)"))])
+                     label])
     columns = [_("position"), _("token"), _("original id"), _("what happened"),
                _("the model reads"), "input_ids", "labels"]
     return pd.DataFrame(rows, columns=columns)
 
 
-def kind_styles(m: Masking) -> list[str]:
-    """A CSS style per row of masking_frame, by what happened to the token."""
-    styles = []
-    for kind in m.kinds:
+def kind_styles(m: Masking, frame: pd.DataFrame) -> pd.DataFrame:
+    """CSS for each cell of masking_frame: the row tinted by what happened to its token, one bar
+    in that colour at the start of the row."""
+    styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
+    for row, kind in enumerate(m.kinds):
         colour = KIND_COLOURS.get(kind)
-        styles.append(f"background-color: {colour}33; font-weight: 700; "
-                      f"border-left: 4px solid {colour};" if colour else "")
+        if colour:
+            styles.iloc[row, :] = f"background-color: {colour}33; font-weight: 700;"
+            styles.iloc[row, 0] += f" border-left: 4px solid {colour};"
     return styles
 
 

@@ -118,14 +118,15 @@ def draw_masking(ctx: Context) -> None:
     st.markdown(_("{picked} of the {candidates} ordinary tokens were picked.").format(
         picked=m.n_picked, candidates=m.n_candidates))
     frame = fig.masking_frame(m)
-    styles = fig.kind_styles(m)
+    styles = fig.kind_styles(m, frame)
     text_columns = [c for c in frame.columns if frame[c].dtype == object]
-    styled = frame.style.apply(lambda col: styles, axis=0).format(markdown_text,
-                                                                  subset=text_columns)
+    styled = frame.style.apply(lambda _frame: styles, axis=None).format(markdown_text,
+                                                                        subset=text_columns)
     st.table(styled, hide_index=True)
     st.markdown(_("Purple rows became [MASK], orange rows a random token, green rows were kept "
-                  "unchanged but still have to be predicted. A short sentence may get no pick "
-                  "at all: try a new draw or a larger share."))
+                  "unchanged but still have to be predicted. A label of -100 means “not "
+                  "picked”: the loss skips that position. A short sentence may get no pick at "
+                  "all: try a new draw or a larger share."))
     explain(_("Why not always [MASK]? When the model is used, its input never contains [MASK]. "
               "If every picked token were [MASK], the model would only learn about positions "
               "showing [MASK]; the random and unchanged 10% each mean it can never be sure a "
