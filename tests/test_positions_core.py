@@ -1,6 +1,6 @@
 """core.positions on the real model and a tiny random BERT, against independent computations:
 numpy SVD for PCA, the Vaswani formula written out with math.sin/cos, scipy and torch for cosines,
-numpy least squares for the probe."""
+numpy least squares and scikit-learn for the probe (plain and ridge)."""
 
 from __future__ import annotations
 
@@ -10,19 +10,21 @@ import numpy as np
 import pytest
 import torch
 from scipy.spatial.distance import cdist
-from sklearn.model_selection import KFold
+from sklearn.linear_model import LinearRegression, RidgeCV
+from sklearn.model_selection import KFold, cross_val_predict
 
 from core.positions import (
     MIN_RANGE,
     PCA_COMPONENTS,
     PROBE_FOLDS,
     PROBE_SEED,
+    RIDGE_ALPHAS,
     TABLE_KINDS,
     clamp_range,
-    cosine_matrix,
     learned_table,
     offset_cosine,
     pca_projection,
+    position_cosines,
     position_probe,
     position_table,
     sampled_positions,
@@ -41,6 +43,30 @@ def tables(bundle) -> dict[str, np.ndarray]:
 @pytest.fixture(scope="module")
 def probes(tables) -> dict:
     return {kind: position_probe(table) for kind, table in tables.items()}
+
+
+@pytest.fixture(scope="module")
+def ridge_probes(tables) -> dict:
+    return {kind: position_probe(table, fit="ridge") for kind, table in tables.items()}
+
+
+def sklearn_folds() -> KFold:
+    return KFold(n_splits=PROBE_FOLDS, shuffle=True, random_state=PROBE_SEED)
+
+
+def ridge_by_hand(table: np.ndarray, fold: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """Held-out predictions of ridge with an unpenalised intercept, solved in numpy fold by fold
+    with each fold's penalty: w = (Xcᵀ Xc + α I)⁻¹ Xcᵀ yc on the centred training rows."""
+    x = np.asarray(table, dtype=np.float64)
+    y = np.arange(len(x), dtype=np.float64)
+    predictions = np.empty(len(x))
+    for f in np.unique(fold):
+        test, train = fold == f, fold != f
+        x_mean, y_mean = x[train].mean(axis=0), y[train].mean()
+        xc, yc = x[train] - x_mean, y[train] - y_mean
+        w = np.linalg.solve(xc.T @ xc + alphas[f] * np.eye(x.shape[1]), xc.T @ yc)
+        predictions[test] = (x[test] - x_mean) @ w + y_mean
+    return predictions
 
 
 def numpy_pca(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -147,8 +173,8 @@ def test_pca_on_a_tiny_random_bert(tiny_bundle):
 
 # --- cosine ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", TABLE_KINDS)
-def test_cosine_matrix_equals_scipy(tables, kind):
-    cos = cosine_matrix(tables[kind])
+def test_position_cosines_equal_scipy(tables, kind):
+    cos = position_cosines(tables[kind])
     assert cos.shape == (512, 512) and cos.dtype == np.float32
     ref = 1.0 - cdist(tables[kind].astype(np.float64), tables[kind].astype(np.float64), "cosine")
     np.testing.assert_allclose(cos, ref, atol=1e-6)
@@ -158,7 +184,7 @@ def test_cosine_matrix_equals_scipy(tables, kind):
 @pytest.mark.parametrize("kind", TABLE_KINDS)
 @pytest.mark.parametrize(("start", "stop"), [(0, 511), (0, 127), (300, 340)])
 def test_offset_curve_is_mean_cos_of_shifted_rows(tables, kind, start, stop):
-    curve = offset_cosine(cosine_matrix(tables[kind]), start, stop)
+    curve = offset_cosine(position_cosines(tables[kind]), start, stop)
     rows = torch.from_numpy(tables[kind][start : stop + 1].astype(np.float64))
     assert curve.shape == (len(rows),)
     for k in (0, 1, 2, 7, 40, len(rows) - 1):
@@ -211,6 +237,54 @@ def test_probe_baseline_is_the_training_mean(tables, probes):
     assert probes["sinusoidal"].mae < probes["learned"].mae < probe.baseline_mae
 
 
+@pytest.mark.parametrize("kind", TABLE_KINDS)
+def test_plain_probe_equals_sklearn_linear_regression(tables, probes, kind):
+    x = np.asarray(tables[kind], dtype=np.float64)
+    y = np.arange(512, dtype=np.float64)
+    expected = cross_val_predict(LinearRegression(), x, y, cv=sklearn_folds())
+    np.testing.assert_allclose(probes[kind].predictions, expected, atol=1e-9)
+    assert probes[kind].fit == "plain" and np.isnan(probes[kind].alphas).all()
+    assert (probes[kind].n_train, probes[kind].n_inputs) == (409, 384)   # ~410 rows, 384 inputs
+
+
+@pytest.mark.parametrize("kind", TABLE_KINDS)
+def test_ridge_probe_equals_sklearn_ridgecv(tables, ridge_probes, kind):
+    """RidgeCV on each training fold, alpha chosen among RIDGE_ALPHAS by its leave-one-out."""
+    probe = ridge_probes[kind]
+    x = np.asarray(tables[kind], dtype=np.float64)
+    y = np.arange(512, dtype=np.float64)
+    expected = cross_val_predict(RidgeCV(alphas=RIDGE_ALPHAS), x, y, cv=sklearn_folds())
+    np.testing.assert_allclose(probe.predictions, expected, atol=1e-9)
+    alphas = [RidgeCV(alphas=RIDGE_ALPHAS).fit(x[train], y[train]).alpha_
+              for train, _ in sklearn_folds().split(x)]
+    np.testing.assert_array_equal(probe.alphas, alphas)
+    errors = np.abs(expected - y)
+    assert probe.mae == pytest.approx(errors.mean(), rel=1e-9)
+    for f in range(PROBE_FOLDS):
+        assert probe.fold_mae[f] == pytest.approx(errors[probe.fold == f].mean(), rel=1e-9)
+
+
+def test_ridge_probe_equals_the_closed_form(tables, ridge_probes):
+    probe = ridge_probes["learned"]
+    np.testing.assert_allclose(
+        probe.predictions, ridge_by_hand(tables["learned"], probe.fold, probe.alphas), atol=1e-6
+    )
+
+
+def test_ridge_overfits_less_than_the_plain_fit_on_the_learned_table(probes, ridge_probes):
+    """The plain fit nearly interpolates its ~410 training rows with 385 weights; the ridge
+    penalty shrinks them and misses the held-out positions by far less (MiniLM: 61 vs 15)."""
+    plain, ridge = probes["learned"].mae, ridge_probes["learned"].mae
+    assert ridge < plain / 2 and ridge < probes["learned"].baseline_mae
+    np.testing.assert_array_equal(ridge_probes["learned"].fold, probes["learned"].fold)
+    assert ridge_probes["sinusoidal"].mae < 0.01   # both fits read the sinusoid's index back
+
+
+def test_unknown_probe_fit_is_refused(tables):
+    with pytest.raises(ValueError, match="Unknown probe fit"):
+        position_probe(tables["learned"], fit="lasso")
+
+
 def test_probe_on_a_tiny_random_bert(tiny_bundle):
     table = position_table(tiny_bundle, "learned")                   # (64, 32)
     probe = position_probe(table)
@@ -233,7 +307,7 @@ def test_norms_equal_torch_norms(bundle, tables):
 
 def test_cached_results_are_read_only(tables, probes):
     proj = pca_projection(tables["learned"])
-    for array in (proj.coords, cosine_matrix(tables["learned"]), probes["learned"].predictions,
+    for array in (proj.coords, position_cosines(tables["learned"]), probes["learned"].predictions,
                   vector_norms(tables["learned"]), tables["sinusoidal"]):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 0

@@ -12,27 +12,30 @@ import re
 
 import numpy as np
 import pytest
-from sklearn.model_selection import KFold
+from sklearn.linear_model import RidgeCV
+from sklearn.model_selection import KFold, cross_val_predict
 from streamlit.testing.v1 import AppTest
 from transformers import BertModel
 
 from components.labels import SEGMENT_COLOURS
-from components.positions_cache import CALLS, clear_position_caches
 from core.positions import (
     PROBE_FOLDS,
     PROBE_SEED,
-    cosine_matrix,
+    RIDGE_ALPHAS,
     offset_cosine,
     pca_projection,
+    position_cosines,
     position_table,
     vector_norms,
 )
+from pages.positions.cache import CALLS, clear_position_caches
 from tests.conftest import (
     ARTIFACTS,
     assert_clean,
     open_app,
     open_in_browser,
     plotly_values,
+    table_rows,
     tiny_config,
     wait_for_app,
 )
@@ -44,18 +47,25 @@ TOKENS = ["[CLS]", "this", "is", "a", "test", "sentence", "[SEP]"]
 MODEL_LEVEL = ("table", "pca", "cosine", "offset", "probe", "norms")
 SECTION_KEY = "pos_section"
 SECTIONS = ("PCA", "Cosines", "Probe", "Norms")   # the tabs, in order; the first is the default
+ZH_SECTIONS = ("主成分分析", "余弦相似度", "探针", "范数")
+# The figures name the loaded model, never "BERT" when it is MiniLM.
+LEARNED = "learned (all-MiniLM-L6-v2)"
+SINUSOID = "sinusoidal (formula)"
+NAMES = {"learned": LEARNED, "sinusoidal": SINUSOID}
+PLAIN, RIDGE = "plain linear regression", "ridge regression"
+MAE_COLUMN = "mean absolute error (positions)"
 # What each section draws: chart titles (by their start), its header, download buttons (CSV + .npy
 # per matrix) and the cached computations it needs (positions_cache.CALLS names).
 CONTENT = {
     "PCA": {
-        "charts": ("learned (BERT): positions 0–511", "sinusoidal (formula): positions 0–511",
+        "charts": (f"{LEARNED}: positions 0–511", f"{SINUSOID}: positions 0–511",
                    "Explained variance"),
         "header": "PCA of the position table",
         "downloads": 8,    # 2 tables, 2 PCA coordinate sets
         "computes": {"table", "pca"},
     },
     "Cosines": {
-        "charts": ("learned (BERT): cos(p, q)", "sinusoidal (formula): cos(p, q)",
+        "charts": (f"{LEARNED}: cos(p, q)", f"{SINUSOID}: cos(p, q)",
                    "How similarity falls"),
         "header": "Cosine similarity between positions",
         "downloads": 6,    # 2 cosine windows, the offset curves
@@ -68,8 +78,8 @@ CONTENT = {
         "computes": {"table", "probe"},
     },
     "Norms": {
-        "charts": ("Norm of each position vector: learned",
-                   "Norm of each position vector: sinusoidal"),
+        "charts": (f"Norm of each position vector: {LEARNED}",
+                   f"Norm of each position vector: {SINUSOID}"),
         "header": "Norm of each position vector",
         "downloads": 2,    # the norms
         "computes": {"table", "norms"},
@@ -82,9 +92,15 @@ pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 # --- reading the page --------------------------------------------------------------------------
 def charts(at) -> dict[str, dict]:
-    """Every plotly figure on the page, by its title."""
+    """Every plotly figure on the page, by its title ("title: subtitle" for the figures drawn
+    two to a row, whose title has a second line)."""
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-    return {spec["layout"]["title"]["text"]: spec for spec in specs}
+    return {heading(spec["layout"]["title"]): spec for spec in specs}
+
+
+def heading(title: dict) -> str:
+    subtitle = title.get("subtitle", {}).get("text")
+    return f"{title['text']}: {subtitle}" if subtitle else title["text"]
 
 
 def chart(at, prefix: str) -> dict:
@@ -98,14 +114,17 @@ def trace(spec: dict, name: str) -> dict | None:
     return found[0] if found else None
 
 
-def metric_number(at, label_start: str) -> str:
-    values = [m.value for m in at.metric if m.label.startswith(label_start)]
-    assert len(values) == 1, [m.label for m in at.metric]
-    return values[0]
+def probe_cell(at, row: str, table: str) -> str:
+    """One cell of the probe's error table: a fit (or the guess) against a table."""
+    frame = at.table[0].value
+    found = frame.loc[frame[MAE_COLUMN] == row, table]
+    assert len(found) == 1, (row, table, frame)
+    return found.iloc[0]
 
 
-def captions(at) -> str:
-    return "\n".join(c.value for c in at.caption)
+def page_text(at) -> str:
+    """Every markdown element of the page, joined (explanations and notes are body text)."""
+    return "\n".join(m.value for m in at.markdown)
 
 
 def download_keys(at) -> list[str]:
@@ -176,7 +195,7 @@ def test_default_run_draws_only_the_first_section():
 def test_each_section_label_draws_its_section(single, section):
     at = single[section]
     assert_shows_section(at, section)
-    assert "512 × 384" in at.markdown[0].value   # the table's size sits above the tabs
+    assert "Position table: **512 × 384**" in page_text(at)   # above the tabs
     keys = download_keys(at)
     assert len(keys) == CONTENT[section]["downloads"] == len(set(keys))
     assert all(k.startswith(("csv_pos_dl_", "npy_pos_dl_")) for k in keys)
@@ -228,7 +247,7 @@ def test_switching_tabs_keeps_each_sections_settings():
     assert_clean(at)
     assert at.slider(key="pos_range").value == (20, 300)
     assert at.segmented_control(key="pos_view").value == "3D"
-    assert "learned (BERT): positions 20–300" in charts(at)
+    assert f"{LEARNED}: positions 20–300" in charts(at)
     at.session_state[SECTION_KEY] = "Cosines"
     at.run()
     assert at.slider(key="pos_cos_window").value == (5, 60)
@@ -239,8 +258,7 @@ def test_switching_tabs_keeps_each_sections_settings():
 @pytest.mark.parametrize("kind", ["learned", "sinusoidal"])
 def test_pca_scatter_shows_the_core_projection(single, tables, kind):
     proj = pca_projection(tables[kind])
-    name = "learned (BERT)" if kind == "learned" else "sinusoidal (formula)"
-    spec = chart(single["PCA"], f"{name}: positions")
+    spec = chart(single["PCA"], f"{NAMES[kind]}: positions")
     points = trace(spec, "positions 0–511")
     np.testing.assert_array_equal(plotly_values(points["x"]), proj.coords[:, 0])
     np.testing.assert_array_equal(plotly_values(points["y"]), proj.coords[:, 1])
@@ -251,20 +269,21 @@ def test_pca_scatter_shows_the_core_projection(single, tables, kind):
 
 def test_input_positions_are_highlighted_with_their_tokens(single, tables):
     proj = pca_projection(tables["learned"])
-    marks = trace(chart(single["PCA"], "learned (BERT): positions"), "your input")
+    marks = trace(chart(single["PCA"], f"{LEARNED}: positions"), "your input")
     assert marks["text"] == TOKENS  # far enough apart that every token is printed
     assert marks["hovertext"] == [f"{i} {tok}" for i, tok in enumerate(TOKENS)]
     np.testing.assert_array_equal(plotly_values(marks["x"]), proj.coords[:7, 0])
     np.testing.assert_array_equal(plotly_values(marks["y"]), proj.coords[:7, 1])
     assert marks["marker"]["color"] == [SEGMENT_COLOURS[0]] * 7
-    norms = trace(chart(single["Norms"], "Norm of each position vector: learned"), "your input")
+    norms = trace(chart(single["Norms"], f"Norm of each position vector: {LEARNED}"),
+                  "your input")
     np.testing.assert_array_equal(plotly_values(norms["x"]), np.arange(7))
     np.testing.assert_array_equal(plotly_values(norms["y"]), vector_norms(tables["learned"])[:7])
 
 
 def test_scree_shows_explained_variance(single, tables):
     spec = chart(single["PCA"], "Explained variance")
-    for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
+    for kind, name in NAMES.items():
         ratio = pca_projection(tables[kind]).explained_variance_ratio[:20]
         np.testing.assert_array_equal(plotly_values(trace(spec, name)["y"]), ratio)
 
@@ -279,47 +298,78 @@ def reference_folds(n: int = 512) -> np.ndarray:
 
 
 def test_probe_errors_appear_on_the_page(single, tables):
-    """The MAE metrics, fold table and scatter equal numpy least squares on the same folds."""
+    """The MAE table, fold table and scatter equal numpy least squares on the same folds."""
     fold = reference_folds()
     positions = np.arange(512)
     predictions = {kind: lstsq_probe(tables[kind], fold) for kind in tables}
     errors = {kind: np.abs(pred - positions) for kind, pred in predictions.items()}
     single = single["Probe"]
 
-    learned = metric_number(single, "learned (BERT): mean abs. error")
-    assert learned == f"{errors['learned'].mean():.2f} positions"
+    learned = probe_cell(single, PLAIN, LEARNED)
+    assert learned == f"{errors['learned'].mean():.2f}"
     assert errors["learned"].mean() > 1.0  # MiniLM's learned table is far from linear in p
-    sinusoid = metric_number(single, "sinusoidal (formula): mean abs. error")
-    assert sinusoid == "< 0.01 positions" and errors["sinusoidal"].mean() < 0.01
+    sinusoid = probe_cell(single, PLAIN, SINUSOID)
+    assert sinusoid == "< 0.01" and errors["sinusoidal"].mean() < 0.01
     guess = np.array([positions[fold != fold[p]].mean() for p in positions])
-    baseline = metric_number(single, "Guessing the mean index")
-    assert baseline == f"{np.abs(guess - positions).mean():.2f} positions"
+    baseline = probe_cell(single, "guessing the mean index", LEARNED)
+    assert baseline == f"{np.abs(guess - positions).mean():.2f}"
 
-    frame = single.dataframe[0].value
+    frame = single.table[1].value   # the per-fold table, under the error table
     assert list(frame["positions held out"]) == list(np.bincount(fold))
     for f in range(PROBE_FOLDS):
-        assert frame["MAE learned (BERT)"][f] == pytest.approx(
+        assert frame["learned, plain"][f] == pytest.approx(
             errors["learned"][fold == f].mean(), rel=1e-6
         )
-        assert frame["MAE sinusoidal (formula)"][f] < 0.01
+        assert frame["sinusoidal, plain"][f] < 0.01
 
     spec = chart(single, "Probe")
-    for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
-        shown = plotly_values(trace(spec, name)["y"]).astype(np.float64)    # float32 on the wire
+    for kind, name in NAMES.items():
+        shown = plotly_values(trace(spec, f"{name}, {PLAIN}")["y"]).astype(np.float64)
         np.testing.assert_allclose(shown, predictions[kind], rtol=1e-5, atol=5e-3)
+
+
+def test_probe_shows_plain_and_ridge_side_by_side(single, tables):
+    """The ridge row, the per-fold ridge columns and the ridge traces equal scikit-learn's
+    RidgeCV on the same folds, and the page says why the two fits differ."""
+    at = single["Probe"]
+    kfold = KFold(n_splits=PROBE_FOLDS, shuffle=True, random_state=PROBE_SEED)
+    positions = np.arange(512, dtype=np.float64)
+    fold = reference_folds()
+    spec = chart(at, "Probe")
+    frame = at.table[1].value
+    ridge_mae = {}
+    for kind, name in NAMES.items():
+        x = np.asarray(tables[kind], dtype=np.float64)
+        expected = cross_val_predict(RidgeCV(alphas=RIDGE_ALPHAS), x, positions, cv=kfold)
+        errors = np.abs(expected - positions)
+        ridge_mae[kind] = errors.mean()
+        shown = f"{errors.mean():.2f}" if errors.mean() >= 0.01 else "< 0.01"
+        assert probe_cell(at, RIDGE, name) == shown
+        traced = plotly_values(trace(spec, f"{name}, {RIDGE}")["y"]).astype(np.float64)
+        np.testing.assert_allclose(traced, expected, rtol=1e-5, atol=5e-3)
+        for f in range(PROBE_FOLDS):
+            column = "learned, ridge" if kind == "learned" else "sinusoidal, ridge"
+            assert frame[column][f] == pytest.approx(errors[fold == f].mean(), rel=1e-6)
+    plain = float(probe_cell(at, PLAIN, LEARNED))
+    assert ridge_mae["learned"] < plain / 2   # MiniLM: about 15 against 61
+    text = page_text(at)
+    assert "Why the two fits differ: each training fold holds only 409 positions for 384 inputs" \
+        in text
+    assert f"misses by {ridge_mae['learned']:.2f}" in text and "α = 0.01" in text
+    assert not at.metric   # long values in narrow metric columns were cut off at 1024 px
 
 
 # --- a pair ------------------------------------------------------------------------------------
 def test_pair_highlights_both_segments(pair):
     pair = pair["PCA"]
-    marks = trace(chart(pair, "learned (BERT): positions"), "your input")
+    marks = trace(chart(pair, f"{LEARNED}: positions"), "your input")
     assert marks["text"][0] == "[CLS]" and marks["text"].count("[SEP]") == 2
     assert len(marks["text"]) == 13
     assert marks["marker"]["color"] == [SEGMENT_COLOURS[0]] * 7 + [SEGMENT_COLOURS[1]] * 6
-    assert "blue = sentence A, orange = sentence B" in pair.markdown[0].value
+    assert "blue = sentence A, orange = sentence B" in page_text(pair)
     # The sinusoid's first positions sit almost on one spot: only labels with room are printed,
     # every ring keeps its "position token" hover.
-    crowded = trace(chart(pair, "sinusoidal (formula): positions"), "your input")
+    crowded = trace(chart(pair, f"{SINUSOID}: positions"), "your input")
     assert crowded["text"][0] == "[CLS]" and "" in crowded["text"]
     assert all(t in ("", tok) for t, tok in zip(crowded["text"], marks["text"], strict=True))
     assert crowded["hovertext"] == marks["hovertext"]
@@ -327,8 +377,8 @@ def test_pair_highlights_both_segments(pair):
 
 def test_cosine_heatmap_and_offset_curve(pair, tables):
     pair = pair["Cosines"]
-    for kind, name in (("learned", "learned (BERT)"), ("sinusoidal", "sinusoidal (formula)")):
-        cos = cosine_matrix(tables[kind])
+    for kind, name in NAMES.items():
+        cos = position_cosines(tables[kind])
         spec = chart(pair, f"{name}: cos(p, q)")
         heat = spec["data"][0]
         np.testing.assert_array_equal(plotly_values(heat["z"]), cos[:128, :128])
@@ -340,6 +390,51 @@ def test_cosine_heatmap_and_offset_curve(pair, tables):
         np.testing.assert_array_equal(plotly_values(curve["y"]), offset_cosine(cos, 0, 127))
 
 
+# --- words and legibility ----------------------------------------------------------------------
+@pytest.mark.parametrize("section", SECTIONS)
+def test_figures_name_the_model_and_keep_legends_below(single, section):
+    """No "BERT" where MiniLM is loaded; every legend sits under its plot, clear of the title."""
+    for title, spec in charts(single[section]).items():
+        assert "BERT" not in title, title
+        assert all("BERT" not in str(t.get("name", "")) for t in spec["data"]), title
+        legend = spec["layout"]["legend"]
+        assert legend["orientation"] == "h" and legend["y"] < 0, (title, legend)
+
+
+def test_pca_pickers_share_one_row_of_four_columns(single):
+    """The range slider has a row of its own; view and the three axes share four columns (five
+    columns collapsed the pickers at 1024 px)."""
+    at = single["PCA"]
+    pickers = [(c.weight, [getattr(w, "key", None) for w in c.children.values()])
+               for c in at.main.columns if c.weight < 0.5]
+    assert pickers == [(0.25, ["pos_view"]), (0.25, ["pos_pc_x"]), (0.25, ["pos_pc_y"]),
+                       (0.25, ["pos_pc_z"])], pickers
+    assert at.slider(key="pos_range").value == (0, 511)   # not inside a column
+
+
+@pytest.mark.parametrize("section", ZH_SECTIONS)
+def test_page_in_chinese(section):
+    """lang=zh: the Chinese title, explanation, tab labels and figure titles; no exception."""
+    at = open_app(PAGE, a=SENTENCE, lang="zh", **{SECTION_KEY: section})
+    assert_clean(at)
+    assert at.title[0].value == "位置"
+    assert "位置嵌入" in page_text(at) and "正弦位置编码" in page_text(at)
+    assert [tab.label for tab in at.tabs] == list(ZH_SECTIONS)
+    label = at.session_state[SECTION_KEY]
+    assert label == section and [t.label for t in at.tabs if t.children] == [section]
+    titles = list(charts(at))
+    assert titles and all(re.search(r"[\u4e00-\u9fff]", t) for t in titles), titles
+    if section == "探针":
+        assert at.table[0].value.columns[0] == "平均绝对误差（位置）"
+        assert "岭回归" in list(at.table[0].value.iloc[:, 0])
+
+
+def test_an_english_link_opens_the_same_tab_in_chinese():
+    at = open_app(PAGE, a=SENTENCE, lang="zh", **{SECTION_KEY: "Probe"})
+    assert_clean(at)
+    assert [t.label for t in at.tabs if t.children] == ["探针"]
+
+
 # --- caching -----------------------------------------------------------------------------------
 def test_changing_the_sentence_does_not_recompute_model_level_results():
     at = open_app(PAGE, a=SENTENCE)
@@ -347,7 +442,7 @@ def test_changing_the_sentence_does_not_recompute_model_level_results():
     before = {name: CALLS[name] for name in MODEL_LEVEL}
     at.text_area(key="a").set_value("Completely different words now").run()
     assert_clean(at)
-    marks = trace(chart(at, "learned (BERT): positions"), "your input")
+    marks = trace(chart(at, f"{LEARNED}: positions"), "your input")
     assert marks["text"] == ["[CLS]", "completely", "different", "words", "now", "[SEP]"]
     assert {name: CALLS[name] for name in MODEL_LEVEL} == before
     at.text_area(key="b").set_value("And a second one.").run()
@@ -365,12 +460,12 @@ def test_deep_link_to_a_3d_view_of_a_range(tables):
                   pos_pc_y="PC3", pos_pc_z="PC1")
     assert_clean(at)
     proj = pca_projection(tables["learned"], 10, 200)
-    points = trace(chart(at, "learned (BERT): positions 10–200"), "positions 10–200")
+    points = trace(chart(at, f"{LEARNED}: positions 10–200"), "positions 10–200")
     assert points["type"] == "scatter3d"
     for axis, column in zip("xyz", (1, 2, 0), strict=True):
         np.testing.assert_array_equal(plotly_values(points[axis]), proj.coords[:, column])
-    assert trace(chart(at, "learned (BERT): positions 10–200"), "your input") is None
-    assert "7 of your input's positions lie outside 10–200" in captions(at)
+    assert trace(chart(at, f"{LEARNED}: positions 10–200"), "your input") is None
+    assert "7 of your input's positions lie outside 10–200" in page_text(at)
 
 
 def test_garbage_query_values_fall_back_to_defaults():
@@ -390,20 +485,20 @@ def test_garbage_query_values_fall_back_to_defaults():
 def test_too_short_range_and_high_component_are_explained():
     at = open_app(PAGE, a=SENTENCE, pos_range=["7", "7"], pos_view="3D", pos_pc_x="PC10")
     assert_clean(at)
-    text = captions(at)
+    text = page_text(at)
     assert "PCA needs at least 4 positions: showing positions 7–10." in text
     assert "PC10 is shown as PC4" in text
-    assert "learned (BERT): positions 7–10" in charts(at)
+    assert f"{LEARNED}: positions 7–10" in charts(at)
 
 
 def test_wide_cosine_window_is_thinned_and_payload_stays_small():
     at = open_app(PAGE, a=SENTENCE, pos_cos_window=["0", "511"], **{SECTION_KEY: "Cosines"})
     assert_clean(at)
-    heat = chart(at, "learned (BERT): cos(p, q)")["data"][0]
+    heat = chart(at, f"{LEARNED}: cos(p, q)")["data"][0]
     z = plotly_values(heat["z"])
     assert z.shape == (128, 128) and z.dtype == np.float32
     np.testing.assert_array_equal(plotly_values(heat["x"]), np.arange(0, 512, 4))
-    assert "drawn one in every 4" in captions(at)
+    assert "drawn one in every 4" in page_text(at)
     total = sum(len(c.proto.spec) for c in at.get("plotly_chart"))
     assert total < 500_000, total
 
@@ -423,14 +518,14 @@ def test_empty_sentence_still_shows_the_tables(section):
 def test_markup_in_the_sentence_is_shown_as_text():
     at = open_app(PAGE, a='<b>x</b> <img src=x onerror="alert(1)">')
     assert_clean(at)
-    marks = trace(chart(at, "learned (BERT): positions"), "your input")
+    marks = trace(chart(at, f"{LEARNED}: positions"), "your input")
     assert "&lt;" in marks["text"] and "&gt;" in marks["text"]
     assert not any("<" in t for t in marks["text"] + marks["hovertext"])
     # The norms tab labels its rings "position token", as the PCA's hover does.
     at.session_state[SECTION_KEY] = "Norms"
     at.run()
     assert_clean(at)
-    norms = trace(chart(at, "Norm of each position vector: learned"), "your input")
+    norms = trace(chart(at, f"Norm of each position vector: {LEARNED}"), "your input")
     assert norms["text"] == marks["hovertext"]
 
 
@@ -445,20 +540,21 @@ def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_b
     assert not at.error, [e.value for e in at.error]
     assert at.slider(key="pos_range").value == (0, 63)
     assert any("Truncated" in w.value for w in at.warning)
-    assert "64 × 32" in at.markdown[0].value
+    assert "Position table: **64 × 32**" in page_text(at)
     proj = pca_projection(position_table(tiny_bundle, "learned"))
-    spec = chart(at, "learned (BERT): positions 0–63")
+    learned = f"learned ({tmp_path.resolve().name})"   # a folder model is named by its folder
+    spec = chart(at, f"{learned}: positions 0–63")
     np.testing.assert_allclose(plotly_values(trace(spec, "positions 0–63")["x"]), proj.coords[:, 0],
                                atol=1e-6)
     marks = trace(spec, "your input")
     assert marks["mode"] == "markers" and len(marks["hovertext"]) == 64  # too many to print
-    assert "hover a ring to read its token" in captions(at)
+    assert "hover a ring to read its token" in page_text(at)
     at.session_state[SECTION_KEY] = "Probe"   # the probe, as a visitor clicking its tab sees it
     at.run()
     assert_clean(at)
     assert_shows_section(at, "Probe")
-    metric = metric_number(at, "learned (BERT): mean abs. error")
-    assert re.fullmatch(r"(\d+\.\d\d|< 0\.01) positions", metric)
+    for fit in (PLAIN, RIDGE):
+        assert re.fullmatch(r"\d+\.\d\d|< 0\.01", probe_cell(at, fit, learned))
 
 
 # --- a real browser ----------------------------------------------------------------------------
@@ -501,9 +597,11 @@ def test_positions_page_in_chromium(server, browser):
         wait_for_charts(page, len(CONTENT["Probe"]["charts"]))
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("Position probe (Wang & Chen 2020)").is_visible()
-        values = page.locator("[data-testid='stMetricValue']").all_inner_texts()
-        assert len(values) == 3 and values[1] == "< 0.01 positions", values
-        assert all(re.fullmatch(r"(\d+\.\d\d|< 0\.01) positions", v) for v in values), values
+        headers, rows = table_rows(page)   # the probe's error table, plain / ridge / guess
+        assert headers[-2:] == [LEARNED, SINUSOID], headers
+        assert [row[0] for row in rows] == [PLAIN, RIDGE, "guessing the mean index"], rows
+        assert rows[0][-1] == "< 0.01" and rows[1][-1] == "< 0.01", rows
+        assert all(re.fullmatch(r"\d+\.\d\d|< 0\.01", v) for row in rows for v in row[-2:])
         assert not page.dialogs  # no script in the inputs ran
         full_screenshot(page, "positions-probe.png")
     finally:

@@ -103,11 +103,16 @@ def format_alphas(alphas: np.ndarray) -> str:
     return f"{low:g}" if low == high else f"{low:g}–{high:g}"
 
 
-def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
+def _layout(fig: go.Figure, title: str, height: int, subtitle: str | None = None) -> go.Figure:
+    """Title (and a second line for figures drawn two to a row: one long line was cut off at
+    1024 px), height, legible font, legend below the plot."""
+    heading: dict = {"text": title, "x": 0.0, "xanchor": "left"}
+    if subtitle:
+        heading["subtitle"] = {"text": subtitle}
     fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"},
+        title=heading,
         height=height,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        margin={"l": 10, "r": 10, "t": 75 if subtitle else 50, "b": 10},
         font=FONT,
         legend=LEGEND,
     )
@@ -120,7 +125,8 @@ def _axis_title(proj: Projection, pc: int) -> str:
 
 
 def pca_figure(
-    proj: Projection, pcs: Sequence[int], marks: InputMarks | None, title: str
+    proj: Projection, pcs: Sequence[int], marks: InputMarks | None, title: str,
+    subtitle: str | None = None,
 ) -> go.Figure:
     """Positions in the plane (2 components) or space (3) of the chosen principal components.
 
@@ -184,10 +190,10 @@ def pca_figure(
                 for pc, axis in zip(pcs, "xyz", strict=True)
             }
         )
-        return _layout(fig, title, 560)
+        return _layout(fig, title, 580, subtitle)
     fig.update_xaxes(title=_axis_title(proj, pcs[0]))
     fig.update_yaxes(title=_axis_title(proj, pcs[1]), scaleanchor="x", scaleratio=1)
-    return _layout(fig, title, 520)
+    return _layout(fig, title, 540, subtitle)
 
 
 def spaced_labels(
@@ -240,7 +246,8 @@ def scree_figure(
 
 
 def position_cosine_figure(
-    cosine: np.ndarray, positions: np.ndarray, marks: InputMarks | None, title: str
+    cosine: np.ndarray, positions: np.ndarray, marks: InputMarks | None, title: str,
+    subtitle: str | None = None,
 ) -> go.Figure:
     """cos(p, q) for the sampled positions, on a fixed -1..1 scale; the input's span is boxed."""
     idx = np.asarray(positions, dtype=np.int32)
@@ -263,7 +270,7 @@ def position_cosine_figure(
     fig.update_xaxes(title=_("position q"), constrain="domain")
     fig.update_yaxes(title=_("position p"), autorange="reversed", scaleanchor="x",
                      constrain="domain")
-    return _layout(fig, title, 470)
+    return _layout(fig, title, 490, subtitle)
 
 
 def offset_figure(
@@ -320,33 +327,33 @@ def probe_figure(
                    line={"color": palette.EDGE, "dash": "dash", "width": 1.5}, hoverinfo="skip")
     )
     _shade_input(fig, marks)
-    low, high = -0.15 * (n - 1), 1.15 * (n - 1)
-    _note_outside(fig, probes, names, low, high)
     fig.update_xaxes(title=_("true position"))
-    fig.update_yaxes(title=_("predicted position"), range=[low, high])
+    fig.update_yaxes(title=_("predicted position"), range=list(probe_frame(n)))
     return _layout(fig, _("Probe: index predicted from the vector (held-out folds)"), 560)
 
 
-def _note_outside(
-    fig: go.Figure, probes: Mapping[tuple[str, str], ProbeResult], names: Mapping[str, str],
-    low: float, high: float,
-) -> None:
-    """A few wild misses (often position 0) would squash the rest into a flat line: the frame
-    keeps the plausible range and a note says how many points lie beyond it."""
+def probe_frame(n: int) -> tuple[float, float]:
+    """The predicted-position range drawn: a few wild misses (often position 0) would squash the
+    rest into a flat line, so the frame keeps the plausible range."""
+    return -0.15 * (n - 1), 1.15 * (n - 1)
+
+
+def probe_outside_note(
+    probes: Mapping[tuple[str, str], ProbeResult], names: Mapping[str, str]
+) -> str | None:
+    """How many predictions lie beyond the frame, and the furthest (None when none do)."""
+    n = len(next(iter(probes.values())).predictions)
+    low, high = probe_frame(n)
     outside = [
         (key, p, float(v)) for key, probe in probes.items()
         for p, v in enumerate(probe.predictions) if not low <= v <= high
     ]
     if not outside:
-        return
+        return None
     (kind, fit), p, v = max(outside, key=lambda t: abs(t[2] - t[1]))
-    text = _("{count} prediction(s) beyond the frame; furthest: position {position} predicted "
-             "as {value} ({table})").format(count=len(outside), position=p, value=f"{v:.0f}",
-                                            table=probe_trace_name(names, kind, fit))
-    fig.add_annotation(
-        text=plotly_text(text), xref="paper", yref="paper", x=1.0, y=1.0, xanchor="right",
-        yanchor="top", showarrow=False, bgcolor="rgba(255,255,255,0.85)", font={"size": 13},
-    )
+    return _("{count} prediction(s) lie beyond the frame of the chart; the furthest: position "
+             "{position} predicted as {value} ({table}).").format(
+        count=len(outside), position=p, value=f"{v:.0f}", table=probe_trace_name(names, kind, fit))
 
 
 def probe_summary(
@@ -404,8 +411,7 @@ def position_norms_figure(
         )
     fig.update_xaxes(title=_("position"))
     fig.update_yaxes(title=_("norm ||p||"), rangemode="tozero")
-    title = _("Norm of each position vector: {table}").format(table=name)
-    return _layout(fig, title, 420)
+    return _layout(fig, _("Norm of each position vector"), 440, name)
 
 
 def _shade_input(fig: go.Figure, marks: InputMarks | None) -> None:

@@ -172,9 +172,8 @@ def draw_pca(ctx: PositionsContext) -> None:
     names = ctx.names()
     for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
         with column:
-            title = _("{table}: positions {start}–{stop}").format(table=names[kind],
-                                                                   start=start, stop=stop)
-            show_figure(figs.pca_figure(projections[kind], pcs, marks, title),
+            subtitle = _("positions {start}–{stop}").format(start=start, stop=stop)
+            show_figure(figs.pca_figure(projections[kind], pcs, marks, names[kind], subtitle),
                         f"positions_pca_{kind}", key=f"pos_pca_{kind}")
     show_figure(figs.scree_figure(projections, names), "positions_scree", key="pos_scree")
     draw_pca_downloads(ctx, projections, start, stop)
@@ -230,9 +229,8 @@ def draw_cosines(ctx: PositionsContext) -> None:
     names = ctx.names()
     for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
         with column:
-            title = _("{table}: cos(p, q)").format(table=names[kind])
             fig = figs.position_cosine_figure(cache.get_cosine(ctx.model, kind), sampled,
-                                              ctx.marks, title)
+                                              ctx.marks, names[kind], "cos(p, q)")
             show_figure(fig, f"positions_cosine_{kind}", key=f"pos_cos_{kind}")
     stride = int(sampled[1] - sampled[0]) if len(sampled) > 1 else 1
     if stride > 1:
@@ -295,11 +293,14 @@ def draw_probe(ctx: PositionsContext) -> None:
         alpha=figs.format_alphas(learned["ridge"].alphas),
         ridge=figs.format_positions(learned["ridge"].mae)))
     show_figure(figs.probe_figure(probes, names, ctx.marks), "positions_probe", key="pos_probe")
+    outside = figs.probe_outside_note(probes, names)
+    if outside:
+        explain(markdown_text(outside))
     explain(_("Mean absolute error of each fold, in positions:"))
     folds = figs.probe_fold_table(probes, PROBE_FOLDS)
-    st.dataframe(folds, hide_index=True, width="content",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                for c in folds.columns[2:]})
+    # A static table wraps its headers to the page's width (a data grid scrolled its last column
+    # out of sight at 1024 px).
+    st.table(folds.style.format("{:.3f}", subset=list(folds.columns[2:])), hide_index=True)
     draw_probe_download(ctx, probes)
 
 
