@@ -207,10 +207,13 @@ def printout_text(stage: str, values: np.ndarray, trace: AutogradTrace, every_ro
 # ---------------------------------------------------------------------------------------------
 
 def one_hot_code(check: OneHotCheck) -> str:
+    """The tutorial's two lines, each followed by the shape it gives (short lines: nothing is
+    cut off on a 1024-pixel screen)."""
     return (
-        f"one_hot = F.one_hot(input_ids, num_classes={check.vocab_size}).float()"
-        f"  # {torch_size(check.one_hot_shape)}\n"
-        f"one_hot @ model.embeddings.word_embeddings.weight  # {torch_size(check.product_shape)}"
+        f"one_hot = F.one_hot(input_ids, num_classes={check.vocab_size}).float()\n"
+        f"# {torch_size(check.one_hot_shape)}\n"
+        f"one_hot @ model.embeddings.word_embeddings.weight\n"
+        f"# {torch_size(check.product_shape)}"
     )
 
 
@@ -230,9 +233,8 @@ def one_hot_figure(check: OneHotCheck, labels: list[str], words: Sequence[str],
 
 
 def broadcast_code(demo: BroadcastDemo) -> str:
-    """The tutorial's lines with the shape each one gives, aligned in a comment column."""
-    width = max(len(line.code) for line in demo.lines) + 2
-    return "\n".join(f"{line.code:<{width}}# {torch_size(line.shape)}" for line in demo.lines)
+    """The tutorial's lines, each followed by the shape it gives."""
+    return "\n".join(f"{line.code}\n# {torch_size(line.shape)}" for line in demo.lines)
 
 
 def lookup_bars(labels: list[str], values: np.ndarray, hover: str) -> go.Figure:

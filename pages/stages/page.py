@@ -165,13 +165,13 @@ def heatmap_settings(ctx: StagesContext) -> HeatmapSettings:
                    "drawn when stacked), so sizes compare across stages. Per stage: each "
                    "heatmap uses its own range, so patterns show in every stage."),
         )
-        clip = bool(scale_col.toggle(
+        window = dimension_controls(ctx.bundle.config.hidden_size, mode_col, size_col)
+        clip = bool(st.toggle(
             _("Clip colours at the 99th percentile"), value=True, key=CLIP_KEY,
             bind="query-params",
             help=_("A few dimensions hold far larger values than the rest; clipping the colours "
                    "there keeps the other cells visible. Hover always shows the exact value."),
         ))
-        window = dimension_controls(ctx.bundle.config.hidden_size, mode_col, size_col)
     return HeatmapSettings(layout, picked, scale, clip, window)
 
 
@@ -273,11 +273,9 @@ def draw_one_hot(ctx: StagesContext) -> None:
               "below does the product over all {vocab} columns and compares it with the "
               "lookup.").format(vocab=f"{one_hot.vocab_size:,}"))
     st.code(figs.one_hot_code(one_hot), language="python")
-    left, right = st.columns([1, 3])
-    draw_check(left, ONE_HOT_VS_LOOKUP, one_hot.error,
+    draw_check(st.container(), ONE_HOT_VS_LOOKUP, one_hot.error,
                "max |one_hot(input_ids) @ word_embeddings.weight − word_embeddings(input_ids)|")
-    with right:
-        draw_one_hot_matrix(ctx, one_hot)
+    draw_one_hot_matrix(ctx, one_hot)
 
 
 def draw_one_hot_matrix(ctx: StagesContext, one_hot: OneHotCheck) -> None:
@@ -309,8 +307,7 @@ def draw_broadcasting(ctx: StagesContext) -> None:
               "hidden]. PyTorch lines up the last dimensions and repeats the position rows for "
               "every sentence in the batch; the last line adds them to a batch of two."))
     st.code(figs.broadcast_code(demo), language="python")
-    left, _right = st.columns([1, 3])
-    draw_check(left, BROADCAST_VS_SUM, demo.error,
+    draw_check(st.container(), BROADCAST_VS_SUM, demo.error,
                "max |word + token_type + position_embeddings(arange(T)) − sum|")
 
 
@@ -350,13 +347,12 @@ def draw_layernorm(ctx: StagesContext) -> None:
               "dimension by a learned γ and adds a learned β. So before γ and β every token has "
               "mean 0 and standard deviation 1; after them it does not quite, as the charts "
               "show."))
-    st.latex(
-        r"\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}"
-        r" + \beta, \qquad \mu = \tfrac{1}{h}\sum_i x_i, \quad "
-        r"\sigma^2 = \tfrac{1}{h}\sum_i (x_i - \mu)^2, \quad \varepsilon = "
-        + figs.latex_number(ln.eps)
-    )
-    c1, c2 = st.columns(2)
+    # Two lines, so neither is cut off on a 1024-pixel screen.
+    st.latex(r"\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}"
+             r" + \beta")
+    st.latex(r"\mu = \tfrac{1}{h}\sum_i x_i, \quad \sigma^2 = \tfrac{1}{h}\sum_i (x_i - \mu)^2,"
+             r" \quad \varepsilon = " + figs.latex_number(ln.eps))
+    c1, c2 = st.container(), st.container()
     draw_check(c1, LAYERNORM_VS_MODULE, ln.module_error,
                _("max |embeddings.LayerNorm(word + token_type + position) − "
                  "model.embeddings(...)| in eval mode"))
