@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.cache import MODEL_CACHE_ENTRIES, get_model, parameter_count
+from components.cache import MODEL_CACHE_ENTRIES, get_encoding, get_model, parameter_count
+from components.inputs import SharedInputs
+from core import Encoding
 from core.parameters.listing import NamedParameter, meta_count, meta_model, named_parameter_list
 from core.parameters.presets import PRESETS, Sizes, config_from_sizes, preset_config
 
@@ -42,3 +44,13 @@ def custom_meta_count(
 def total_parameters(model_name: str) -> int:
     """The loaded model's count: the one Home shows too (components.cache.parameter_count)."""
     return parameter_count(model_name)
+
+
+def encoding(inputs: SharedInputs) -> Encoding:
+    """The shared inputs tokenised, with the shared tokenizer options (the architecture's T).
+
+    Raises core's InputError for text it cannot take: the page says why and still shows every
+    count, which needs no input.
+    """
+    return get_encoding(inputs.model, inputs.text_a, inputs.text_b, inputs.max_length,
+                        inputs.truncation, inputs.padding)

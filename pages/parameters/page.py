@@ -9,13 +9,13 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from components.analysis_view import encoding_of, model_of
+from components.analysis_view import model_of, show_error, show_notices
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.i18n import N_, _
 from components.inputs import SharedInputs, shared_inputs
 from components.sections import Section, draw_sections
-from core import ModelBundle
+from core import Encoding, ExplorerError, ModelBundle
 from core.parameters.counting import (
     closed_form_latex,
     count_from_config,
@@ -82,6 +82,7 @@ class Context:
     bundle: ModelBundle
     rows: tuple[NamedParameter, ...]
     total: int
+    encoding: Encoding | None   # None: the text cannot be tokenised (its message is shown)
 
 
 @dataclass(frozen=True)
@@ -323,8 +324,10 @@ def draw_architecture(ctx: Context) -> None:
               "each step outputs for it (T tokens, batch of 1). Query, key and value are split "
               "into heads of h / heads dimensions each; every encoder layer has the same shapes, "
               "so it is drawn once.").format(model=ctx.bundle.name))
-    enc = encoding_of(ctx.inputs)  # an empty sentence: its message, and the section stops here
-    dot = architecture_dot(ctx.bundle.config, len(enc.tokens))
+    if ctx.encoding is None:  # the reason is shown above the tabs
+        st.info(_("Type a sentence in the sidebar to see its shapes."), icon=":material/edit:")
+        return
+    dot = architecture_dot(ctx.bundle.config, len(ctx.encoding.tokens))
     st.graphviz_chart(dot, width="stretch")
     st.download_button(_("Download the sketch (Graphviz DOT)"), dot,
                        _("bert-architecture") + ".dot", "text/vnd.graphviz",
@@ -340,12 +343,24 @@ SECTIONS = (
 )
 
 
+def input_encoding(inputs: SharedInputs) -> Encoding | None:
+    """The input's tokens with their notices; for text core refuses, its reason and None (the
+    counts need no input, so the page goes on)."""
+    try:
+        enc = cache.encoding(inputs)
+    except ExplorerError as exc:
+        show_error(exc)
+        return None
+    show_notices(enc)
+    return enc
+
+
 def main() -> None:
     inputs = shared_inputs()
     page_header(TITLE, EXPLANATION)
     bundle = model_of(inputs)
     ctx = Context(inputs, bundle, tuple(cache.live_parameters(bundle.name)),
-                  cache.total_parameters(bundle.name))
+                  cache.total_parameters(bundle.name), input_encoding(inputs))
     draw_headline(ctx)
     draw_sections(SECTIONS, SECTION_KEY, ctx)
 
