@@ -108,7 +108,7 @@ def _layout(fig: go.Figure, title: str, height: int, subtitle: str | None = None
     1024 px), height, legible font, legend below the plot."""
     heading: dict = {"text": title, "x": 0.0, "xanchor": "left"}
     if subtitle:
-        heading["subtitle"] = {"text": subtitle}
+        heading["subtitle"] = {"text": subtitle, "font": {"size": 14, "color": palette.SOFT_INK}}
     fig.update_layout(
         title=heading,
         height=height,
@@ -153,7 +153,11 @@ def pca_figure(
                 "size": 3 if three_d else 6,
                 "color": positions,
                 "colorscale": "Viridis",
-                "colorbar": {"title": {"text": _("position")}, "thickness": 14},
+                # under the plot, not beside it: two figures share a row at 1024 px, and a
+                # colour bar on the right left the scatter a third of its width
+                "colorbar": {"title": {"text": _("position"), "side": "top"}, "thickness": 10,
+                             "orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.45,
+                             "yanchor": "top", "len": 0.9},
             },
             hovertemplate=hover + "<extra></extra>",
         )
