@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from components import palette
 from components.heatmap import heatmap_figure
 from components.i18n import N_, _
 from components.labels import SEGMENT_COLOURS, plotly_text
@@ -33,7 +34,7 @@ DIMENSION_PARTS = {
 SAME_ROW = N_("both [UNK]: the same table row")
 # Ethayarajh 2019, bert-base-cased: mean cosine between random words, input layer 0 to layer 12.
 ETHAYARAJH_2019 = (.105, .168, .219, .245, .327, .377, .420, .398, .399, .484, .561, .675, .477)
-UNRELATED_LINE = {"color": "#7f7f7f", "dash": "dash"}   # the "unrelated" baseline in every chart
+UNRELATED_LINE = {"color": palette.MUTED, "dash": "dash"}   # "unrelated" baseline in every chart
 FRAME_COLOUR = SEGMENT_COLOURS[1]                        # sentence B's colour frames A x B
 
 
@@ -81,7 +82,8 @@ def line_figure(stages: list[str], meta: str, y_title: str, marked: str | None,
     )
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=stages)
     if marked in stages:
-        fig.add_vline(x=stages.index(marked), line={"color": "#bbbbbb", "width": 10}, opacity=0.4)
+        fig.add_vline(x=stages.index(marked), line={"color": palette.GRID, "width": 10},
+                      opacity=0.4)
     return fig
 
 
@@ -133,7 +135,7 @@ def matrix_figure(
 def frame_pair_block(fig: go.Figure, edge: float, end: float) -> None:
     """Dotted lines between A's last token and B's first (at ``edge``, in window coordinates),
     and a frame round the block of A's rows against B's columns."""
-    dotted = {"color": "#333333", "width": 1, "dash": "dot"}
+    dotted = {"color": palette.SOFT_INK, "width": 1, "dash": "dot"}
     fig.add_shape(type="line", x0=edge, x1=edge, y0=-0.5, y1=end, line=dotted)
     fig.add_shape(type="line", y0=edge, y1=edge, x0=-0.5, x1=end, line=dotted)
     fig.add_shape(type="rect", x0=edge, x1=end, y0=-0.5, y1=edge,
@@ -154,7 +156,7 @@ def sentence_figure(
     series = {
         _("A and B separately, mean pooling (sentence-transformers)"):
             (comparison.mean_separate, {"color": SEGMENT_COLOURS[0], "width": 4}),
-        _("A and B separately, [CLS]"): (comparison.cls_separate, {"color": "#2ca02c"}),
+        _("A and B separately, [CLS]"): (comparison.cls_separate, {"color": palette.GOOD}),
         _("one pair input, mean of each segment"):
             (comparison.mean_in_pair, {"color": SEGMENT_COLOURS[1]}),
         _("two unrelated corpus sentences, mean pooling"):
@@ -162,11 +164,11 @@ def sentence_figure(
     }
     if cls_standardised is not None:
         series[_("A and B separately, [CLS], standardised")] = (
-            cls_standardised, {"color": "#2ca02c", "dash": "dot"})
+            cls_standardised, {"color": palette.GOOD, "dash": "dot"})
     add_lines(fig, stages, series)
     fig.add_scatter(x=[stages[-1]], y=[np.float32(comparison.model_figure)], mode="markers",
                     name=_("the model's own figure"),
-                    marker={"symbol": "star", "size": 18, "color": "#d62728"},
+                    marker={"symbol": "star", "size": 18, "color": palette.HIGHLIGHT},
                     hovertemplate="%{y:.4f}")
     return fig
 
@@ -182,7 +184,7 @@ def token_curve_figure(
     add_lines(fig, stages, {label: (curve, {"color": SEGMENT_COLOURS[0], "width": 4})})
     if control is not None:
         add_lines(fig, stages, {_("same sense: the control sentence"):
-                                (control, {"color": "#2ca02c", "width": 3})})
+                                (control, {"color": palette.GOOD, "width": 3})})
     return add_lines(fig, stages, {_("two unrelated corpus tokens"): (level, UNRELATED_LINE)},
                      "lines")
 
@@ -193,7 +195,7 @@ def dimensions_figure(top: pd.DataFrame, title: str, mode: str) -> go.Figure:
     values = top["contribution"].to_numpy(np.float32)
     fig = go.Figure(go.Bar(
         x=values, y=labels, orientation="h",
-        marker={"color": np.where(values >= 0, "#d62728", "#1f77b4").tolist()},
+        marker={"color": np.where(values >= 0, palette.HIGHLIGHT, palette.SEGMENT_A).tolist()},
         hovertemplate="%{y}: %{x:.4f}<extra></extra>",
     ))
     fig.update_layout(meta="sim_dims", title={"text": title}, height=80 + 28 * len(labels),
@@ -209,8 +211,8 @@ def anisotropy_figure(table: pd.DataFrame, marked: str, model: str = "") -> go.F
     fig = line_figure(stages, "sim_anisotropy", _("mean cosine"), marked,
                       _("{model}: unrelated corpus tokens").format(model=plotly_text(model)))
     styles = {
-        N_("random tokens, raw"): {"color": "#d62728", "width": 4},
-        N_("random tokens, standardised"): {"color": "#1f77b4"},
+        N_("random tokens, raw"): {"color": palette.HIGHLIGHT, "width": 4},
+        N_("random tokens, standardised"): {"color": palette.SEGMENT_A},
         N_("random sentences, mean pooling"): UNRELATED_LINE,
     }
     return add_lines(fig, stages,

@@ -153,8 +153,8 @@ def draw_token_matrix(ctx: Context) -> None:
     unknown = unknown_flags(ctx.result, ctx.bundle)
     show_figure(matrix_figure(matrix[lo:hi, lo:hi], labels[lo:hi], lo, n_a, stage, mode,
                               ctx.bundle.name, unknown[lo:hi]),
-                f"cosine_{stage}_{mode}", key="sim_matrix_chart")
-    download_matrix(f"cosine_{stage}_{mode}", matrix,
+                _("cosine") + f"_{stage}_{mode}", key="sim_matrix_chart")
+    download_matrix(_("cosine") + f"_{stage}_{mode}", matrix,
                     [f"{p}:{enc.tokens[p]}" for p in positions], key="sim_matrix")
     draw_matrix_dominance(ctx)
 
@@ -199,8 +199,8 @@ def draw_sentence_comparison(ctx: Context) -> None:
                   ctx.settings.stage)
     draw_truncation_notes(name, text_a, text_b)
     show_figure(sentence_figure(comparison, ctx.stats, ctx.settings.stage, name, cls_std),
-                "sentence_similarity", key="sim_sentence_chart")
-    download_table(comparison.frame(), "sentence_similarity", "sim_sentence_csv")
+                _("sentence_similarity"), key="sim_sentence_chart")
+    download_table(comparison.frame(), _("sentence_similarity"), "sim_sentence_csv")
 
 
 def draw_sentence_metrics(ctx: Context, model_figure: float, cls_last: float) -> None:
@@ -346,8 +346,8 @@ def draw_word_curve(ctx: Context, curve, control, label: str, choice: WordChoice
             same=f"{control[-1]:.3f}", other=f"{curve[-1]:.3f}"))
     show_figure(token_curve_figure(depth, curve, unrelated_level(ctx.stats, depth, mode), mode,
                                    label, ctx.settings.stage, ctx.bundle.name, control),
-                "word_in_context", key="sim_words_chart")
-    download_table(curve_table(depth, curve, mode), "word_in_context", "sim_words_csv")
+                _("word_in_context"), key="sim_words_chart")
+    download_table(curve_table(depth, curve, mode), _("word_in_context"), "sim_words_csv")
 
 
 def draw_dimensions(ctx: Context, here: float, top, flag: Dominance) -> None:
@@ -362,8 +362,8 @@ def draw_dimensions(ctx: Context, here: float, top, flag: Dominance) -> None:
                      "“standardised” above to read it without that dimension's weight.").format(
             stage=stage, dim=flag.dimension, share=f"{flag.share:.1%}"), icon=":material/balance:")
     title = dimensions_title(mode, here, ctx.result.stages[stage].shape[1], top, ctx.bundle.name)
-    show_figure(dimensions_figure(top, title, mode), "top_dimensions", key="sim_dims_chart")
-    download_table(top, f"top_dimensions_{stage}", "sim_dims_csv")
+    show_figure(dimensions_figure(top, title, mode), _("top_dimensions"), key="sim_dims_chart")
+    download_table(top, _("top_dimensions") + f"_{stage}", "sim_dims_csv")
 
 
 def draw_anisotropy(ctx: Context) -> None:
@@ -378,8 +378,9 @@ def draw_anisotropy(ctx: Context) -> None:
               "dimension (blue) brings it back to about 0.").format(
         n=stats.n_sentences, t=stats.n_tokens, p=f"{stats.n_pairs:,}"))
     show_figure(anisotropy_figure(anisotropy_table(stats, depth), stage, ctx.bundle.name),
-                "anisotropy", key="sim_anisotropy_chart")
-    download_table(anisotropy_table(stats, stages), "anisotropy_baseline", "sim_anisotropy_csv")
+                _("anisotropy"), key="sim_anisotropy_chart")
+    download_table(anisotropy_table(stats, stages), _("anisotropy_baseline"),
+                   "sim_anisotropy_csv")
     st.markdown("**" + _("Dimensions that make most of the baseline at {stage}").format(
         stage=stage) + "**")
     st.dataframe(rogue_dimensions(stats, stage), hide_index=True, width="stretch",
