@@ -16,6 +16,8 @@ from tests.conftest import (
 )
 
 pytestmark = pytest.mark.browser
+# The top navigation: Home as a link, the other pages in menus (sections).
+NAV = "[data-testid='stTopNavLink'], [data-testid='stTopNavSection']"
 
 
 def token_rows(page) -> list[list[str]]:
@@ -37,7 +39,7 @@ def test_deep_link_on_a_fresh_server_shows_both_segments(browser):
         # The shared frame is there: navigation to the other pages and the sentence boxes.
         box_b = page.get_by_role("textbox", name="Sentence B (optional)")
         assert box_b.input_value() == "My name is BERT."
-        assert page.locator("[data-testid='stTopNavLink']").count() >= 2
+        assert page.locator(NAV).count() >= 2
         assert page.locator("[data-testid='stException']").count() == 0
         page.close()
     finally:
@@ -61,7 +63,7 @@ def test_first_visits_at_once_on_a_fresh_server_all_get_the_router(browser):
                 f"All at once on {path}"
             ), path
             assert page.locator("[data-testid='stSidebarNav']").count() == 0, path
-            assert page.locator("[data-testid='stTopNavLink']").count() >= 2, path
+            assert page.locator(NAV).count() >= 2, path
             assert page.locator("[data-testid='stException']").count() == 0, path
     finally:
         for page in pages:
