@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from components.analysis_view import model_of, show_error
+from components.analysis_view import encoding_of, model_of, show_error
 from components.controls import whole_number
 from components.explain import explain, page_header
 from components.i18n import N_, _
@@ -276,6 +276,7 @@ def main() -> None:
     inputs = shared_inputs()
     page_header(TITLE, EXPLANATION)
     bundle = model_of(inputs)
+    encoding_of(inputs)   # the input's notices (truncation, the character cap), as on every page
     draw_sections(SECTIONS, SECTION_KEY, Context(inputs=inputs, bundle=bundle))
 
 
