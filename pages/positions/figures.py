@@ -259,7 +259,9 @@ def position_cosine_figure(
     fig = go.Figure(
         go.Heatmap(
             z=values, x=idx, y=idx, zmin=-1.0, zmax=1.0, colorscale="RdBu_r",
-            colorbar={"title": {"text": "cos"}, "thickness": 14},
+            colorbar={"title": {"text": "cos", "side": "top"}, "thickness": 10,
+                      "orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.3,
+                      "yanchor": "top", "len": 0.9},   # under the plot, as in the PCA
             hovertemplate=_("cos(p=%{y}, q=%{x}) = %{z:.3f}") + "<extra></extra>",
         )
     )
