@@ -124,6 +124,12 @@ def _axis_title(proj: Projection, pc: int) -> str:
         pc=pc, share=f"{proj.explained_variance_ratio[pc - 1]:.1%}")
 
 
+# Under the plot, not beside it: two figures share a row at 1024 px, and a colour bar on the
+# right left the scatter a third of its width.
+PCA_COLOURBAR = {"thickness": 10, "orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.45,
+                 "yanchor": "top", "len": 0.9}
+
+
 def pca_figure(
     proj: Projection, pcs: Sequence[int], marks: InputMarks | None, title: str,
     subtitle: str | None = None,
@@ -133,61 +139,11 @@ def pca_figure(
     Consecutive positions are joined by a faint line so the path through the table shows; the
     input's positions are ringed in their segment's colour and labelled with their tokens.
     """
-    cols = [pc - 1 for pc in pcs]
-    coords = proj.coords[:, cols]                                  # (n, 2 or 3) float32
-    positions = proj.positions.astype(np.int32)
-    three_d = len(pcs) == 3
-    scatter = go.Scatter3d if three_d else go.Scatter
-    hover = _("position %{customdata}") + "<br>" + "<br>".join(
-        f"PC{pc} %{{{axis}:.3f}}" for pc, axis in zip(pcs, "xyz", strict=False)
-    )
-    fig = go.Figure()
-    fig.add_trace(
-        scatter(
-            **dict(zip("xyz", coords.T, strict=False)),
-            mode="lines+markers",
-            name=_("positions {start}–{stop}").format(start=proj.start, stop=proj.stop),
-            customdata=positions,
-            line={"color": "rgba(120,120,120,0.15)", "width": 1},
-            marker={
-                "size": 3 if three_d else 6,
-                "color": positions,
-                "colorscale": "Viridis",
-                # under the plot, not beside it: two figures share a row at 1024 px, and a
-                # colour bar on the right left the scatter a third of its width
-                "colorbar": {"title": {"text": _("position"), "side": "top"}, "thickness": 10,
-                             "orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.45,
-                             "yanchor": "top", "len": 0.9},
-            },
-            hovertemplate=hover + "<extra></extra>",
-        )
-    )
+    coords = proj.coords[:, [pc - 1 for pc in pcs]]                # (n, 2 or 3) float32
+    fig = go.Figure(_pca_path(proj, pcs, coords))
     if marks is not None and marks.positions:
-        rows = np.asarray(marks.positions) - proj.start
-        labelled = len(rows) <= MAX_TEXT_LABELS
-        texts = spaced_labels(coords, rows, marks.tokens)
-        fig.add_trace(
-            scatter(
-                **dict(zip("xyz", coords[rows].T, strict=False)),
-                mode="markers+text" if labelled else "markers",
-                name=_("your input"),
-                text=texts,
-                hovertext=list(marks.labels),
-                textposition="top center",
-                # dark text with a white halo stays readable on top of the point cloud
-                textfont={"size": 15, "color": palette.INK} if three_d
-                else {"size": 15, "color": palette.INK, "shadow": "auto"},
-                marker={
-                    "size": 6 if three_d else 14,
-                    "symbol": "circle-open" if not three_d else "circle",
-                    "color": marks.colours(),
-                    "line": {"width": 2.5, "color": marks.colours()},
-                    "opacity": 1.0,
-                },
-                hovertemplate="%{hovertext}<extra>" + _("your input") + "</extra>",
-            )
-        )
-    if three_d:
+        fig.add_trace(_pca_marks(marks, coords, np.asarray(marks.positions) - proj.start))
+    if len(pcs) == 3:
         fig.update_layout(
             scene={
                 f"{axis}axis": {"title": {"text": f"PC{pc}"}}
@@ -198,6 +154,53 @@ def pca_figure(
     fig.update_xaxes(title=_axis_title(proj, pcs[0]))
     fig.update_yaxes(title=_axis_title(proj, pcs[1]), scaleanchor="x", scaleratio=1)
     return _layout(fig, title, 540, subtitle)
+
+
+def _pca_path(proj: Projection, pcs: Sequence[int], coords: np.ndarray) -> go.Scatter:
+    """Every position of the range, coloured by its index and joined to the next."""
+    three_d = len(pcs) == 3
+    positions = proj.positions.astype(np.int32)
+    hover = _("position %{customdata}") + "<br>" + "<br>".join(
+        f"PC{pc} %{{{axis}:.3f}}" for pc, axis in zip(pcs, "xyz", strict=False)
+    )
+    scatter = go.Scatter3d if three_d else go.Scatter
+    return scatter(
+        **dict(zip("xyz", coords.T, strict=False)),
+        mode="lines+markers",
+        name=_("positions {start}–{stop}").format(start=proj.start, stop=proj.stop),
+        customdata=positions,
+        line={"color": "rgba(120,120,120,0.15)", "width": 1},
+        marker={
+            "size": 3 if three_d else 6, "color": positions, "colorscale": "Viridis",
+            "colorbar": {"title": {"text": _("position"), "side": "top"}, **PCA_COLOURBAR},
+        },
+        hovertemplate=hover + "<extra></extra>",
+    )
+
+
+def _pca_marks(marks: InputMarks, coords: np.ndarray, rows: np.ndarray) -> go.Scatter:
+    """The input's positions, ringed in their segment's colour, labelled where there is room."""
+    three_d = coords.shape[1] == 3
+    scatter = go.Scatter3d if three_d else go.Scatter
+    return scatter(
+        **dict(zip("xyz", coords[rows].T, strict=False)),
+        mode="markers+text" if len(rows) <= MAX_TEXT_LABELS else "markers",
+        name=_("your input"),
+        text=spaced_labels(coords, rows, marks.tokens),
+        hovertext=list(marks.labels),
+        textposition="top center",
+        # dark text with a white halo stays readable on top of the point cloud
+        textfont={"size": 15, "color": palette.INK} if three_d
+        else {"size": 15, "color": palette.INK, "shadow": "auto"},
+        marker={
+            "size": 6 if three_d else 14,
+            "symbol": "circle-open" if not three_d else "circle",
+            "color": marks.colours(),
+            "line": {"width": 2.5, "color": marks.colours()},
+            "opacity": 1.0,
+        },
+        hovertemplate="%{hovertext}<extra>" + _("your input") + "</extra>",
+    )
 
 
 def spaced_labels(
