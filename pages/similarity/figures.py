@@ -61,7 +61,7 @@ def ethayarajh_table() -> pd.DataFrame:
 
 def dimensions_title(mode: str, cosine: float, n_dims: int, top: pd.DataFrame, model: str) -> str:
     """How the bars add up to the cosine, e.g. "raw cosine 0.612 = sum over 384 dims; ..."."""
-    return _("{model}: {what} {cosine} = sum over {n} dims; these {k} give {part}").format(
+    return _("{model}: {what} {cosine}<br>= sum over {n} dims; these {k} give {part}").format(
         model=plotly_text(model), what=_(MODE_WORDS[mode]), cosine=f"{cosine:.3f}", n=n_dims,
         k=len(top), part=f"{top['contribution'].sum():.3f}")
 
@@ -198,8 +198,8 @@ def dimensions_figure(top: pd.DataFrame, title: str, mode: str) -> go.Figure:
         marker={"color": np.where(values >= 0, palette.HIGHLIGHT, palette.SEGMENT_A).tolist()},
         hovertemplate="%{y}: %{x:.4f}<extra></extra>",
     ))
-    fig.update_layout(meta="sim_dims", title={"text": title}, height=80 + 28 * len(labels),
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    fig.update_layout(meta="sim_dims", title={"text": title}, height=100 + 28 * len(labels),
+                      margin={"l": 10, "r": 10, "t": 64, "b": 10},
                       xaxis_title=_(DIMENSION_PARTS[mode]))
     fig.update_yaxes(autorange="reversed", type="category")
     return fig

@@ -207,7 +207,7 @@ def draw_sentence_metrics(ctx: Context, model_figure: float, cls_last: float) ->
     limit = cache.get_encoder_max_length(ctx.bundle.name)
     last = depth_stages(ctx.result.stages)[-1]
     m1, m2, m3 = st.columns(3)
-    m1.metric(_("The model's own figure (star)"), f"{model_figure:.4f}",
+    m1.metric(_("Model's figure (star)"), f"{model_figure:.4f}",
               help=_("SentenceTransformer(model).encode([A, B]) then the cosine; each sentence "
                      "cut at {n} tokens, as sentence-transformers does.").format(n=limit)
               if limit else _("SentenceTransformer(model).encode([A, B]) then the cosine."))
