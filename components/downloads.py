@@ -12,8 +12,9 @@ import streamlit as st
 
 
 def safe_filename(name: str) -> str:
-    """A file name made only of letters, digits, dashes and underscores."""
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "matrix"
+    """A file name made only of letters (any script: a Chinese name stays Chinese), digits,
+    dashes and underscores; nothing a file system or a header could read as a path or quote."""
+    return re.sub(r"[^\w-]+", "_", name).strip("_") or "matrix"
 
 
 def matrix_csv(matrix: np.ndarray, row_labels: Sequence[str] | None = None) -> bytes:
