@@ -5,9 +5,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from components.analysis_view import encoding_of, model_of
 from components.explain import explain, page_header
 from components.i18n import N_, _
-from components.inputs import SharedInputs, shared_inputs
+from components.inputs import DEFAULT_SENTENCE, SharedInputs, shared_inputs
 from core.lessons import setup_cell
 from pages.lesson import cache
 from pages.lesson.figures import LESSONS, Step
@@ -83,12 +84,28 @@ def draw_navigation(lesson: Lesson) -> None:
                icon=":material/arrow_forward:")
 
 
+def lesson_sentence(inputs: SharedInputs) -> str:
+    """Sentence A, as the tutorial's code takes it, or the tutorial's own sentence when A does
+    not fit the model whole (the code cells tokenise without truncation, as the tutorial does)."""
+    enc = encoding_of(inputs)   # also says what is wrong with the text, and stops if it must
+    if enc.truncated or enc.chars_cut:
+        st.info(_("The tutorial's code does not truncate, and this text does not fit the "
+                  "model's {limit} positions: the lesson runs on “{sentence}” instead.").format(
+            limit=model_of(inputs).config.max_position_embeddings, sentence=DEFAULT_SENTENCE),
+            icon=":material/info:")
+        return DEFAULT_SENTENCE
+    if inputs.is_pair:
+        st.info(_("The tutorial's code takes one sentence: the lesson runs on sentence A."),
+                icon=":material/info:")
+    return inputs.text_a
+
+
 def draw_step(lesson: Lesson, inputs: SharedInputs) -> None:
     """The step's code, its live output, what to read in it, and the question."""
     step = lesson.steps[lesson.step - 1]
+    sentence = lesson_sentence(inputs)
     st.subheader(f"{lesson.step}. {_(step.title)}")
-    outputs = cache.lesson_outputs(inputs.model, lesson.key, inputs.text_a.strip()
-                                   or "This is a test sentence")
+    outputs = cache.lesson_outputs(inputs.model, lesson.key, sentence)
     if lesson.step == 1:
         with st.expander(_("First, load the model (run once)"), expanded=True):
             st.code(setup_cell(inputs.model), language="python")
