@@ -1,5 +1,17 @@
-"""BERT Embedding Explorer: `streamlit run app.py`. The router lives in components/router.py."""
+"""BERT Embedding Explorer: `streamlit run app.py`.
 
-from components.router import run_app
+Streamlit runs this file twice over. At start-up it imports it and finds ``app``, an ``st.App``
+whose lifespan warms the model before the first visitor (components/startup.py); then every
+session runs it as its script, and the router (components/router.py) draws the page.
+"""
 
-run_app()
+import streamlit as st
+
+if __name__ == "__main__":   # a session's script run
+    from components.router import run_app
+
+    run_app()
+else:                        # imported by the server: the app it serves, with its start-up
+    from components.startup import lifespan
+
+    app = st.App(__file__, lifespan=lifespan)

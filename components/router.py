@@ -15,6 +15,7 @@ import streamlit as st
 
 from components.i18n import N_, _
 from components.inputs import draw_language_switch, draw_shared_inputs
+from components.startup import import_page_modules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,6 +59,7 @@ def available_pages() -> list[PageSpec]:
 
 def run_app() -> None:
     """Set the language, register the pages, draw the shared inputs and run the page asked for."""
+    import_page_modules()   # once per process, one thread at a time; a no-op afterwards
     st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🧭", layout="wide")
     draw_language_switch()   # first: every string after it is in the reader's language
     home = st.Page(str(ROOT / HOME.path), title=_(HOME.title), icon=HOME.icon, default=True)
