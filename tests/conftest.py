@@ -165,24 +165,8 @@ def _artifacts_dir() -> None:
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
-    """One app server shared by the browser tests, warmed by one session; yields its base URL.
-
-    The warm-up is what a deployment does at start: a fresh server's very first session shows
-    Streamlit's "Page not found" dialog over the right page (the page list is registered by that
-    session's own run), which would block the clicks of whichever test came first. The tests of
-    a fresh server start their own.
-    """
-    import asyncio
-
-    from bench.ws_client import StreamlitSession
-
+    """One app server shared by the browser tests; yields its base URL."""
     proc, url = start_server()
-
-    async def warm() -> None:
-        async with StreamlitSession(url, path=""):
-            pass
-
-    asyncio.run(warm())
     yield url
     stop_server(proc)
 
