@@ -200,7 +200,9 @@ def wait_for_app(page, timeout_ms: int = 90_000) -> None:
     binding triggers has started (seen: a page of skeletons, no text boxes, state notRunning). So
     wait for the shared inputs, then for every skeleton to go, then for the idle state.
     """
-    page.wait_for_selector("textarea[aria-label='Sentence A']", timeout=timeout_ms)
+    # The sentence boxes, in either language (their label is translated).
+    page.wait_for_selector("[data-testid='stSidebar'] textarea", state="attached",
+                           timeout=timeout_ms)
     page.wait_for_selector("[data-testid='stSkeleton']", state="detached", timeout=timeout_ms)
     page.wait_for_timeout(300)  # let a rerun started by the URL binding or a keypress begin
     page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout_ms)

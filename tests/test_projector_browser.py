@@ -1,8 +1,9 @@
 """Every page as a projector shows it: 1024x768 and 1400x900, in English and in Chinese.
 
 For each page: no exception box; no number cut off (a metric value or a table cell whose text is
-wider than its box); every paragraph of explanation at least 16 px and at least 4.5:1 against
-white; the title in the page's language; a screenshot in tests/artifacts/ for the README.
+wider than its box); every paragraph of explanation (widget and expander labels aside) at least
+16 px and at least 4.5:1 against white; the title in the page's language; a screenshot in
+tests/artifacts/ for the README.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ PROBE_JS = """() => {
   };
   const faint = [...document.querySelectorAll(
       "[data-testid='stMain'] [data-testid='stMarkdownContainer'] p")]
-    .filter(p => p.innerText.trim().length > 40)
+    .filter(p => p.innerText.trim().length > 40
+                 && !p.closest("[data-testid='stWidgetLabel'], summary"))
     .map(p => { const s = getComputedStyle(p);
       const alpha = parseFloat(s.opacity);
       return {text: p.innerText.slice(0, 60), px: parseFloat(s.fontSize),

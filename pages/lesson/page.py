@@ -120,9 +120,10 @@ def draw_step(lesson: Lesson, inputs: SharedInputs) -> None:
 def draw_question(lesson: Lesson, step: Step) -> None:
     """Predict, then reveal: the answer shows only after a guess."""
     with st.container(border=True):
+        st.markdown("**" + _(step.question) + "**")   # body size: read from the back row
         guess = st.radio(_(step.question), range(len(step.choices)),
                          format_func=lambda i: _(step.choices[i]), index=None,
-                         key=f"lesson_q_{lesson.key}_{lesson.step}")
+                         key=f"lesson_q_{lesson.key}_{lesson.step}", label_visibility="collapsed")
         if guess is None:
             st.markdown(_("Pick an answer to see the explanation."))
         elif guess == step.answer:
