@@ -205,7 +205,9 @@ def page_sections(at: AppTest) -> Sections | None:
 
 
 def source_bound_keys(page: str) -> set[str]:
-    """Literal keys of the widgets a page file binds to the URL (some are drawn only sometimes)."""
+    """URL keys a page file names (some widgets are drawn only sometimes): literal keys of
+    widgets bound to the URL, and the page's module-level key constants (``*_KEY`` strings,
+    ``*_KEYS`` collections of strings), which its bound widgets and ``whole_number`` use."""
     tree = ast.parse((ROOT / page).read_text())
     keys = set()
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
@@ -214,7 +216,20 @@ def source_bound_keys(page: str) -> set[str]:
         if (isinstance(bind, ast.Constant) and bind.value == "query-params"
                 and isinstance(key, ast.Constant) and isinstance(key.value, str)):
             keys.add(key.value)
-    return keys
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        targets = node.targets[0].elts if isinstance(node.targets[0], ast.Tuple) else node.targets
+        values = (node.value.elts if isinstance(node.value, ast.Tuple)
+                  and len(node.value.elts) == len(targets) else [node.value] * len(targets))
+        for target, value in zip(targets, values, strict=True):
+            name = getattr(target, "id", "")
+            if name.endswith("_KEY") and isinstance(value, ast.Constant):
+                keys.add(value.value)
+            elif name.endswith("_KEYS"):
+                keys |= {c.value for c in ast.walk(value)
+                         if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    return {k for k in keys if isinstance(k, str)}
 
 
 @functools.cache

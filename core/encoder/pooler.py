@@ -51,7 +51,7 @@ def pooler_steps(bundle: ModelBundle, analysis_or_hidden: Analysis | np.ndarray)
             N_("The pooler takes a (tokens, {hidden}) last hidden state; got shape {shape}."),
             hidden=bundle.config.hidden_size, shape=tuple(hidden.shape),
         )
-    states = torch.from_numpy(np.ascontiguousarray(hidden))[None]  # (1, T, h)
+    states = torch.from_numpy(np.array(hidden, dtype=np.float32))[None]  # (1, T, h), a copy
     cls = states[:, 0]                                               # (1, h)
     with model_run():
         dense = pooler.dense(cls)

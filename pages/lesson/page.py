@@ -135,12 +135,12 @@ def draw_question(lesson: Lesson, step: Step) -> None:
 
 def main() -> None:
     inputs = shared_inputs()
-    lesson = choose_lesson()
-    if lesson.present:
+    if st.query_params.get(PRESENT_KEY) == "1":
         st.html(PRESENTER_CSS)
-        st.title(_(lesson.title))
+        st.title(_(LESSONS[_lesson_from_url()][0]))
     else:
         page_header(TITLE, EXPLANATION)
+    lesson = choose_lesson()
     draw_navigation(lesson)
     draw_step(lesson, inputs)
 
