@@ -3,6 +3,7 @@ a server, Chromium."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import socket
@@ -215,3 +216,13 @@ def folder_models_allowed(monkeypatch, tmp_path) -> Path:
     without it the app refuses every folder, as a default install does."""
     monkeypatch.setenv("BERT_EXPLORER_MODEL_DIRS", str(tmp_path))
     return tmp_path
+
+
+def run_async(coro):
+    """``asyncio.run(coro)`` in a thread of its own: the session's sync Playwright keeps an event
+    loop running in the main thread once a browser test has started, and asyncio.run refuses to
+    start a second loop there."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -28,7 +28,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from bench.ws_client import SessionClosed, StreamlitSession, http_get
-from tests.conftest import ARTIFACTS, ROOT, free_port, start_server, stop_server
+from tests.conftest import ARTIFACTS, ROOT, free_port, run_async, start_server, stop_server
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 DEPLOY = ROOT / "deploy"
@@ -74,7 +74,7 @@ class Cluster:
 
 
 def run(coro, timeout_s: float = 120.0):
-    return asyncio.run(asyncio.wait_for(coro, timeout_s))
+    return run_async(asyncio.wait_for(coro, timeout_s))
 
 
 def haproxy_env(backends: list[str], bind: str) -> dict[str, str]:

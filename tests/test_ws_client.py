@@ -19,7 +19,7 @@ from bench.ws_client import (
     http_get,
     update_cookies,
 )
-from tests.conftest import start_server, stop_server
+from tests.conftest import run_async, start_server, stop_server
 
 HEALTH_WAIT_S = 60.0
 
@@ -30,7 +30,7 @@ def wait_healthy(url: str, timeout_s: float = HEALTH_WAIT_S) -> None:
     last: object = None
     while time.monotonic() < deadline:
         try:
-            if asyncio.run(http_get(f"{url}/_stcore/health", timeout_s=2)).status == 200:
+            if run_async(http_get(f"{url}/_stcore/health", timeout_s=2)).status == 200:
                 return
         except (OSError, TimeoutError) as exc:
             last = exc
@@ -50,7 +50,7 @@ def app_url() -> Iterator[str]:
 
 
 def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 180))
+    return run_async(asyncio.wait_for(coro, 180))
 
 
 def test_sessions_opening_deep_links_at_once_each_see_their_sentence(app_url):
@@ -185,11 +185,11 @@ def test_url_and_cookie_helpers():
 
 def test_ws_load_runs_a_small_class(app_url):
     """bench/ws_load.py end to end: a short, small class against the same server."""
-    from bench.ws_load import find_server_pid, run_ws_load
+    from bench.ws_load import find_server_pid, simulate_class
 
     pid = find_server_pid(app_url)
-    figures = run_ws_load(app_url, users=3, seconds=3, think_s=0.3, burst_window_s=1.0,
-                          pages=("tokens", ""), pid=pid)
+    figures = run_async(simulate_class(app_url, 3, 3, think_s=0.3, burst_window_s=1.0,
+                                       pages=("tokens", ""), pid=pid))
     summary = figures.summary()
     assert summary["errors"] == 0, summary["error_details"]
     assert len(figures.opens) == 3 and summary["reruns"] >= 3
