@@ -88,6 +88,27 @@ def test_offline_switch_fails_fast(closed_hub, monkeypatch):
     assert isinstance(error, ModelUnavailableError) and elapsed < LOAD_DEADLINE_S
 
 
+# The end of both child scripts: load a hub model in a thread, print the outcome and the time.
+LOAD_IN_CHILD = r"""
+from core import ModelLoadError, load_model
+outcome = {"error": None}
+def work():
+    try:
+        load_model("bert-base-uncased")
+        outcome["error"] = "loaded"
+    except ModelLoadError as exc:
+        outcome["error"] = type(exc).__name__
+    except BaseException as exc:
+        outcome["error"] = "uncaught " + type(exc).__name__ + ": " + str(exc)[:200]
+start = time.monotonic()
+worker = threading.Thread(target=work, daemon=True)
+worker.start()
+worker.join(float(sys.argv[2]) + 5)
+print(json.dumps({**outcome, "elapsed": time.monotonic() - start}), flush=True)
+import os; os._exit(0)
+"""
+
+
 # Run in a child process: a load stuck on a silent socket cannot be stopped from Python, and a
 # thread left behind in this process would retry against the real hub once the patch is undone.
 SILENT_HUB_CHILD = r"""
@@ -99,23 +120,7 @@ server.listen(16)
 threading.Thread(target=lambda: [server.accept() for _ in iter(int, 1)], daemon=True).start()
 hub_constants.ENDPOINT = f"http://127.0.0.1:{server.getsockname()[1]}"
 hub_constants.HF_HUB_CACHE = sys.argv[1]
-from core import ModelLoadError, load_model
-outcome = {"error": None}
-def work():
-    try:
-        load_model("bert-base-uncased")
-        outcome["error"] = "loaded"
-    except ModelLoadError as exc:
-        outcome["error"] = type(exc).__name__
-    except BaseException as exc:
-        outcome["error"] = "uncaught " + type(exc).__name__
-start = time.monotonic()
-worker = threading.Thread(target=work, daemon=True)
-worker.start()
-worker.join(float(sys.argv[2]) + 2)
-print(json.dumps({**outcome, "elapsed": time.monotonic() - start}), flush=True)
-import os; os._exit(0)
-"""
+""" + LOAD_IN_CHILD
 
 
 def test_silent_hub_fails_within_deadline(tmp_path):
@@ -169,23 +174,7 @@ server.daemon_threads = True
 threading.Thread(target=server.serve_forever, daemon=True).start()
 hub_constants.ENDPOINT = f"http://127.0.0.1:{server.server_address[1]}"
 hub_constants.HF_HUB_CACHE = sys.argv[1]
-from core import ModelLoadError, load_model
-outcome = {"error": None}
-def work():
-    try:
-        load_model("bert-base-uncased")
-        outcome["error"] = "loaded"
-    except ModelLoadError as exc:
-        outcome["error"] = type(exc).__name__
-    except BaseException as exc:
-        outcome["error"] = "uncaught " + type(exc).__name__ + ": " + str(exc)[:200]
-start = time.monotonic()
-worker = threading.Thread(target=work, daemon=True)
-worker.start()
-worker.join(float(sys.argv[2]) + 5)
-print(json.dumps({**outcome, "elapsed": time.monotonic() - start}), flush=True)
-import os; os._exit(0)
-"""
+""" + LOAD_IN_CHILD
 
 
 def test_stalling_hub_fails_within_deadline(tmp_path):
