@@ -40,7 +40,7 @@ EXPLANATION = N_(
     "number below is computed live and checked against the model."
 )
 SECTION_KEY, LAYER_KEY, HEAD_KEY = "enc_section", "enc_layer", "enc_head"
-STEP_KEY, TOKEN_KEY = "enc_step", "enc_token"
+STEP_KEY, TOKEN_KEY, HEAD_VIEW_KEY = "enc_step", "enc_token", "enc_head_view"
 LAYER_LABEL, HEAD_LABEL = N_("layer {n}"), N_("head {n}")
 NO_LAYER = N_("There is no layer {asked} in this model: showing layer {n}.")
 NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
@@ -149,16 +149,21 @@ def draw_head_steps(ctx: Context) -> None:
     explain(_("One head works in {d} dimensions: its scores are its queries against its keys "
               "divided by √{d}, softmax turns each row into weights, and the weights mix its "
               "values.").format(d=ctx.steps.head_dim))
-    labels = labels_of(ctx)
-    for title, matrix, square, key in (
-        (_("query Q"), v.query, False, "q"), (_("key K"), v.key, False, "k"),
-        (_("value V"), v.value, False, "v"),
-        (_("scores"), fg.clipped_scores(v.scores, ctx.steps.mask_bias), True, "scores"),
-        (_("softmax"), v.probs, True, "probs"), (_("weights × V"), v.weighted, False, "wv"),
-    ):
-        name = f"head{v.head}_{key}_layer{ctx.steps.layer}"
-        show_matrix(ctx, matrix, name, model_title(ctx, title), cols=labels if square else None,
-                    probs=key == "probs")
+    views = {
+        "q": (N_("query Q"), v.query, False), "k": (N_("key K"), v.key, False),
+        "v": (N_("value V"), v.value, False),
+        "scores": (N_("scores"), fg.clipped_scores(v.scores, ctx.steps.mask_bias), True),
+        "probs": (N_("softmax"), v.probs, True), "wv": (N_("weights × V"), v.weighted, False),
+    }
+    # One matrix at a time, like the steps above: six heatmaps at once made each rerun of this
+    # tab several times slower (every changed plotly figure is rebuilt in the browser).
+    key = st.segmented_control(_("Matrix"), list(views), format_func=lambda k: _(views[k][0]),
+                               default="q", key=HEAD_VIEW_KEY, bind="query-params",
+                               required=True) or "q"
+    title, matrix, square = views[key]
+    show_matrix(ctx, matrix, f"head{v.head}_{key}_layer{ctx.steps.layer}",
+                model_title(ctx, _(title)), cols=labels_of(ctx) if square else None,
+                probs=key == "probs")
 
 
 def draw_attention(ctx: Context) -> None:
