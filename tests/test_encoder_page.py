@@ -3,8 +3,10 @@ core's, any link value for the pickers, and the Chinese interface."""
 
 from __future__ import annotations
 
+import json
 import re
 
+import numpy as np
 import pytest
 
 from components.inputs import DEFAULT_SENTENCE
@@ -12,7 +14,7 @@ from core import analyze
 from core.encoder import STEP_NAMES, encoder_steps, pooler_steps
 from pages.encoder.figures import STEP_TEXT
 from pages.encoder.page import HEAD_KEY, LAYER_KEY, SECTION_KEY, SECTIONS, STEP_KEY, TOKEN_KEY
-from tests.conftest import assert_clean, open_app
+from tests.conftest import assert_clean, open_app, plotly_values
 
 PAGE = "pages/encoder/page.py"
 PAIR = {"a": "The cat sat on the mat.", "b": "It was tired."}
@@ -122,3 +124,22 @@ def test_token_from_link_and_trajectory(bundle):
     assert_clean(at)
     assert widget(at, "selectbox", TOKEN_KEY).value == 1
     assert len(at.get("plotly_chart")) == 1
+
+
+def test_the_heads_matrices_one_at_a_time_on_request():
+    """Q, K, V, scores, softmax and weights × V of the picked head: hidden until asked for, then
+    one at a time, each equal to core.head_slice."""
+    from core import head_slice, load_model
+
+    at = open_app("pages/encoder/page.py", a="What is your name?", enc_head="3")
+    assert_clean(at)
+    shown_before = len(at.get("plotly_chart"))
+    at.toggle(key="enc_head_steps").set_value(True).run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == shown_before + 1
+    view = head_slice(encoder_steps(load_model(), "What is your name?", layer=1), 3)
+    for label, want in (("key K", view.key), ("weights × V", view.weighted)):
+        picker = next(w for w in at.get("button_group") if w.key == "enc_head_view")
+        picker.set_value(label).run()
+        spec = json.loads(at.get("plotly_chart")[-1].proto.spec)
+        np.testing.assert_allclose(plotly_values(spec["data"][0]["z"]), want[:, :64], atol=1e-4)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.analysis_view import or_stop
+from components.analysis_view import analysis_of, or_stop
 from components.cache import get_encoding, get_model, shared_results
 from components.inputs import SharedInputs
 from core import Analysis
@@ -50,8 +50,9 @@ def corpus_atlas(model_name: str) -> HeadAtlas:
     return corpus_head_atlas(get_model(model_name))
 
 
-def input_atlas(analysis: Analysis) -> HeadAtlas:
-    """The head atlas of the current input (cheap: averages of the attentions already there)."""
+def input_atlas(inputs: SharedInputs) -> HeadAtlas:
+    """The head atlas of the current input, from an analysis with every layer's attention."""
+    analysis = analysis_of(inputs, attentions=True)
     enc = analysis.encoding
     return head_atlas(analysis.attentions, enc.special_tokens_mask, enc.attention_mask)
 

@@ -79,8 +79,8 @@ HOVER_DIMS = N_("token %{y}<br>dim %{x}<br>value %{z:.4f}")
 HOVER_TOKENS = N_("query %{y}<br>key %{x}<br>value %{z:.4f}")
 
 
-def layer_dot(config: PretrainedConfig, tokens: int, layer: int) -> str:
-    """One BertLayer with the live shapes of the current input."""
+def layer_dot(config: PretrainedConfig, tokens: int | str, layer: int) -> str:
+    """One BertLayer with the shapes of an input of ``tokens`` tokens (a number, or "T")."""
     t, h, heads = tokens, config.hidden_size, config.num_attention_heads
     d, i = h // heads, config.intermediate_size
     nodes = [

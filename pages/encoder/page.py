@@ -41,6 +41,7 @@ EXPLANATION = N_(
 )
 SECTION_KEY, LAYER_KEY, HEAD_KEY = "enc_section", "enc_layer", "enc_head"
 STEP_KEY, TOKEN_KEY, HEAD_VIEW_KEY = "enc_step", "enc_token", "enc_head_view"
+HEAD_STEPS_KEY = "enc_head_steps"
 LAYER_LABEL, HEAD_LABEL = N_("layer {n}"), N_("head {n}")
 NO_LAYER = N_("There is no layer {asked} in this model: showing layer {n}.")
 NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
@@ -122,7 +123,10 @@ def draw_check(ctx: Context, name: str) -> None:
 def draw_layer_walk(ctx: Context) -> None:
     """The layer as a diagram, then one step at a time, then the picked head's attention."""
     st.subheader(_("One encoder layer, step by step"))
-    st.graphviz_chart(fg.layer_dot(ctx.bundle.config, len(ctx.analysis.tokens), ctx.steps.layer))
+    # T, not this input's length: the diagram stays the same figure from one sentence to the
+    # next, so the browser does not lay it out again on every rerun.
+    st.graphviz_chart(fg.layer_dot(ctx.bundle.config, "T", ctx.steps.layer))
+    explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.analysis.tokens)))
     name = st.select_slider(_("Step"), STEP_NAMES, key=STEP_KEY, bind="query-params")
     explain(_(fg.STEP_TEXT[name][0]))
     matrix = fg.step_matrix(ctx.steps, name, ctx.view.head)
@@ -155,8 +159,10 @@ def draw_head_steps(ctx: Context) -> None:
         "scores": (N_("scores"), fg.clipped_scores(v.scores, ctx.steps.mask_bias), True),
         "probs": (N_("softmax"), v.probs, True), "wv": (N_("weights × V"), v.weighted, False),
     }
-    # One matrix at a time, like the steps above: six heatmaps at once made each rerun of this
-    # tab several times slower (every changed plotly figure is rebuilt in the browser).
+    # One matrix at a time, and only when asked for: each plotly figure that changes is rebuilt
+    # in the browser on every rerun, and six at once made this tab several times slower.
+    if not st.toggle(_("Show this head's matrices"), key=HEAD_STEPS_KEY, bind="query-params"):
+        return
     key = st.segmented_control(_("Matrix"), list(views), format_func=lambda k: _(views[k][0]),
                                default="q", key=HEAD_VIEW_KEY, bind="query-params",
                                required=True) or "q"
@@ -210,7 +216,7 @@ def draw_atlas(ctx: Context) -> None:
                        horizontal=True, key="enc_measure")
     with st.spinner(_("Averaging the attention over the corpus…")):
         corpus = cache.corpus_atlas(ctx.bundle.name)
-    for atlas, what, key in ((cache.input_atlas(ctx.analysis), _("this input"), "input"),
+    for atlas, what, key in ((cache.input_atlas(ctx.inputs), _("this input"), "input"),
                              (corpus, _("corpus of {n} sentences").format(n=corpus.n_inputs),
                               "corpus")):
         title = _("{measure} · {what} · {model}").format(
@@ -322,7 +328,9 @@ def main() -> None:
     page_header(TITLE, EXPLANATION)
     bundle = model_of(inputs)
     pick = draw_pickers(bundle)
-    analysis = analysis_of(inputs, attentions=True)
+    # Without attention weights: the same cached analysis as the other pages (the layer walk
+    # computes its own); only the head atlas asks for every layer's weights.
+    analysis = analysis_of(inputs)
     steps = cache.steps_of(inputs, pick.layer)
     context = Context(inputs, bundle, analysis, steps, head_slice(steps, pick.head))
     draw_sections(SECTIONS, SECTION_KEY, context)
