@@ -165,15 +165,20 @@ def positions_visits(browser: Browser, server: Server, factory: SentenceFactory,
 STAGES_STACKED = (("st_layout", "stacked"),)
 
 
+# Pages compared with /tokens on the same 64-token pair, as each opens.
+PAIR_PAGES = ("stages", "encoder", "pretraining")
+
+
 def stages_vs_tokens(browser: Browser, server: Server, factory: SentenceFactory, reps: int,
                      memo: MarkerMemo) -> dict[str, list[Rerun]] | None:
-    """Issue 3: warm reruns of /tokens, /stages and stacked /stages with one 64-token pair,
-    interleaved so a change in the machine's load hits all three."""
-    pages = {t.path: t for t in app_targets(server.url) if t.path in ("tokens", "stages")}
-    if len(pages) < 2:
+    """Warm reruns of /tokens, /stages (as it opens and stacked), /encoder and /pretraining with
+    one 64-token pair, interleaved so a change in the machine's load hits them all."""
+    pages = {t.path: t for t in app_targets(server.url) if t.path in ("tokens", *PAIR_PAGES)}
+    if "tokens" not in pages or "stages" not in pages:
         return None
     stacked = Target("Stages, stacked", server.url, "stages", "Control+Enter", STAGES_STACKED)
-    targets = {"tokens": pages["tokens"], "stages": pages["stages"], "stages_stacked": stacked}
+    targets = {"tokens": pages["tokens"], "stages": pages["stages"], "stages_stacked": stacked,
+               **{name: pages[name] for name in PAIR_PAGES[1:] if name in pages}}
     a, b = factory.pair(PAIR_TOKENS)
     n_words = len(a.text.split())
     opened = open_tabs(browser, list(targets.values()), [a] * len(targets), memo, b)

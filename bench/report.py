@@ -25,6 +25,7 @@ PAIR_GOAL = 2.0          # /stages / /tokens, 64-token pair
 WS_GOAL = 1.5e6          # bytes per rerun per page
 RSS_GOAL = 1.2e9         # server RSS
 LEVEL_OFF = 0.10         # RSS may grow at most 10% over the second half of the memory run
+CLASS_P95_GOAL = 2.0   # 40 students
 P95_GOAL = 3.0           # seconds, many users
 
 
@@ -143,10 +144,15 @@ def _pair_rows(pair: dict | None) -> list[Row]:
     errors = sum(r.status != "ok" for runs in pair.values() for r in runs)
     rows = []
     for name, what, goal in (("stages", "as it opens (one heatmap, stage slider)", True),
-                             ("stages_stacked", "every stage stacked (?st_layout=stacked)", False)):
+                             ("stages_stacked", "every stage stacked (?st_layout=stacked)", False),
+                             ("encoder", "/encoder as it opens (one layer, one step)", True),
+                             ("pretraining", "/pretraining as it opens (masking)", True)):
+        if name not in pair:
+            continue
         stages = median_s(pair[name])
         rows.append(Row(
-            "2 App", f"{measure}, {what}, median of {len(pair[name])}",
+            "2 App", f"{measure.replace('/stages', '/' + name.split('_')[0])}, {what}, "
+            f"median of {len(pair[name])}",
             f"{stages / tokens:.2f}x ({fmt_s(stages)} vs {fmt_s(tokens)})"
             + (f"; {errors} errors in the three" if errors else ""),
             f"≤ {PAIR_GOAL:.0f}x" if goal else "—",
@@ -198,6 +204,30 @@ def load_rows(load: LoadFigures, rss_after: int) -> list[Row]:
         Row("4 Many users", "server RSS after the many-users run", fmt_bytes(rss_after),
             f"≤ {fmt_bytes(RSS_GOAL)}", rss_after <= RSS_GOAL),
     ]
+
+
+def class_rows(figures: dict) -> list[Row]:
+    """Part 4b: a class of browserless students (bench/ws_load.py), from its summary()."""
+    who = f"{figures['users']} students (websocket, no browser), {figures['seconds']:.0f} s"
+    p95 = figures["rerun_p95_s"] or float("nan")
+    rows = [
+        Row("4 Many users", f"{who}: rerun p50 / p95",
+            f"{fmt_s(figures['rerun_p50_s'] or float('nan'))} / {fmt_s(p95)} "
+            f"({figures['reruns']} reruns)", f"p95 ≤ {CLASS_P95_GOAL:.0f} s",
+            p95 <= CLASS_P95_GOAL),
+        Row("4 Many users", f"{who}: errors (exception element, timeout, closed)",
+            str(figures["errors"]), "0", figures["errors"] == 0),
+        Row("4 Many users", f"{figures['users']} students opening one link within "
+            f"{figures['burst_window_s']:.0f} s: first render p50 / p95",
+            f"{fmt_s(figures['first_render_p50_s'] or float('nan'))} / "
+            f"{fmt_s(figures['first_render_p95_s'] or float('nan'))}"),
+    ]
+    if figures.get("rss_peak_bytes"):
+        rows.append(Row("4 Many users", f"{who}: server RSS start / peak / end",
+                        " / ".join(fmt_bytes(figures[k]) for k in
+                                   ("rss_start_bytes", "rss_peak_bytes", "rss_end_bytes")),
+                        f"≤ {fmt_bytes(RSS_GOAL)}", figures["rss_peak_bytes"] <= RSS_GOAL))
+    return rows
 
 
 def markdown(rows: list[Row]) -> str:

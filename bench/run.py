@@ -8,7 +8,8 @@ to stderr, the result to stdout (and to FILE with --out).
     2 App         cold start, warm reruns on every page vs a bare Streamlit page, websocket
                   bytes, /stages vs /tokens (issue 3), /positions first visit (issue 4)
     3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences
-    4 Many users  browser contexts rerunning against one server: p50 / p95 latency, errors
+    4 Many users  browser contexts rerunning against one server: p50 / p95 latency, errors;
+                  then a class of browserless students over Streamlit's websocket (ws_load)
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
     parser.add_argument("--out", type=Path, help="also write the result as markdown here")
     parser.add_argument("--users", type=int, default=10, help="browser contexts in part 4")
+    parser.add_argument("--students", type=int, default=40,
+                        help="browserless students in part 4 (websocket sessions)")
     parser.add_argument("--think", type=float, default=1.0,
                         help="seconds a user reads the result before the next sentence (part 4)")
     return parser.parse_args(argv)
@@ -73,12 +76,12 @@ def measure_core(plan: Plan) -> tuple[list, list, SentenceFactory]:
 
 
 def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float,
-                ) -> tuple[AppFigures, LoadFigures, int, str, Path]:
+                students: int) -> tuple[AppFigures, LoadFigures, int, dict, str, Path]:
     """Parts 2 to 4 against one app server. Returns figures, RSS after the load, Chromium's
     version and the server's log."""
     from playwright.sync_api import sync_playwright
 
-    from bench import app_bench, load_bench
+    from bench import app_bench, load_bench, ws_load
     from bench.browser import CHROMIUM, CHROMIUM_ARGS
 
     with sync_playwright() as p:
@@ -96,9 +99,13 @@ def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float
         pages = {t.path: app.prints_tokens.get(t.path) for t in app_bench.app_targets(server.url)}
         load = load_bench.run_load(server.url, pages, factory, users, plan.load_seconds, think_s)
         rss_after_load = server.rss_bytes()
+        app_bench.log(f"class: {students} browserless students for {plan.load_seconds:.0f} s")
+        students_figures = ws_load.run_ws_load(server.url, users=students,
+                                               seconds=plan.load_seconds, think_s=think_s,
+                                               pid=server.proc.pid, factory=factory).summary()
     finally:
         server.stop()
-    return app, load, rss_after_load, chromium, server.log
+    return app, load, rss_after_load, students_figures, chromium, server.log
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,10 +118,11 @@ def main(argv: list[str] | None = None) -> int:
 
     load_at_start = machine.load_average()
     forward, cache, factory = measure_core(plan)
-    app, load, rss_after_load, chromium, server_log = measure_app(plan, factory, args.users,
-                                                                   args.think)
+    app, load, rss_after_load, students, chromium, server_log = measure_app(
+        plan, factory, args.users, args.think, args.students)
     rows = [*report.core_rows(forward, cache), *report.app_rows(app),
-            *report.memory_rows(app), *report.load_rows(load, rss_after_load)]
+            *report.memory_rows(app), *report.load_rows(load, rss_after_load),
+            *report.class_rows(students)]
     printed = ", ".join(p or "Home" for p, shown in app.prints_tokens.items() if shown)
     text = "\n".join([
         f"## Benchmark ({plan.name})",
