@@ -73,21 +73,3 @@ def show_notices(enc: Encoding) -> None:
     for text in enc.warnings:
         st.info(_(text), icon=":material/info:")
 
-
-# The pages not yet in the one page shape read the shared inputs through these three.
-def current_model() -> ModelBundle:
-    from components.inputs import shared_inputs
-
-    return model_of(shared_inputs())
-
-
-def current_analysis(attentions: bool = False) -> Analysis:
-    from components.inputs import shared_inputs
-
-    return analysis_of(shared_inputs(), attentions)
-
-
-def current_encoding() -> Encoding:
-    from components.inputs import shared_inputs
-
-    return encoding_of(shared_inputs())
