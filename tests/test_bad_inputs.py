@@ -39,7 +39,7 @@ from tests.model_folders import (
 PAGES = [HOME.path, *(spec.path for spec in available_pages())]
 # Model names and the shared keys a/b/model are handled once by the router before any page runs
 # (router.run_app -> inputs.draw_shared_inputs -> _load_requested_model): a page only ever sees
-# the model that loaded and reads the text through the same components.analysis_view. So those cases run
+# the model that loaded and reads the text through components.analysis_view. So those cases run
 # on Home, the first listed page and the last one (pages of different shapes), not on every page;
 # text inputs and each page's own URL-bound widgets differ per page and run on every page.
 ROUTER_PAGES = list(dict.fromkeys([HOME.path, PAGES[1 % len(PAGES)], PAGES[-1]]))
