@@ -89,12 +89,33 @@ def draw_shared_inputs() -> None:
             help=_("Give a second sentence to see a pair: [CLS] A [SEP] B [SEP], segments 0 "
                    "and 1."),
         )
+        _draw_examples()
         _texts_to_url()
     _load_requested_model()  # outside the sidebar: a load error shows at the top of the page
     with st.sidebar:
         st.caption(_("Model in use: {name}").format(
             name=markdown_code(st.session_state[ACTIVE_MODEL_KEY])))
         _draw_tokenizer_options()
+
+
+# One click to the tutorials' inputs: the sentence pair, and Chinese text (which the embedded
+# English vocabulary mostly turns into [UNK], explained where it happens).
+EXAMPLES = (
+    (N_("The tutorial's pair"), "What is your name?", "My name is BERT."),
+    ("我爱你", "我爱你", ""),
+    (N_("A Chinese pair"), "今天天气真好。", "我们去公园散步吧。"),
+)
+
+
+def _use_example(a: str, b: str) -> None:
+    st.session_state["a"], st.session_state["b"] = a, b
+
+
+def _draw_examples() -> None:
+    row = st.container(horizontal=True)
+    for number, (label, a, b) in enumerate(EXAMPLES):
+        row.button(_(label), key=f"example_{number}", on_click=_use_example, args=(a, b),
+                   help=_("Type this into the sentence boxes."))
 
 
 def _draw_tokenizer_options() -> None:

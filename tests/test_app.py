@@ -127,3 +127,17 @@ def test_home_and_tokens_run_no_model_and_stages_runs_it_once():
     at.switch_page("pages/similarity/page.py").run()
     assert_clean(at)
     assert get_analysis.cache_info().misses == misses + 1
+
+
+def test_chinese_examples_are_one_click_away(bundle):
+    """我爱你 from the sidebar: the Tokens page shows 我 [UNK] [UNK] and says why."""
+    at = open_app(TOKENS)
+    at.sidebar.button(key="example_1").click().run()
+    assert_clean(at)
+    assert at.sidebar.text_area(key="a").value == "我爱你"
+    assert token_table(at)["token"].tolist() == ["[CLS]", "我", "[UNK]", "[UNK]", "[SEP]"]
+    said = " ".join(m.value for m in at.markdown)
+    assert "爱" in said and "你" in said and "[UNK]" in said
+    at.sidebar.button(key="example_2").click().run()
+    assert_clean(at)
+    assert at.sidebar.text_area(key="b").value == "我们去公园散步吧。"
