@@ -5,19 +5,25 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 
 import huggingface_hub.constants as hub_constants
 import numpy as np
+import plotly.colors
 import pytest
 import torch
 import transformers.utils.hub as transformers_hub
+from PIL import Image
 from streamlit.testing.v1 import AppTest
 from threadpoolctl import threadpool_limits
 from transformers import BertConfig, BertModel
@@ -107,6 +113,91 @@ def plotly_values(value) -> np.ndarray:
         shape = [int(n) for n in str(value.get("shape", len(flat))).split(",")]
         return flat.reshape(shape)
     return np.asarray(value)
+
+
+@dataclass
+class ImageHeatmap:
+    """An image heatmap as the page sent it (components.heatmap_image), read back from its HTML."""
+    key: str
+    title: str = ""
+    rgb: np.ndarray | None = None        # rows x columns x 3, one pixel per cell
+    rows: list[str] = field(default_factory=list)     # the row labels shown, as page text
+    row_tops: list[float] = field(default_factory=list)
+    cols: list[str] = field(default_factory=list)     # the column ticks shown
+    lines: list[float] = field(default_factory=list)  # dotted lines' offsets from the top, px
+    bar: list[str] = field(default_factory=list)      # colour bar: title, then high, mid, low
+    image_height: float = 0.0
+
+
+class _HeatmapParser(HTMLParser):
+    """Reads every ``div.hm`` of a fragment; text is collected unescaped, as a reader sees it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[ImageHeatmap] = []
+        self._into: list | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        style = a.get("style") or ""
+        if "data-figure" in a:
+            self.found.append(ImageHeatmap(str(a["data-figure"])))
+        if not self.found:
+            return
+        fig = self.found[-1]
+        top = re.search(r"top:([-\d.]+)px", style)
+        if "hm-title" in classes:
+            self._into = ["title"]
+        elif "hm-row" in classes:
+            fig.row_tops.append(float(top.group(1)) if top else float("nan"))
+            fig.rows.append("")
+            self._into = fig.rows
+        elif "hm-line" in classes and top:
+            fig.lines.append(float(top.group(1)))
+        elif "hm-bar-title" in classes:
+            fig.bar.append("")
+            self._into = fig.bar
+        elif tag == "span":   # a column tick, or once the colour bar has begun, a bar tick
+            target = fig.bar if fig.bar else fig.cols
+            target.append("")
+            self._into = target
+        elif tag == "img" and str(a.get("src", "")).startswith("data:image/png;base64,"):
+            png = base64.b64decode(str(a["src"]).split(",", 1)[1])
+            fig.rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+            height = re.search(r"height:([\d.]+)px", style)
+            fig.image_height = float(height.group(1)) if height else 0.0
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("div", "span"):
+            self._into = None
+
+    def handle_data(self, data: str) -> None:
+        if self._into is None or not self.found:
+            return
+        if self._into == ["title"]:
+            self.found[-1].title += data
+        else:
+            self._into[-1] += data
+
+
+def image_heatmaps(at: AppTest) -> dict[str, ImageHeatmap]:
+    """Every image heatmap on the page, by its key."""
+    found: dict[str, ImageHeatmap] = {}
+    for element in at.get("html"):
+        parser = _HeatmapParser()
+        parser.feed(element.proto.body)
+        found.update({fig.key: fig for fig in parser.found})
+    return found
+
+
+def scale_colours(values: np.ndarray, low: float, high: float, name: str) -> np.ndarray:
+    """The colour plotly's scale ``name`` gives each value on [low, high], interpolated by
+    plotly itself value by value (rows x columns x 3, float)."""
+    flat = np.clip((np.asarray(values, dtype=np.float64).ravel() - low) / (high - low), 0, 1)
+    colours = plotly.colors.sample_colorscale(plotly.colors.get_colorscale(name), list(flat))
+    rgb = np.array([plotly.colors.unlabel_rgb(c) for c in colours], dtype=np.float64)
+    return rgb.reshape(*np.shape(values), 3)
 
 
 def table_rows(page, testid: str = "stTable") -> tuple[list[str], list[list[str]]]:

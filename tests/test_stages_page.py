@@ -22,10 +22,13 @@ from components.labels import token_labels
 from core import ModelBundle, analyze
 from tests.conftest import (
     ARTIFACTS,
+    ImageHeatmap,
     assert_clean,
+    image_heatmaps,
     open_app,
     open_in_browser,
     plotly_values,
+    scale_colours,
     tiny_config,
     wait_for_app,
 )
@@ -38,6 +41,7 @@ TOLERANCE = 1e-5
 DIMS = 64  # the default window: the first 64 hidden dimensions
 
 SECTION_KEY = "st_section"
+EXACT = {"st_exact": "true"}  # the heatmaps as interactive figures, whose data hold the values
 HEATMAPS, PRINTOUTS, LAYERNORM, ONE_HOT, BROADCAST, PARTS = SECTIONS = (
     "Heatmaps", "Printouts", "LayerNorm", "One-hot lookup", "Broadcasting", "Parts of the sum",
 )
@@ -46,12 +50,16 @@ STACKED = "Heatmaps, stacked"  # a Runs key: the Heatmaps tab with every stage d
 
 # --- reading what the page sent ----------------------------------------------------------------
 
-def charts(at: AppTest) -> dict[str, dict]:
-    """Plotly figures by widget key (the id ends in "-<key>")."""
-    return {c.proto.id.split("-", 2)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+def charts(at: AppTest) -> dict[str, dict | ImageHeatmap]:
+    """Figures by key: plotly figures (the id ends in "-<key>") and image heatmaps."""
+    plotly = {c.proto.id.split("-", 2)[-1]: json.loads(c.proto.spec)
+              for c in at.get("plotly_chart")}
+    return {**plotly, **image_heatmaps(at)}
 
 
-def heatmap(spec: dict) -> tuple[np.ndarray, list, list]:
+def heatmap(spec: dict | ImageHeatmap) -> tuple[np.ndarray, list, list]:
+    """The values, columns and rows of an interactive heatmap (open the page with EXACT)."""
+    assert isinstance(spec, dict), "an image: open the page with the exact values on"
     trace = spec["data"][0]
     return plotly_values(trace["z"]), list(plotly_values(trace["x"])), list(trace["y"])
 
@@ -156,7 +164,8 @@ class Runs(dict):
         self.query = query
 
     def __missing__(self, view: str) -> AppTest:
-        extra = {"st_layout": "stacked"} if view == STACKED else {SECTION_KEY: view}
+        # Stacked runs read the values of every stage: as interactive figures.
+        extra = {"st_layout": "stacked", **EXACT} if view == STACKED else {SECTION_KEY: view}
         at = open_app(PAGE, **self.query, **extra)
         assert_clean(at)
         self[view] = at
@@ -189,26 +198,58 @@ def window_bound(arrays, clip: bool) -> float:
 
 def test_default_run_draws_one_heatmap_only(seed_result):
     """No section, layout or stage in the URL: the Heatmaps tab, one stage at a time, on
-    word_embeddings; nothing of another tab (LayerNorm, one-hot, parts) is drawn or sent."""
+    word_embeddings, drawn as an image; nothing of another tab (LayerNorm, one-hot, parts) is
+    drawn or sent."""
     at = open_app(PAGE, a=SEED)
     assert_clean(at)
     assert_shows_section(at, HEATMAPS)
-    assert len(at.get("plotly_chart")) == 1
+    assert not at.get("plotly_chart")
     assert list(stage_charts(at)) == ["word_embeddings"]
     assert at.radio(key="st_layout").value == "one at a time"
     assert at.select_slider(key="st_stage").value == "word_embeddings"
     assert at.select_slider(key="st_stage").options == list(seed_result.stages)
+    assert at.toggle(key="st_exact").value is False
     assert "st_stages" not in widget_keys(at)  # the stacked picker is not drawn
-    z, x, y = heatmap(stage_charts(at)["word_embeddings"])
-    np.testing.assert_array_equal(z, seed_result.stages["word_embeddings"][:, :DIMS])
-    assert x == list(range(DIMS))
-    assert y == token_labels(seed_result.tokens)
     assert not at.dataframe and not segment_infos(at)
     assert SECTION_KEY not in at.query_params  # the default tab keeps the URL clean
     # The stage's note takes its shape from the array, and grad_fn is no longer named there.
     text = "\n".join(notes(at))
     assert "Shape torch.Size([1, 7, 384]); dimensions 0–63 of 384" in text
     assert "grad_fn" not in text and "Backward" not in text
+
+
+def test_the_image_is_the_stage_in_plotlys_colours(seed_result):
+    """The image's pixels are the stage's values in plotly's RdBu_r on the note's ±bound (one
+    pixel per token and dimension), its rows the token labels, its ticks dimensions."""
+    at = open_app(PAGE, a=SEED)
+    image = stage_charts(at)["word_embeddings"]
+    values = seed_result.stages["word_embeddings"][:, :DIMS]
+    bound = float(re.search(r"colours ±(\d[\d.e+-]*\d)", "\n".join(notes(at))).group(1))
+    assert image.rgb.shape == (len(seed_result.tokens), DIMS, 3)
+    expected = scale_colours(values, -bound, bound, "RdBu_r")
+    # 256 colours against plotly's continuous scale, the bound rounded to 3 digits in the note.
+    assert np.abs(image.rgb - expected).max() <= 6
+    assert image.rows == [f"{i} {t}" for i, t in enumerate(seed_result.tokens)]
+    assert image.cols and all(int(c) in range(DIMS) for c in image.cols)
+    assert image.title == "word_embeddings  ·  [1, 7, 384]  ·  all-MiniLM-L6-v2"
+    assert image.image_height == 22 * len(seed_result.tokens)
+    assert not image.lines   # one sentence: no boundary
+
+
+def test_exact_values_draw_the_interactive_figure(seed_result):
+    """With the exact values on (a URL setting), the same stage is the plotly heatmap, its data
+    core's float32 array."""
+    at = open_app(PAGE, a=SEED, **EXACT)
+    assert_clean(at)
+    assert not image_heatmaps(at)
+    assert len(at.get("plotly_chart")) == 1
+    z, x, y = heatmap(stage_charts(at)["word_embeddings"])
+    np.testing.assert_array_equal(z, seed_result.stages["word_embeddings"][:, :DIMS])
+    assert x == list(range(DIMS))
+    assert y == token_labels(seed_result.tokens)
+    at.toggle(key="st_exact").set_value(False).run()
+    assert list(image_heatmaps(at)) == ["st_fig_word_embeddings"]
+    assert not at.get("plotly_chart")
 
 
 @pytest.mark.parametrize("section", SECTIONS)
@@ -268,7 +309,7 @@ def test_switching_tabs_keeps_each_sections_settings():
 def test_one_stage_with_the_shared_scale_covers_every_stage(seed_result, clip: bool):
     """Stepping to layer_3 draws layer_3 alone; the shared range is over ALL stages' windows."""
     query = {"st_stage": "layer_3", "st_scale": "shared"} | ({} if clip else {"st_clip": "false"})
-    at = open_app(PAGE, a=SEED, **query)
+    at = open_app(PAGE, **EXACT, a=SEED, **query)
     assert_clean(at)
     assert_shows_section(at, HEATMAPS)
     assert list(charts(at)) == ["st_fig_layer_3"]
@@ -288,7 +329,7 @@ def test_one_stage_with_the_shared_scale_covers_every_stage(seed_result, clip: b
 
 
 def test_one_stage_with_its_own_scale(seed_result):
-    at = open_app(PAGE, a=SEED, st_stage="layer_3")
+    at = open_app(PAGE, **EXACT, a=SEED, st_stage="layer_3")
     assert_clean(at)
     trace = charts(at)["st_fig_layer_3"]["data"][0]
     alone = window_bound([seed_result.stages["layer_3"][:, :DIMS]], clip=True)
@@ -298,7 +339,7 @@ def test_one_stage_with_its_own_scale(seed_result):
 
 def test_token_type_stage_has_the_segment_box():
     """The segment-rows box sits under the token_type_embeddings heatmap, and only there."""
-    at = open_app(PAGE, a=SEED, st_stage="token_type_embeddings")
+    at = open_app(PAGE, **EXACT, a=SEED, st_stage="token_type_embeddings")
     assert_clean(at)
     assert list(stage_charts(at)) == ["token_type_embeddings"]
     [text] = segment_infos(at)
@@ -453,7 +494,7 @@ def test_long_text_is_truncated_and_windowed(bundle: ModelBundle):
 
 def test_dimension_window_and_shared_scale(seed_result):
     expected = seed_result
-    at = open_app(PAGE, a=SEED, st_layout="stacked", st_dim_mode="all", st_scale="shared",
+    at = open_app(PAGE, **EXACT, a=SEED, st_layout="stacked", st_dim_mode="all", st_scale="shared",
                   st_stages=["word_embeddings", "layer_6"])
     assert_clean(at)
     figures = stage_charts(at)
@@ -465,18 +506,19 @@ def test_dimension_window_and_shared_scale(seed_result):
     # Stacked, the shared range covers the stages drawn (here every dimension of both).
     drawn = window_bound([expected.stages["word_embeddings"], expected.stages["layer_6"]], True)
     assert bounds.pop() == pytest.approx(drawn, rel=1e-6)
-    at = open_app(PAGE, a=SEED, st_layout="stacked", st_dim_mode="range",
+    at = open_app(PAGE, **EXACT, a=SEED, st_layout="stacked", st_dim_mode="range",
                   st_range=["100", "119"])
     z, x, _ = heatmap(stage_charts(at)["sum"])
     assert x == list(range(100, 120))
     np.testing.assert_allclose(z, expected.stages["sum"][:, 100:120], atol=1e-6)
-    at = open_app(PAGE, a=SEED, st_layout="stacked", st_dims="16", st_clip="false")
+    at = open_app(PAGE, **EXACT, a=SEED, st_layout="stacked", st_dims="16", st_clip="false")
     z, _, _ = heatmap(stage_charts(at)["dropout"])
     assert z.shape == (7, 16)
     zmax = stage_charts(at)["dropout"]["data"][0]["zmax"]
     assert zmax == pytest.approx(float(np.abs(expected.stages["dropout"][:, :16]).max()))
     # One at a time, the window applies to the one stage drawn.
-    at = open_app(PAGE, a=SEED, st_stage="sum", st_dim_mode="range", st_range=["100", "119"])
+    at = open_app(PAGE, **EXACT, a=SEED, st_stage="sum", st_dim_mode="range",
+                  st_range=["100", "119"])
     assert list(stage_charts(at)) == ["sum"]
     z, x, _ = heatmap(stage_charts(at)["sum"])
     assert x == list(range(100, 120))
@@ -527,17 +569,20 @@ def test_another_model_with_other_sizes(tmp_path, bundle: ModelBundle, folder_mo
     assert "torch.Size([1, 13, 32])" in printout(other[PRINTOUTS])
     assert metric(other[LAYERNORM], "LayerNorm(sum) vs model.embeddings") <= TOLERANCE
     # A stage this model does not have (layer_6) falls back to the first one.
-    at = open_app(PAGE, a=PAIR[0], b=PAIR[1], model=str(tmp_path), st_stage="layer_6")
+    at = open_app(PAGE, **EXACT, a=PAIR[0], b=PAIR[1], model=str(tmp_path), st_stage="layer_6")
     assert_clean(at)
     assert list(stage_charts(at)) == ["word_embeddings"]
 
 
 # --- Chromium ----------------------------------------------------------------------------------
 
-def wait_for_charts(page, n: int) -> None:
-    """Until exactly ``n`` plotly figures are drawn and no skeleton is left."""
+def wait_for_charts(page, n: int, images: int = 0) -> None:
+    """Until exactly ``n`` plotly figures and ``images`` image heatmaps (their pictures loaded)
+    are drawn and no skeleton is left."""
     page.wait_for_function(
         f"document.querySelectorAll('.js-plotly-plot').length === {n} && "
+        f"[...document.querySelectorAll('[data-figure] img')].filter(i => i.complete && "
+        f"i.naturalWidth > 0).length === {images} && "
         "document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
         timeout=60_000,
     )
@@ -549,11 +594,16 @@ def test_stages_page_in_chromium(server: str, browser):
                            height=1600)
     try:
         assert page.get_by_role("tab").all_inner_texts() == list(SECTIONS)
-        page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=60_000)
-        wait_for_charts(page, 12)  # every stage stacked, and no other tab's figures
-        page.wait_for_timeout(800)  # let plotly finish drawing before the screenshot
+        wait_for_charts(page, 0, images=12)  # every stage stacked, and no other tab's figures
         assert page.locator("[data-testid='stException']").count() == 0
-        assert page.get_by_text("word_embeddings  ·  [1, 7, 384]").count() == 1
+        title = page.get_by_text("word_embeddings  ·  [1, 7, 384]  ·  all-MiniLM-L6-v2")
+        assert title.count() == 1
+        # The picture spans the cells' column at 22 px a token; the labels sit beside it.
+        figure = page.locator("[data-figure='st_fig_word_embeddings']")
+        box = figure.locator("img").bounding_box()
+        assert box["height"] == pytest.approx(22 * 7, abs=1) and box["width"] > 300
+        assert figure.locator(".hm-row").all_inner_texts() == [
+            "0 [CLS]", "1 this", "2 is", "3 a", "4 test", "5 sentence", "6 [SEP]"]
         page.screenshot(path=str(ARTIFACTS / "stages.png"))
 
         # Clicking a tab reruns the page with that section only, and puts it in the URL.
@@ -581,7 +631,7 @@ def test_padding_shows_pad_rows_and_the_checks_cover_them(bundle: ModelBundle):
     query = {"a": SEED, "max_length": "12", "padding": "true"}
     expected = analyze(bundle, SEED, max_length=12, pad_to_max_length=True, attentions=False)
     assert len(expected.tokens) == 12 and expected.tokens[-1] == "[PAD]"
-    at = open_app(PAGE, **query, st_stage="position_embeddings")
+    at = open_app(PAGE, **EXACT, **query, st_stage="position_embeddings")
     assert_clean(at)
     z, _, y = heatmap(stage_charts(at)["position_embeddings"])
     assert len(y) == 12 and "[PAD]" in y[-1]
@@ -611,7 +661,7 @@ def test_the_page_in_chinese():
     from components.i18n import _, set_language
     from pages.stages import page
 
-    at = open_app(PAGE, a=SEED, lang="zh")
+    at = open_app(PAGE, **EXACT, a=SEED, lang="zh")
     assert_clean(at)
     set_language("zh")
     try:

@@ -18,6 +18,7 @@ from transformers import BertConfig
 
 from components import palette
 from components.heatmap import heatmap_figure
+from components.heatmap_image import HeatmapImage, Scale
 from components.i18n import N_, _
 from components.labels import plotly_text
 from core.stages.embedding_checks import (
@@ -151,6 +152,15 @@ def stage_figure(
         fig.add_hline(y=segment_b - 0.5, line={"color": palette.SOFT_INK, "width": 2,
                                                "dash": "dot"})
     return fig
+
+
+def stage_image(
+    part: np.ndarray, labels: list[str], window: range, title: str, bound: float,
+    segment_b: int | None,
+) -> HeatmapImage:
+    """The same window as stage_figure, drawn as an image."""
+    return HeatmapImage(part, labels, list(window), Scale("RdBu_r", -bound, bound), title,
+                        _("hidden dimension"), boundary_row=segment_b)
 
 
 def segment_rows_text(seg: SegmentRows) -> str:

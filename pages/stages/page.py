@@ -12,6 +12,7 @@ from components.controls import whole_number
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
+from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _
 from components.inputs import SharedInputs, shared_inputs
 from components.labels import token_labels
@@ -37,6 +38,7 @@ LAYOUT_KEY, STAGE_KEY, STAGES_KEY = "st_layout", "st_stage", "st_stages"
 SCALE_KEY, CLIP_KEY, DIM_MODE_KEY, DIMS_KEY, RANGE_KEY = (
     "st_scale", "st_clip", "st_dim_mode", "st_dims", "st_range")
 PRINT_KEY, ROWS_KEY = "st_print", "st_rows"
+EXACT_KEY = "st_exact"
 
 TOLERANCE = 1e-5           # the live checks pass when the max abs difference is at most this
 ONE_HOT_MAX_TOKENS = 32    # draw (and offer to download) the one-hot matrix up to this length
@@ -87,6 +89,7 @@ class HeatmapSettings:
     scale: str                  # PER_STAGE or SHARED
     clip: bool
     window: range               # the hidden dimensions drawn
+    exact: bool                 # interactive figures instead of images
 
 
 def draw_check(column: DeltaGenerator, label: str, error: float, help_text: str) -> None:
@@ -166,13 +169,16 @@ def heatmap_settings(ctx: StagesContext) -> HeatmapSettings:
                    "heatmap uses its own range, so patterns show in every stage."),
         )
         window = dimension_controls(ctx.bundle.config.hidden_size, mode_col, size_col)
-        clip = bool(st.toggle(
+        clip_col, exact_col = st.columns(2)
+        clip = bool(clip_col.toggle(
             _("Clip colours at the 99th percentile"), value=True, key=CLIP_KEY,
             bind="query-params",
             help=_("A few dimensions hold far larger values than the rest; clipping the colours "
-                   "there keeps the other cells visible. Hover always shows the exact value."),
+                   "there keeps the other cells visible. The values themselves are not "
+                   "clipped."),
         ))
-    return HeatmapSettings(layout, picked, scale, clip, window)
+        exact = exact_toggle(EXACT_KEY, exact_col)
+    return HeatmapSettings(layout, picked, scale, clip, window, exact)
 
 
 def shared_bound_note(bound: float, every_stage: bool, clip: bool) -> str:
@@ -187,8 +193,9 @@ def shared_bound_note(bound: float, every_stage: bool, clip: bool) -> str:
 def draw_heatmaps(ctx: StagesContext) -> None:
     """Every picked stage as a tokens x dimensions heatmap, top to bottom in pipeline order."""
     explain(_("Each heatmap has one row per token and one column per hidden dimension (red "
-              "positive, blue negative; hover for the exact value). Step through the stages one "
-              "at a time with the slider, or stack the ones you pick top to bottom."))
+              "positive, blue negative; turn on Exact values on hover to read any cell). Step "
+              "through the stages one at a time with the slider, or stack the ones you pick top "
+              "to bottom."))
     settings = heatmap_settings(ctx)
     shown = [name for name in ctx.stage_names if name in settings.picked]  # pipeline order
     if not shown:
@@ -207,11 +214,11 @@ def draw_heatmaps(ctx: StagesContext) -> None:
         explain(_("A dotted line marks where sentence B (segment 1) starts."))
     for stage in shown:
         bound = shared if shared is not None else colour_bound([parts[stage]], settings.clip)
-        draw_stage(ctx, stage, parts[stage], window, bound)
+        draw_stage(ctx, stage, parts[stage], window, bound, settings.exact)
 
 
 def draw_stage(ctx: StagesContext, stage: str, part: np.ndarray, window: range,
-               bound: float) -> None:
+               bound: float, exact: bool) -> None:
     """One stage's heatmap with what it holds, its shape, and its download."""
     values = ctx.result.stages[stage]
     rows, width = values.shape
@@ -220,10 +227,11 @@ def draw_stage(ctx: StagesContext, stage: str, part: np.ndarray, window: range,
             "Shape {shape}; dimensions {first}–{last} of {width}, colours ±{bound}.").format(
             shape=torch_size((1, rows, width)), first=window.start, last=window.stop - 1,
             width=width, bound=f"{bound:.3g}"))
-        fig = figs.stage_figure(part, ctx.labels, window,
-                                figs.stage_title(stage, (rows, width), ctx.bundle.name), bound,
-                                ctx.segment_b)
-        show_figure(fig, f"stage_{stage}", key=f"st_fig_{stage}")
+        title = figs.stage_title(stage, (rows, width), ctx.bundle.name)
+        draw_heatmap(
+            figs.stage_image(part, ctx.labels, window, title, bound, ctx.segment_b),
+            f"st_fig_{stage}", exact,
+            lambda: figs.stage_figure(part, ctx.labels, window, title, bound, ctx.segment_b))
         if stage == "token_type_embeddings":
             segment_box(ctx)
         download_matrix(stage, values, ctx.row_labels, key=f"st_{stage}")

@@ -1,0 +1,231 @@
+"""Large heatmaps drawn on the server: one PNG pixel per cell, labels and colour bar in HTML.
+
+A plotly heatmap costs the browser about as much as the rest of a page together on every rerun
+(README, Performance); an image of the same cells costs it almost nothing. So a tokens x
+dimensions matrix is drawn here as a PNG the browser scales up without smoothing, with the
+row labels, a few column ticks, the colour bar and any marked row boundary as plain page text
+around it. The exact values are one toggle away: the same matrix as the interactive plotly
+figure, whose hover shows every cell (``draw_heatmap``).
+
+Labels come in escaped for plotly (``labels.plotly_text``); they are unescaped and escaped again
+for HTML, so text a user typed reaches the page as text.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import plotly.colors
+import plotly.graph_objects as go
+import streamlit as st
+from PIL import Image
+from streamlit.delta_generator import DeltaGenerator
+
+from components import palette
+from components.heatmap import show_figure
+from components.i18n import _
+
+ROW_PX = 22            # a row per label while they fit in TALL_PX, as in the plotly figures
+TALL_PX = 900          # taller inputs share this height; labels are thinned to fit
+LABEL_PX = 15
+MISSING = (204, 204, 204)   # a NaN cell
+LUT_SIZE = 256
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A colour scale and the values at its ends."""
+    name: str       # a plotly colour scale name, e.g. "RdBu_r"
+    low: float
+    high: float
+
+
+@lru_cache(maxsize=16)
+def colour_table(name: str) -> np.ndarray:
+    """LUT_SIZE x 3 uint8 colours sampled from plotly's own scale, so an image and its
+    interactive figure agree."""
+    points = np.linspace(0.0, 1.0, LUT_SIZE)
+    colours = plotly.colors.sample_colorscale(plotly.colors.get_colorscale(name), list(points))
+    rgb = [plotly.colors.unlabel_rgb(c) for c in colours]
+    return np.rint(np.asarray(rgb, dtype=np.float64)).clip(0, 255).astype(np.uint8)
+
+
+def colour_indices(values: np.ndarray, scale: Scale) -> np.ndarray:
+    """Each value's row of the colour table; values beyond the ends take the end colours."""
+    span = scale.high - scale.low or 1.0
+    position = (np.asarray(values, dtype=np.float64) - scale.low) / span
+    return np.rint(np.nan_to_num(position, nan=0.0).clip(0.0, 1.0) * (LUT_SIZE - 1)).astype(
+        np.intp)
+
+
+def heatmap_png(matrix: np.ndarray, scale: Scale) -> bytes:
+    """The matrix as an RGB PNG, one pixel per cell (rows top to bottom)."""
+    values = np.asarray(matrix, dtype=np.float32)
+    rgb = colour_table(scale.name)[colour_indices(values, scale)]
+    rgb[np.isnan(values)] = MISSING
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(rgb), "RGB").save(buffer, "PNG", compress_level=3)
+    return buffer.getvalue()
+
+
+def row_height(rows: int) -> float:
+    """Pixels per row: ROW_PX while everything fits in TALL_PX, then shared."""
+    return float(ROW_PX) if rows * ROW_PX <= TALL_PX else TALL_PX / max(rows, 1)
+
+
+def shown_ticks(count: int, room_px: float, label_px: float) -> list[int]:
+    """Every k-th index, so labels ``label_px`` apart fit in ``room_px`` for ``count`` items."""
+    if count <= 0:
+        return []
+    step = max(1, math.ceil(label_px * count / max(room_px, 1.0)))
+    return list(range(0, count, step))
+
+
+def column_ticks(cols: Sequence[object], wanted: int = 8) -> list[int]:
+    """About ``wanted`` evenly spread column indices at round numbers of the column labels."""
+    n = len(cols)
+    if n <= wanted:
+        return list(range(n))
+    raw = n / wanted
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    return list(range(0, n, int(step)))
+
+
+def _text(label: object) -> str:
+    """A label escaped for plotly, as page text."""
+    return html.escape(html.unescape(str(label)))
+
+
+def _gradient(scale: Scale) -> str:
+    stops = plotly.colors.get_colorscale(scale.name)
+    # Top to bottom: the high end first.
+    return ", ".join(f"{colour} {(1 - float(at)) * 100:.1f}%" for at, colour in reversed(stops))
+
+
+def _number(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _row_labels(labels: Sequence[str], row_px: float, notes: Sequence[str] | None) -> str:
+    spans = []
+    for i in shown_ticks(len(labels), len(labels) * row_px, ROW_PX):
+        top = (i + 0.5) * row_px - ROW_PX / 2
+        note = f' title="{_text(notes[i])}"' if notes else ""
+        spans.append(f'<div class="hm-row" style="top:{top:.1f}px"{note}>{_text(labels[i])}'
+                     "</div>")
+    return "".join(spans)
+
+
+def _column_labels(cols: Sequence[object]) -> str:
+    n = len(cols)
+    return "".join(
+        f'<span style="left:{(i + 0.5) / n * 100:.3f}%">{_text(cols[i])}</span>'
+        for i in column_ticks(cols))
+
+
+def _boundary(row: int | None, row_px: float) -> str:
+    if row is None:
+        return ""
+    return (f'<div class="hm-line" style="top:{row * row_px - 1:.1f}px"></div>')
+
+
+def _colour_bar(scale: Scale, height_px: float, title: str) -> str:
+    bar = max(120.0, min(height_px, 320.0))
+    mid = (scale.low + scale.high) / 2
+    return (
+        f'<div class="hm-bar"><div class="hm-bar-title">{_text(title)}</div>'
+        f'<div class="hm-bar-body"><div class="hm-ramp" style="height:{bar:.0f}px;'
+        f'background:linear-gradient(to bottom, {_gradient(scale)})"></div>'
+        f'<div class="hm-bar-ticks" style="height:{bar:.0f}px"><span>{_number(scale.high)}'
+        f'</span><span>{_number(mid)}</span><span>{_number(scale.low)}</span></div></div></div>'
+    )
+
+
+STYLE = f"""<style>
+.hm {{ font-size:{LABEL_PX}px; line-height:{ROW_PX}px; color:{palette.INK}; }}
+.hm-title {{ font-size:18px; font-weight:600; margin:0 0 6px 0; overflow-wrap:anywhere; }}
+.hm-grid {{ display:grid; grid-template-columns:max-content minmax(0, 1fr) max-content;
+  column-gap:10px; align-items:start; }}
+.hm-labels {{ position:relative; min-width:4em; max-width:14em; }}
+.hm-row {{ position:absolute; right:0; white-space:nowrap; overflow:hidden;
+  text-overflow:ellipsis; max-width:14em; height:{ROW_PX}px; }}
+.hm-cells {{ position:relative; }}
+.hm-cells img {{ display:block; width:100%; image-rendering:pixelated;
+  border:1px solid {palette.GRID}; box-sizing:border-box; }}
+.hm-line {{ position:absolute; left:0; right:0; border-top:2px dotted {palette.SOFT_INK}; }}
+.hm-cols {{ position:relative; height:{ROW_PX}px; margin-top:2px; }}
+.hm-cols span {{ position:absolute; transform:translateX(-50%); white-space:nowrap; }}
+.hm-axis {{ text-align:center; color:{palette.SOFT_INK}; }}
+.hm-bar-title {{ color:{palette.SOFT_INK}; white-space:nowrap; }}
+.hm-bar-body {{ display:flex; gap:4px; }}
+.hm-ramp {{ width:16px; border:1px solid {palette.GRID}; }}
+.hm-bar-ticks {{ display:flex; flex-direction:column; justify-content:space-between;
+  line-height:1; }}
+</style>"""
+
+
+@dataclass(frozen=True)
+class HeatmapImage:
+    """What an image heatmap shows: the cells, their labels, and the scale."""
+    matrix: np.ndarray
+    row_labels: Sequence[str]     # escaped for plotly, as labels.token_labels gives them
+    col_labels: Sequence[object]
+    scale: Scale
+    title: str
+    x_title: str
+    boundary_row: int | None = None        # a dotted line above this row (sentence B starts)
+    row_notes: Sequence[str] | None = None  # shown when the pointer rests on a row's label
+    colour_title: str = ""
+
+
+def heatmap_html(image: HeatmapImage, key: str) -> str:
+    """The page fragment: title, labelled image, column ticks, axis title and colour bar.
+
+    ``data-figure`` names the figure, as a plotly chart's key does, for tests and the benchmark.
+    """
+    rows, cols = np.shape(image.matrix)
+    row_px = row_height(rows)
+    height = rows * row_px
+    png = base64.b64encode(heatmap_png(image.matrix, image.scale)).decode("ascii")
+    alt = _("Heatmap: {rows} rows by {cols} columns").format(rows=rows, cols=cols)
+    return (
+        f'{STYLE}<div class="hm" data-figure="{_text(key)}">'
+        f'<div class="hm-title">{_text(image.title)}</div>'
+        '<div class="hm-grid">'
+        f'<div class="hm-labels" style="height:{height:.1f}px">'
+        f'{_row_labels(image.row_labels, row_px, image.row_notes)}</div>'
+        f'<div class="hm-cells"><img alt="{_text(alt)}" style="height:{height:.1f}px" '
+        f'src="data:image/png;base64,{png}">{_boundary(image.boundary_row, row_px)}'
+        f'<div class="hm-cols">{_column_labels(image.col_labels)}</div>'
+        f'<div class="hm-axis">{_text(image.x_title)}</div></div>'
+        f'{_colour_bar(image.scale, height, image.colour_title)}'
+        "</div></div>"
+    )
+
+
+def exact_toggle(key: str, where: DeltaGenerator | None = None) -> bool:
+    """The switch from images to interactive figures, kept in the URL like the page's other
+    settings."""
+    return bool((where or st).toggle(
+        _("Exact values on hover"), key=key, bind="query-params",
+        help=_("Draws the heatmaps as interactive figures: hover a cell for its exact value, "
+               "drag to zoom, save a picture from the figure's toolbar. They take longer to "
+               "redraw after every change.")))
+
+
+def draw_heatmap(image: HeatmapImage, key: str, exact: bool,
+                 interactive: Callable[[], go.Figure]) -> None:
+    """The image, or with ``exact`` the figure ``interactive()`` builds (only the one shown is
+    built). Both are keyed ``key``."""
+    if exact:
+        show_figure(interactive(), key, key=key)
+    else:
+        st.html(heatmap_html(image, key))

@@ -1,0 +1,74 @@
+"""Image heatmaps (components.heatmap_image): pixels in plotly's colours, labels as page text."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from components.heatmap_image import TALL_PX, HeatmapImage, Scale, heatmap_html
+from components.labels import token_labels
+from tests.conftest import ImageHeatmap, _HeatmapParser, scale_colours
+
+
+def read(fragment: str) -> ImageHeatmap:
+    parser = _HeatmapParser()
+    parser.feed(fragment)
+    [figure] = parser.found
+    return figure
+
+
+def test_pixels_are_plotlys_colours_for_every_scale():
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(9, 40)).astype(np.float32)
+    for name, low, high in (("RdBu_r", -2.0, 2.0), ("Blues", 0.0, 1.0), ("Viridis", -1, 3)):
+        image = HeatmapImage(values, [str(i) for i in range(9)], list(range(40)),
+                             Scale(name, low, high), "t", "x")
+        figure = read(heatmap_html(image, "k"))
+        assert figure.rgb.shape == (9, 40, 3)
+        # 256 sampled colours against plotly's own interpolation value by value.
+        assert np.abs(figure.rgb - scale_colours(values, low, high, name)).max() <= 2, name
+
+
+def test_values_beyond_the_scale_take_its_end_colours_and_nan_is_grey():
+    values = np.array([[-10.0, 10.0, np.nan]], dtype=np.float32)
+    figure = read(heatmap_html(HeatmapImage(values, ["a"], [0, 1, 2], Scale("RdBu_r", -1, 1),
+                                            "t", "x"), "k"))
+    ends = scale_colours(np.array([[-1.0, 1.0]]), -1, 1, "RdBu_r")
+    assert np.abs(figure.rgb[0, :2] - ends[0]).max() <= 1
+    assert tuple(figure.rgb[0, 2]) == (204, 204, 204)
+
+
+def test_typed_text_is_shown_as_text_never_as_html():
+    tokens = ["<img src=x onerror=alert(1)>", "&amp;", '"quoted"', "<b>bold</b>"]
+    image = HeatmapImage(np.zeros((4, 3)), token_labels(tokens), [0, 1, 2],
+                         Scale("RdBu_r", -1, 1), "<script>alert(2)</script> & model", "x",
+                         row_notes=['a "note" <i>'] * 4)
+    fragment = heatmap_html(image, 'key"><script>')
+    assert "<img src=x" not in fragment and "<script>" not in fragment and "<b>" not in fragment
+    figure = read(fragment)
+    assert figure.rows == [f"{i} {t}" for i, t in enumerate(tokens)]   # as typed
+    assert figure.title == "<script>alert(2)</script> & model"
+    assert figure.key == 'key"><script>'
+
+
+def test_long_inputs_share_the_tall_height_and_thin_their_labels():
+    rows = 512
+    image = HeatmapImage(np.zeros((rows, 64)), [f"{i} t" for i in range(rows)], list(range(64)),
+                         Scale("RdBu_r", -1, 1), "t", "x", boundary_row=300)
+    figure = read(heatmap_html(image, "k"))
+    assert figure.image_height == TALL_PX
+    assert figure.rgb.shape[:2] == (rows, 64)    # every token still has its pixel row
+    assert 20 <= len(figure.rows) <= TALL_PX // 22 + 1
+    assert figure.rows[0] == "0 t"
+    tops = np.diff(figure.row_tops)
+    assert (tops >= 22 - 1e-6).all()             # labels never overlap
+    assert figure.lines == [round(300 * TALL_PX / rows - 1, 1)]
+
+
+def test_short_inputs_label_every_row_and_the_colour_bar_names_its_ends():
+    image = HeatmapImage(np.zeros((5, 384)), [f"{i} t" for i in range(5)], list(range(384)),
+                         Scale("RdBu_r", -0.25, 0.25), "t", "hidden dimension")
+    figure = read(heatmap_html(image, "k"))
+    assert len(figure.rows) == 5 and figure.image_height == 5 * 22
+    assert figure.row_tops == [i * 22.0 for i in range(5)]
+    assert figure.cols == [str(c) for c in range(0, 384, 50)]
+    assert figure.bar[1:] == ["0.25", "0", "-0.25"]
