@@ -37,6 +37,8 @@ TALL_PX = 900          # taller inputs share this height; labels are thinned to 
 LABEL_PX = 15
 MISSING = (204, 204, 204)   # a NaN cell
 LUT_SIZE = 256
+COLUMNS_PX = 560       # the image's width on a 1024 px projector page, for word columns
+WORD_CHARS = 12        # word columns show at most this many characters
 
 
 @dataclass(frozen=True)
@@ -124,11 +126,19 @@ def _row_labels(labels: Sequence[str], row_px: float, notes: Sequence[str] | Non
     return "".join(spans)
 
 
-def _column_labels(cols: Sequence[object]) -> str:
+def _column_labels(cols: Sequence[object], words: bool) -> str:
+    """Numbered columns get a few round ticks; word columns (tokens) are written upwards, as
+    many as fit the narrowest page (COLUMNS_PX), so a tokens x tokens map names its keys."""
     n = len(cols)
-    return "".join(
-        f'<span style="left:{(i + 0.5) / n * 100:.3f}%">{_text(cols[i])}</span>'
-        for i in column_ticks(cols))
+    if not words:
+        return "".join(
+            f'<span style="left:{(i + 0.5) / n * 100:.3f}%">{_text(cols[i])}</span>'
+            for i in column_ticks(cols))
+    longest = min(max((len(html.unescape(str(c))) for c in cols), default=1), WORD_CHARS)
+    spans = "".join(
+        f'<span class="hm-word" style="left:{(i + 0.5) / n * 100:.3f}%">{_text(cols[i])}</span>'
+        for i in shown_ticks(n, COLUMNS_PX, ROW_PX))
+    return f'<div class="hm-words" style="height:{longest * 0.55 + 0.5:.1f}em">{spans}</div>'
 
 
 def _boundary(row: int | None, row_px: float) -> str:
@@ -161,8 +171,11 @@ STYLE = f"""<style>
 .hm-cells img {{ display:block; width:100%; image-rendering:pixelated;
   border:1px solid {palette.GRID}; box-sizing:border-box; }}
 .hm-line {{ position:absolute; left:0; right:0; border-top:2px dotted {palette.SOFT_INK}; }}
-.hm-cols {{ position:relative; height:{ROW_PX}px; margin-top:2px; }}
+.hm-cols {{ position:relative; min-height:{ROW_PX}px; margin-top:2px; }}
 .hm-cols span {{ position:absolute; transform:translateX(-50%); white-space:nowrap; }}
+.hm-cols .hm-words {{ position:relative; }}
+.hm-cols span.hm-word {{ top:0; writing-mode:vertical-rl; transform:translateX(-50%) rotate(180deg);
+  max-height:{WORD_CHARS * 0.62:.1f}em; overflow:hidden; text-overflow:ellipsis; }}
 .hm-axis {{ text-align:center; color:{palette.SOFT_INK}; }}
 .hm-bar-title {{ color:{palette.SOFT_INK}; white-space:nowrap; }}
 .hm-bar-body {{ display:flex; gap:4px; }}
@@ -184,6 +197,7 @@ class HeatmapImage:
     boundary_row: int | None = None        # a dotted line above this row (sentence B starts)
     row_notes: Sequence[str] | None = None  # shown when the pointer rests on a row's label
     colour_title: str = ""
+    word_columns: bool = False    # columns are tokens (written upwards), not numbers
 
 
 def heatmap_html(image: HeatmapImage, key: str) -> str:
@@ -204,7 +218,7 @@ def heatmap_html(image: HeatmapImage, key: str) -> str:
         f'{_row_labels(image.row_labels, row_px, image.row_notes)}</div>'
         f'<div class="hm-cells"><img alt="{_text(alt)}" style="height:{height:.1f}px" '
         f'src="data:image/png;base64,{png}">{_boundary(image.boundary_row, row_px)}'
-        f'<div class="hm-cols">{_column_labels(image.col_labels)}</div>'
+        f'<div class="hm-cols">{_column_labels(image.col_labels, image.word_columns)}</div>'
         f'<div class="hm-axis">{_text(image.x_title)}</div></div>'
         f'{_colour_bar(image.scale, height, image.colour_title)}'
         "</div></div>"

@@ -14,7 +14,7 @@ from core import analyze
 from core.encoder import STEP_NAMES, encoder_steps, pooler_steps
 from pages.encoder.figures import STEP_TEXT
 from pages.encoder.page import HEAD_KEY, LAYER_KEY, SECTION_KEY, SECTIONS, STEP_KEY, TOKEN_KEY
-from tests.conftest import assert_clean, open_app, plotly_values
+from tests.conftest import assert_clean, image_heatmaps, open_app, plotly_values, scale_colours
 
 PAGE = "pages/encoder/page.py"
 PAIR = {"a": "The cat sat on the mat.", "b": "It was tired."}
@@ -40,7 +40,7 @@ def test_every_section_renders(section, query):
     at = open_app(PAGE, **{SECTION_KEY: section}, **query)
     assert_clean(at)
     assert at.title[0].value == "Encoder"
-    assert at.get("plotly_chart"), section
+    assert at.get("plotly_chart") or image_heatmaps(at), section
 
 
 def test_pair_padding_and_hidden_specials():
@@ -107,7 +107,7 @@ def test_chinese(section):
     assert CJK.search(at.title[0].value)
     assert CJK.search(at.markdown[0].value)
     assert all(CJK.search(tab.label) for tab in at.tabs), [t.label for t in at.tabs]
-    assert at.get("plotly_chart")
+    assert at.get("plotly_chart") or image_heatmaps(at)
 
 
 @pytest.mark.parametrize("asked", ["3", "layer 3", "第 3 层"])
@@ -131,7 +131,8 @@ def test_the_heads_matrices_one_at_a_time_on_request():
     one at a time, each equal to core.head_slice."""
     from core import head_slice, load_model
 
-    at = open_app("pages/encoder/page.py", a="What is your name?", enc_head="3")
+    at = open_app("pages/encoder/page.py", a="What is your name?", enc_head="3",
+                  enc_exact="true")
     assert_clean(at)
     shown_before = len(at.get("plotly_chart"))
     at.toggle(key="enc_head_steps").set_value(True).run()
@@ -143,3 +144,33 @@ def test_the_heads_matrices_one_at_a_time_on_request():
         picker.set_value(label).run()
         spec = json.loads(at.get("plotly_chart")[-1].proto.spec)
         np.testing.assert_allclose(plotly_values(spec["data"][0]["z"]), want[:, :64], atol=1e-4)
+
+
+@pytest.mark.parametrize("step", ["attention.self.query", "attention_probs", "output"])
+def test_the_walks_matrix_is_an_image_of_the_step(bundle, step):
+    """As it opens, the walk draws the step as an image: its pixels the step's values (core, on
+    the picked head) in plotly's colours, its rows the tokens; with the exact values on, the
+    same step is the interactive figure, whose data are the values."""
+    steps = encoder_steps(bundle, DEFAULT_SENTENCE, layer=2)
+    value = steps.steps[step]
+    matrix = (value[1] if value.ndim == 3 else value).astype(np.float64)
+    square = step == "attention_probs"
+    shown = matrix if square else matrix[:, :64]
+    at = open_app(PAGE, **{LAYER_KEY: "2", HEAD_KEY: "1", STEP_KEY: step})
+    assert_clean(at)
+    assert not at.get("plotly_chart")
+    [image] = image_heatmaps(at).values()
+    low, high = (0.0, 1.0) if square else (-np.abs(shown).max(), np.abs(shown).max())
+    expected = scale_colours(shown, low, high, "Blues" if square else "RdBu_r")
+    assert image.rgb.shape == (*shown.shape, 3)
+    assert np.abs(image.rgb - expected).max() <= 3
+    words = ["[CLS]", *bundle.tokenizer.tokenize(DEFAULT_SENTENCE), "[SEP]"]
+    assert image.rows == [f"{i} {t}" for i, t in enumerate(words)]
+    if square:   # the keys are named under their columns
+        assert image.cols == image.rows
+    assert "all-MiniLM-L6-v2, layer 2" in image.title
+    at.toggle(key="enc_exact").set_value(True).run()
+    [chart] = at.get("plotly_chart")
+    z = plotly_values(json.loads(chart.proto.spec)["data"][0]["z"])
+    np.testing.assert_allclose(z, shown, atol=1e-5)
+    assert not image_heatmaps(at)

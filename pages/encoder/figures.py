@@ -13,6 +13,7 @@ from transformers import PretrainedConfig
 from components import palette
 from components.graphs import Node, dot_graph
 from components.heatmap import heatmap_figure
+from components.heatmap_image import HeatmapImage, Scale
 from components.i18n import N_, _
 from core.encoder import EncoderSteps, HeadAtlas, PoolerSteps, ResidualShares, TokenTrajectory
 
@@ -134,6 +135,22 @@ def matrix_figure(matrix: np.ndarray, rows: Sequence[str], title: str, *,
                           hover=_(HOVER_DIMS if cols is None else HOVER_TOKENS)
                           + "<extra></extra>",
                           x_title=_("dimension") if cols is None else _("key (attended to)"))
+
+
+def matrix_image(matrix: np.ndarray, rows: Sequence[str], title: str, *,
+                 cols: Sequence[str] | None = None, probs: bool = False,
+                 max_columns: int | None = MAX_COLUMNS) -> HeatmapImage:
+    """matrix_figure's cells and colour range, drawn as an image."""
+    shown = matrix if max_columns is None or cols is not None else matrix[:, :max_columns]
+    if probs:
+        scale = Scale("Blues", 0.0, 1.0)
+    else:
+        bound = float(np.abs(shown).max()) if shown.size else 1.0
+        scale = Scale("RdBu_r", -bound, bound)
+    x_title = _("dimension") if cols is None and not probs else _("key (attended to)")
+    return HeatmapImage(shown, rows, list(cols) if cols is not None else
+                        list(range(shown.shape[1])), scale, title, x_title,
+                        word_columns=cols is not None)
 
 
 def boundary_of(token_type_ids: Sequence[int], keep: Sequence[int] | None = None) -> int | None:

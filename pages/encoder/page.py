@@ -13,6 +13,7 @@ from components.analysis_view import analysis_of, model_of, show_error
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
+from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _, every_language
 from components.inputs import SharedInputs, shared_inputs
 from components.labels import plotly_text, token_labels
@@ -42,6 +43,7 @@ EXPLANATION = N_(
 SECTION_KEY, LAYER_KEY, HEAD_KEY = "enc_section", "enc_layer", "enc_head"
 STEP_KEY, TOKEN_KEY, HEAD_VIEW_KEY = "enc_step", "enc_token", "enc_head_view"
 HEAD_STEPS_KEY = "enc_head_steps"
+EXACT_KEY = "enc_exact"
 LAYER_LABEL, HEAD_LABEL = N_("layer {n}"), N_("head {n}")
 NO_LAYER = N_("There is no layer {asked} in this model: showing layer {n}.")
 NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
@@ -106,9 +108,13 @@ def model_title(ctx: Context, what: str) -> str:
                                                         layer=ctx.steps.layer)
 
 
-def show_matrix(ctx: Context, matrix: np.ndarray, name: str, title: str, **kw) -> None:
-    """A heatmap of ``matrix`` with its CSV/NPY downloads (the whole matrix)."""
-    show_figure(fg.matrix_figure(matrix, labels_of(ctx), title, **kw), name, key=f"fig_{name}")
+def show_matrix(ctx: Context, matrix: np.ndarray, name: str, title: str, exact: bool,
+                **kw) -> None:
+    """A heatmap of ``matrix`` (an image, or with ``exact`` the interactive figure) with its
+    CSV/NPY downloads (the whole matrix)."""
+    labels = labels_of(ctx)
+    draw_heatmap(fg.matrix_image(matrix, labels, title, **kw), f"fig_{name}", exact,
+                 lambda: fg.matrix_figure(matrix, labels, title, **kw))
     download_matrix(name, matrix, [f"{i}:{t}" for i, t in enumerate(ctx.analysis.tokens)],
                     key=name)
 
@@ -128,6 +134,7 @@ def draw_layer_walk(ctx: Context) -> None:
     st.graphviz_chart(fg.layer_dot(ctx.bundle.config, "T", ctx.steps.layer))
     explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.analysis.tokens)))
     name = st.select_slider(_("Step"), STEP_NAMES, key=STEP_KEY, bind="query-params")
+    exact = exact_toggle(EXACT_KEY)
     explain(_(fg.STEP_TEXT[name][0]))
     matrix = fg.step_matrix(ctx.steps, name, ctx.view.head)
     per_head = ctx.steps.steps[name].ndim == 3
@@ -142,12 +149,13 @@ def draw_layer_walk(ctx: Context) -> None:
         explain(_("The first {k} of {n} columns are drawn; the downloads hold them all.").format(
             k=fg.MAX_COLUMNS, n=matrix.shape[1]))
     show_matrix(ctx, matrix, f"{name}{where.strip()}_layer{ctx.steps.layer}",
-                model_title(ctx, name + where), cols=cols, probs=name == "attention_probs")
+                model_title(ctx, name + where), exact, cols=cols,
+                probs=name == "attention_probs")
     draw_check(ctx, name)
-    draw_head_steps(ctx)
+    draw_head_steps(ctx, exact)
 
 
-def draw_head_steps(ctx: Context) -> None:
+def draw_head_steps(ctx: Context, exact: bool) -> None:
     v = ctx.view
     st.subheader(_("Head {n}: Q, K, V, scores, softmax, weights × V").format(n=v.head))
     explain(_("One head works in {d} dimensions: its scores are its queries against its keys "
@@ -168,7 +176,7 @@ def draw_head_steps(ctx: Context) -> None:
                                required=True) or "q"
     title, matrix, square = views[key]
     show_matrix(ctx, matrix, f"head{v.head}_{key}_layer{ctx.steps.layer}",
-                model_title(ctx, _(title)), cols=labels_of(ctx) if square else None,
+                model_title(ctx, _(title)), exact, cols=labels_of(ctx) if square else None,
                 probs=key == "probs")
 
 
