@@ -66,6 +66,7 @@ class PageRuns:
     shows_marker: bool = False
     new: list[Rerun] = field(default_factory=list)      # a sentence not seen before
     repeat: list[Rerun] = field(default_factory=list)   # a sentence already analysed
+    figures: dict[str, int] = field(default_factory=dict)  # what the page drew, by kind
 
     @property
     def errors(self) -> int:
@@ -220,6 +221,8 @@ def page_reruns(browser: Browser, targets: list[Target], factory: SentenceFactor
             bucket.append(checked(tabs[i].rerun(sentence), results[i].title))
             history[i].append(sentence)
         log(f"reruns: round {rep + 1}/{reps_new + reps_repeat} done")
+    for runs, tab in zip(results, tabs, strict=True):
+        runs.figures = tab.figures()
     return results, tabs
 
 

@@ -79,6 +79,18 @@ DONE_JS = """
   return failed ? 'exception' : 'ok';
 }
 """
+# What a page draws, by kind: images drawn on the server (components.heatmap_image), interactive
+# plotly figures, graphviz diagrams, static tables and data grids.
+FIGURES_JS = """
+() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const count = (selector) => main ? main.querySelectorAll(selector).length : 0;
+  return {images: count('[data-figure]'), interactive: count('.js-plotly-plot'),
+          diagrams: count("[data-testid='stGraphVizChart']"),
+          tables: count("[data-testid='stTable']") + count("[data-testid='stHtml'] table"),
+          grids: count("[data-testid='stDataFrame']")};
+}
+"""
 RESET_JS = "() => { Object.assign(window.__bench, {sawRun: false, frames: 0}); }"
 HAS_MARKER_JS = """
 (marker) => (document.querySelector("[data-testid='stMain']")?.textContent || '').includes(marker)
@@ -188,6 +200,10 @@ class AppTab:
         seconds = time.perf_counter() - self._start
         self.page.wait_for_timeout(50)   # frames are dispatched to Python between calls
         return Rerun(seconds, self.meter.bytes, status, self._detail(status))
+
+    def figures(self) -> dict[str, int]:
+        """What the page shows now, by kind (FIGURES_JS)."""
+        return dict(self.page.evaluate(FIGURES_JS))
 
     def _detail(self, status: str) -> str:
         return self.page.evaluate(EXCEPTION_TEXT_JS) if status == "exception" else ""
