@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +14,6 @@ from components.labels import (
     SEGMENT_NAMES,
     SPECIAL,
     UNKNOWN,
-    markdown_text,
     token_kind,
 )
 from core import Encoding
@@ -38,30 +39,51 @@ def token_frame(encoding: Encoding, unk_token: str | None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[_(h) for h in HEADERS.values()])
 
 
-def _row_style(row: pd.Series, bold: set[str]) -> list[str]:
+def _row_style(row: pd.Series, bold: set[str]) -> str:
+    """The row's tint: segment A blue, B orange with a bar at its start; padding grey."""
     if row["attention_mask"] == 0:
-        return [f"color: {palette.PADDING_TEXT}; background-color: {palette.PADDING_FILL}"] \
-            * len(row)
+        return f"color:{palette.PADDING_TEXT};background:{palette.PADDING_FILL}"
     colour = SEGMENT_COLOURS.get(int(row["token_type_id"]), palette.MUTED)
-    weight = "font-weight: 700;" if row.iloc[-1] in bold else ""
-    cell = f"background-color: {colour}22; {weight}"
-    # One bar in the segment's colour at the start of the row, not one per cell.
-    return [f"{cell} border-left: 4px solid {colour};"] + [cell] * (len(row) - 1)
+    weight = ";font-weight:700" if row.iloc[-1] in bold else ""
+    return f"background:{colour}22;box-shadow:inset 4px 0 0 {colour}{weight}"
+
+
+STYLE = f"""<style>
+.tok-wrap {{ overflow:auto; border:1px solid {palette.GRID}; border-radius:6px; }}
+.tok {{ border-collapse:collapse; width:100%; font-size:16px; color:{palette.INK}; }}
+.tok th {{ position:sticky; top:0; background:#ffffff; text-align:left; font-weight:600;
+  border-bottom:2px solid {palette.GRID}; padding:6px 8px; vertical-align:bottom; }}
+.tok td {{ padding:4px 8px; border-bottom:1px solid #e6e6e6; white-space:pre; }}
+.tok td.num {{ text-align:right; font-variant-numeric:tabular-nums; }}
+</style>"""
+
+
+def table_html(frame: pd.DataFrame, bold: set[str], max_height_px: int | None = None) -> str:
+    """The table as page text: every cell escaped, so a token reads exactly as the tokenizer
+    gave it (no markdown, no HTML). Taller than ``max_height_px``, it scrolls."""
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+    # Field names may break after an underscore, so the table fits a 1024 px projector page.
+    head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
+                   for c in frame.columns)
+    rows = []
+    for _index, row in frame.iterrows():
+        cells = "".join(
+            f'<td class="num">{value}</td>' if is_number else f"<td>{html.escape(str(value))}</td>"
+            for value, is_number in zip(row, numeric, strict=True))
+        rows.append(f'<tr style="{_row_style(row, bold)}">{cells}</tr>')
+    height = f' style="max-height:{max_height_px}px"' if max_height_px else ""
+    return (f'{STYLE}<div class="tok-wrap" data-table="tokens"{height}><table class="tok">'
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def draw_token_table(frame: pd.DataFrame) -> None:
     """The table: rows tinted by segment (A blue, B orange), padding grey, specials and [UNK] bold.
 
-    A static table rather than the interactive data grid: its cells are page text, so they can be
-    read out, copied and found with Ctrl+F, stay sharp on a projector, and arrive with the rerun
-    (the grid paints a canvas first and fills in its text later; the README has the figures).
-    Long inputs scroll inside a fixed height.
+    Plain HTML rather than st.table or the interactive data grid: its cells are page text, so
+    they can be read out, copied and found with Ctrl+F, stay sharp on a projector and arrive
+    with the rerun, and the browser has no markdown to parse per cell (st.table's was a fifth of
+    a Tokens rerun; README, Performance). Long inputs scroll inside a fixed height, under a
+    header that stays in view.
     """
-    height = "content" if len(frame) <= TABLE_ROWS_SHOWN else TABLE_HEIGHT_PX
-    text_columns = [c for c in frame.columns if pd.api.types.is_string_dtype(frame[c])]
-    bold = {_(kind) for kind in BOLD_KINDS}
-    # st.table renders cells as markdown: a token "-" would become a bullet, "$" start maths.
-    # Escaping only what is displayed keeps the table's data (and its CSV) the tokens themselves.
-    styled = frame.style.apply(_row_style, axis=1, bold=bold).format(markdown_text,
-                                                                     subset=text_columns)
-    st.table(styled, hide_index=True, height=height)
+    height = None if len(frame) <= TABLE_ROWS_SHOWN else TABLE_HEIGHT_PX
+    st.html(table_html(frame, {_(kind) for kind in BOLD_KINDS}, height))

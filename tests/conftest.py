@@ -19,6 +19,7 @@ from pathlib import Path
 
 import huggingface_hub.constants as hub_constants
 import numpy as np
+import pandas as pd
 import plotly.colors
 import pytest
 import torch
@@ -200,10 +201,56 @@ def scale_colours(values: np.ndarray, low: float, high: float, name: str) -> np.
     return rgb.reshape(*np.shape(values), 3)
 
 
-def table_rows(page, testid: str = "stTable") -> tuple[list[str], list[list[str]]]:
-    """The header and the body rows, as the reader sees their text, of the page's first static
-    table (st.table)."""
-    table = page.locator(f"[data-testid='{testid}']").first
+class _TableParser(HTMLParser):
+    """Every <table> of a fragment as header and rows of cell text, unescaped."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[tuple[list[str], list[list[str]]]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.tables.append(([], []))
+        elif tag == "tr" and self.tables:
+            self.tables[-1][1].append([])
+        elif tag in ("th", "td") and self.tables:
+            header, rows = self.tables[-1]
+            self._cell = header if tag == "th" else rows[-1]
+            self._cell.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("th", "td"):
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell[-1] += data
+
+
+def html_tables(at: AppTest) -> list[pd.DataFrame]:
+    """The HTML tables the page sent (st.html), one frame each; whole-number columns as ints."""
+    frames = []
+    for element in at.get("html"):
+        parser = _TableParser()
+        parser.feed(element.proto.body)
+        for header, rows in parser.tables:
+            frame = pd.DataFrame([r for r in rows if r], columns=header)
+            for column in frame.columns:
+                if frame[column].str.fullmatch(r"-?\d+").all():
+                    frame[column] = frame[column].astype(int)
+            frames.append(frame)
+    return frames
+
+
+TOKEN_TABLE = "[data-table='tokens']"   # the token table (components.token_table)
+
+
+def table_rows(page, selector: str = "[data-testid='stTable']",
+               ) -> tuple[list[str], list[list[str]]]:
+    """The header and the body rows, as the reader sees their text, of the page's first table
+    matching ``selector`` (st.table's by default)."""
+    table = page.locator(selector).first
     table.locator("tbody tr").first.wait_for(state="attached", timeout=30_000)
     headers = [h.strip() for h in table.locator("thead th").all_inner_texts()]
     rows = [[c.strip() for c in row.locator("th, td").all_inner_texts()]

@@ -6,13 +6,14 @@ import time
 
 from components.router import HOME, available_pages
 from core import analyze
-from tests.conftest import assert_clean, open_app
+from tests.conftest import assert_clean, html_tables, open_app
 
 TOKENS = "pages/tokens/page.py"
 
 
 def token_table(at):
-    return at.table[0].value
+    [table] = html_tables(at)
+    return table
 
 
 def test_home_shows_pipeline_with_live_shapes(bundle):

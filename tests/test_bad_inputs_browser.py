@@ -16,7 +16,13 @@ import pytest
 from components.router import HOME, available_pages
 from core import encode
 from core.similarity.choices import default_tokens
-from tests.conftest import ARTIFACTS, open_in_browser, table_rows, wait_for_app
+from tests.conftest import (
+    ARTIFACTS,
+    TOKEN_TABLE,
+    open_in_browser,
+    table_rows,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -49,10 +55,11 @@ def token_columns(page) -> list[list[str]]:
         column = headers.index("token") + 1  # aria-colindex counts from 1
         cells = grid.locator(f"[role='gridcell'][aria-colindex='{column}']").all_inner_texts()
         found.append([c.strip() for c in cells])
-    if page.locator("[data-testid='stTable']").count():
-        headers, rows = table_rows(page)
-        if "token" in headers:
-            found.append([row[headers.index("token")] for row in rows])
+    for selector in ("[data-testid='stTable']", TOKEN_TABLE):
+        if page.locator(selector).count():
+            headers, rows = table_rows(page, selector)
+            if "token" in headers:
+                found.append([row[headers.index("token")] for row in rows])
     return found
 
 

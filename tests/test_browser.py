@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import (
     ARTIFACTS,
+    TOKEN_TABLE,
     open_in_browser,
     start_server,
     stop_server,
@@ -22,7 +23,7 @@ NAV = "[data-testid='stTopNavLink'], [data-testid='stTopNavSection']"
 
 def token_rows(page) -> list[list[str]]:
     """The Tokens page's table, row by row, as text."""
-    return table_rows(page)[1]
+    return table_rows(page, TOKEN_TABLE)[1]
 
 
 def test_deep_link_on_a_fresh_server_shows_both_segments(browser):
