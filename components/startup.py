@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,6 +33,21 @@ def import_page_modules() -> None:
     with _IMPORT_LOCK:
         for name in PAGE_MODULES:
             importlib.import_module(name)
+
+
+def set_torch_threads() -> int:
+    """One CPU thread per model run unless BERT_EXPLORER_TORCH_THREADS says otherwise.
+
+    Parallelism on a server comes from sessions (BERT_EXPLORER_MODEL_RUNS runs at once), not
+    from splitting one short sentence's matrix products: with torch's default of a thread per
+    core, two runs at once oversubscribed this machine's two cores, and with a browser on the
+    same machine a Stages or Encoder rerun took 1.4-1.8x as long (README, Performance).
+    """
+    import torch
+
+    threads = max(1, int(os.environ.get("BERT_EXPLORER_TORCH_THREADS", "1")))
+    torch.set_num_threads(threads)
+    return threads
 
 
 def warm_up() -> None:
@@ -67,5 +83,6 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     set to what that first ``st.navigation`` call would set it to.
     """
     PagesManager.uses_pages_directory = False
+    set_torch_threads()
     threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
     yield

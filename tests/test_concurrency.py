@@ -101,3 +101,22 @@ def test_sessions_at_once_each_see_their_own_table(server, browser, reference_to
     finally:
         for page in pages:
             page.close()
+
+
+def test_the_server_gives_each_model_run_one_thread_unless_told(monkeypatch):
+    """components.startup.set_torch_threads, called when the server starts: 1 by default, the
+    environment's number otherwise, never below 1."""
+    import torch
+
+    from components.startup import set_torch_threads
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.delenv("BERT_EXPLORER_TORCH_THREADS", raising=False)
+        assert set_torch_threads() == 1 and torch.get_num_threads() == 1
+        monkeypatch.setenv("BERT_EXPLORER_TORCH_THREADS", "2")
+        assert set_torch_threads() == 2 and torch.get_num_threads() == 2
+        monkeypatch.setenv("BERT_EXPLORER_TORCH_THREADS", "0")
+        assert set_torch_threads() == 1
+    finally:
+        torch.set_num_threads(before)
