@@ -38,9 +38,10 @@ Message cache: like the browser, the client keeps every ForwardMsg the server ma
 client already holds. Entries expire after ``new_session.config.max_cached_message_age`` finished
 runs without use, as in the browser. So ``bytes_received`` is what a browser tab receives.
 
-Texts: headings, markdown (captions too), alerts, ``st.text``, code, metrics and the cells of
-``st.table`` / ``st.dataframe`` (Arrow IPC, decoded with pyarrow) are collected per run, so a
-load test can check that the new sentence's tokens arrived. An ``Element.exception`` (an
+Texts: headings, markdown (captions too), alerts, ``st.text``, code, metrics, the cells of
+``st.table`` / ``st.dataframe`` (Arrow IPC, decoded with pyarrow) and the text of ``st.html``
+(the token table, image heatmaps' labels) are collected per run, so a load test can check
+that the new sentence's tokens arrived. An ``Element.exception`` (an
 exception box; deprecation warnings, ``is_warning``, apart) or a script compile error is an
 exception.
 
@@ -63,6 +64,7 @@ import asyncio
 import time
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -248,6 +250,32 @@ def _set_param(query: str, key: str, value: str | None) -> str:
     if value is not None:
         pairs.insert(at, (key, value))
     return urlencode(pairs)
+
+
+class _HtmlText(HTMLParser):
+    """The text nodes of an HTML fragment, unescaped; style sheets left out."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.texts: list[str] = []
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if not self._in_style and data.strip():
+            self.texts.append(data.strip())
+
+
+def _html_texts(fragment: str) -> list[str]:
+    """What st.html shows as text: table cells, figure labels (one entry per text node)."""
+    parser = _HtmlText()
+    parser.feed(fragment)
+    return parser.texts
 
 
 def _table_texts(arrow_bytes: bytes) -> list[str]:
@@ -635,6 +663,8 @@ class StreamlitSession:
         elif kind in ("table", "dataframe"):
             result.texts += _table_texts(body.arrow_data.data if body.HasField("arrow_data")
                                          else b"")
+        elif kind == "html":
+            result.texts += _html_texts(body.body)
         elif kind in _WIDGET_ELEMENTS:
             if getattr(body, "id", ""):
                 self._read_widget(kind, body, seen_ids)
