@@ -141,10 +141,54 @@ def _column_labels(cols: Sequence[object], words: bool) -> str:
     return f'<div class="hm-words" style="height:{longest * 0.55 + 0.5:.1f}em">{spans}</div>'
 
 
-def _boundary(row: int | None, row_px: float) -> str:
-    if row is None:
-        return ""
-    return (f'<div class="hm-line" style="top:{row * row_px - 1:.1f}px"></div>')
+def _overlays(image: HeatmapImage, rows: int, cols: int, row_px: float) -> str:
+    """Dotted lines above ``boundary_row`` and left of ``boundary_col``, and the ``frame``
+    (rows r0..r1, columns c0..c1, ends excluded) as a box over the cells."""
+    parts = []
+    if image.boundary_row is not None:
+        parts.append(f'<div class="hm-line" style="top:{image.boundary_row * row_px - 1:.1f}px">'
+                     "</div>")
+    if image.boundary_col is not None:
+        parts.append(f'<div class="hm-vline" style="left:{image.boundary_col / cols * 100:.3f}%;'
+                     f'height:{rows * row_px:.1f}px"></div>')
+    if image.frame is not None:
+        r0, r1, c0, c1 = image.frame
+        parts.append(
+            f'<div class="hm-frame" style="border-color:{image.frame_colour};'
+            f'top:{r0 * row_px:.1f}px;'
+            f'height:{(r1 - r0) * row_px:.1f}px;left:{c0 / cols * 100:.3f}%;'
+            f'width:{(c1 - c0) / cols * 100:.3f}%">'
+            + (f'<span class="hm-frame-label" style="color:{image.frame_colour}">'
+               f'{_text(image.frame_label)}</span>' if image.frame_label else "")
+            + "</div>")
+    return "".join(parts)
+
+
+def _ink_on(rgb: np.ndarray) -> str:
+    """Dark text on light cells, white on dark ones (relative luminance)."""
+    r, g, b = (float(c) / 255 for c in rgb)
+    return "#ffffff" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5 else palette.INK
+
+
+def _cell_table(image: HeatmapImage, row_px: float) -> str:
+    """Small matrices as a table of coloured cells with their values written in them; the
+    pointer on a cell names its row and column (and the cell's note, if any)."""
+    values = np.asarray(image.matrix, dtype=np.float64)
+    colours = colour_table(image.scale.name)[colour_indices(values, image.scale)]
+    rows = []
+    for i, row in enumerate(values):
+        cells = []
+        for j, value in enumerate(row):
+            rgb = colours[i, j]
+            note = image.cell_notes[i][j] if image.cell_notes else ""
+            where = f"{html.unescape(str(image.row_labels[i]))} × " \
+                    f"{html.unescape(str(image.col_labels[j]))}: {value:.4f}{note}"
+            cells.append(
+                f'<td style="background:rgb({rgb[0]},{rgb[1]},{rgb[2]});color:{_ink_on(rgb)}"'
+                f' title="{html.escape(where)}">{html.escape(image.cell_format.format(value))}'
+                "</td>")
+        rows.append(f'<tr style="height:{row_px:.1f}px">{"".join(cells)}</tr>')
+    return f'<table class="hm-table">{"".join(rows)}</table>'
 
 
 def _colour_bar(scale: Scale, height_px: float, title: str) -> str:
@@ -171,6 +215,15 @@ STYLE = f"""<style>
 .hm-cells img {{ display:block; width:100%; image-rendering:pixelated;
   border:1px solid {palette.GRID}; box-sizing:border-box; }}
 .hm-line {{ position:absolute; left:0; right:0; border-top:2px dotted {palette.SOFT_INK}; }}
+.hm-vline {{ position:absolute; top:0; border-left:2px dotted {palette.SOFT_INK}; }}
+.hm-frame {{ position:absolute; border:4px solid {palette.HIGHLIGHT}; box-sizing:border-box;
+  pointer-events:none; }}
+.hm-frame-label {{ position:absolute; top:0; right:0; padding:0 4px; font-weight:700;
+  background:rgba(255,255,255,0.9); line-height:1.3; }}
+.hm-table {{ width:100%; table-layout:fixed; border-collapse:collapse; font-size:12px;
+  border:1px solid {palette.GRID}; }}
+.hm-table td {{ padding:0; text-align:center; white-space:nowrap; overflow:hidden;
+  line-height:1; }}
 .hm-cols {{ position:relative; min-height:{ROW_PX}px; margin-top:2px; }}
 .hm-cols span {{ position:absolute; transform:translateX(-50%); white-space:nowrap; }}
 .hm-cols .hm-words {{ position:relative; }}
@@ -198,6 +251,12 @@ class HeatmapImage:
     row_notes: Sequence[str] | None = None  # shown when the pointer rests on a row's label
     colour_title: str = ""
     word_columns: bool = False    # columns are tokens (written upwards), not numbers
+    boundary_col: int | None = None         # a dotted line left of this column
+    frame: tuple[int, int, int, int] | None = None   # rows r0..r1 x columns c0..c1 boxed
+    frame_colour: str = palette.HIGHLIGHT
+    frame_label: str = ""         # written in the frame's top right corner
+    cell_format: str | None = None   # e.g. "{:.2f}": write each value in its cell (small only)
+    cell_notes: Sequence[Sequence[str]] | None = None   # added to a cell's pointer text
 
 
 def heatmap_html(image: HeatmapImage, key: str) -> str:
@@ -208,16 +267,20 @@ def heatmap_html(image: HeatmapImage, key: str) -> str:
     rows, cols = np.shape(image.matrix)
     row_px = row_height(rows)
     height = rows * row_px
-    png = base64.b64encode(heatmap_png(image.matrix, image.scale)).decode("ascii")
-    alt = _("Heatmap: {rows} rows by {cols} columns").format(rows=rows, cols=cols)
+    if image.cell_format is not None:
+        cells = _cell_table(image, row_px)
+    else:
+        png = base64.b64encode(heatmap_png(image.matrix, image.scale)).decode("ascii")
+        alt = _("Heatmap: {rows} rows by {cols} columns").format(rows=rows, cols=cols)
+        cells = f'<img alt="{_text(alt)}" style="height:{height:.1f}px" ' \
+                f'src="data:image/png;base64,{png}">'
     return (
         f'{STYLE}<div class="hm" data-figure="{_text(key)}">'
         f'<div class="hm-title">{_text(image.title)}</div>'
         '<div class="hm-grid">'
         f'<div class="hm-labels" style="height:{height:.1f}px">'
         f'{_row_labels(image.row_labels, row_px, image.row_notes)}</div>'
-        f'<div class="hm-cells"><img alt="{_text(alt)}" style="height:{height:.1f}px" '
-        f'src="data:image/png;base64,{png}">{_boundary(image.boundary_row, row_px)}'
+        f'<div class="hm-cells">{cells}{_overlays(image, rows, cols, row_px)}'
         f'<div class="hm-cols">{_column_labels(image.col_labels, image.word_columns)}</div>'
         f'<div class="hm-axis">{_text(image.x_title)}</div></div>'
         f'{_colour_bar(image.scale, height, image.colour_title)}'

@@ -128,6 +128,12 @@ class ImageHeatmap:
     lines: list[float] = field(default_factory=list)  # dotted lines' offsets from the top, px
     bar: list[str] = field(default_factory=list)      # colour bar: title, then high, mid, low
     image_height: float = 0.0
+    cells: list[list[str]] = field(default_factory=list)    # values written in a cell table
+    cell_titles: list[list[str]] = field(default_factory=list)
+    cell_colours: list[list[str]] = field(default_factory=list)
+    vlines: list[float] = field(default_factory=list)  # dotted columns' offsets, % of the width
+    frames: list[dict[str, float]] = field(default_factory=list)  # top/height px, left/width %
+    frame_labels: list[str] = field(default_factory=list)
 
 
 class _HeatmapParser(HTMLParser):
@@ -156,9 +162,26 @@ class _HeatmapParser(HTMLParser):
             self._into = fig.rows
         elif "hm-line" in classes and top:
             fig.lines.append(float(top.group(1)))
+        elif "hm-vline" in classes:
+            fig.vlines.append(float(re.search(r"left:([-\d.]+)%", style).group(1)))
+        elif "hm-frame" in classes:
+            fig.frames.append({k: float(v) for k, v in
+                               re.findall(r"(top|height|left|width):([-\d.]+)", style)})
+        elif tag == "tr" and fig.rgb is None:
+            fig.cells.append([])
+            fig.cell_titles.append([])
+            fig.cell_colours.append([])
+        elif tag == "td" and fig.cells:
+            fig.cells[-1].append("")
+            fig.cell_titles[-1].append(str(a.get("title", "")))
+            fig.cell_colours[-1].append(re.search(r"background:([^;]+)", style).group(1))
+            self._into = fig.cells[-1]
         elif "hm-bar-title" in classes:
             fig.bar.append("")
             self._into = fig.bar
+        elif "hm-frame-label" in classes:
+            fig.frame_labels.append("")
+            self._into = fig.frame_labels
         elif tag == "span":   # a column tick, or once the colour bar has begun, a bar tick
             target = fig.bar if fig.bar else fig.cols
             target.append("")
@@ -170,7 +193,7 @@ class _HeatmapParser(HTMLParser):
             fig.image_height = float(height.group(1)) if height else 0.0
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("div", "span"):
+        if tag in ("div", "span", "td"):
             self._into = None
 
     def handle_data(self, data: str) -> None:

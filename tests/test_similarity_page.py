@@ -23,10 +23,13 @@ from pages.similarity import cache as similarity_cache
 from pages.similarity.page import SECTION_KEY, SECTIONS
 from tests.conftest import (
     ARTIFACTS,
+    ImageHeatmap,
     assert_clean,
+    image_heatmaps,
     open_app,
     open_in_browser,
     plotly_values,
+    scale_colours,
     wait_for_app,
 )
 
@@ -46,10 +49,18 @@ SECTION_FIGURES = {
 }
 
 
-def figures(at) -> dict[str, dict]:
-    """The page's figures by the ``meta`` tag each one carries."""
+EXACT = {"sim_exact": "true"}   # the token matrix as the interactive figure, with its values
+
+
+def figures(at) -> dict[str, dict | ImageHeatmap]:
+    """The page's figures by the ``meta`` tag each one carries; the token matrix drawn as a
+    picture (its key "sim_matrix_chart") counts as "sim_matrix"."""
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-    return {spec["layout"]["meta"]: spec for spec in specs}
+    found: dict[str, dict | ImageHeatmap] = {spec["layout"]["meta"]: spec for spec in specs}
+    picture = image_heatmaps(at).get("sim_matrix_chart")
+    if picture is not None:
+        found["sim_matrix"] = picture
+    return found
 
 
 def trace(spec: dict, name: str) -> dict:
@@ -139,7 +150,7 @@ def test_single_sentence(bundle, stats):
     result = analyze(bundle, SINGLE, attentions=False)
     depth = depth_stages(result.stages)
 
-    at = open_tab(TOKENS, **query)
+    at = open_tab(TOKENS, **query, **EXACT)
     assert_clean(at)
     figs = figures(at)
     expected = token_matrix(result, "layer_3", "standardised", stats)
@@ -187,7 +198,7 @@ def test_pair(bundle, stats):
     alone_b = analyze(bundle, MONEY, attentions=False)
 
     # The matrix, and its A x B block framed: rows 0..10 (A) against columns 11..18 (B).
-    at = open_tab(TOKENS, **query)
+    at = open_tab(TOKENS, **query, **EXACT)
     assert_clean(at)
     matrix = figures(at)["sim_matrix"]
     np.testing.assert_allclose(plotly_values(matrix["data"][0]["z"]),
@@ -319,7 +330,7 @@ def test_long_input_is_windowed(bundle, stats):
     256 tokens a token has no "separately" vector, which the page says."""
     long_text = " ".join(["the quick brown fox jumps over the lazy dog"] * 40)  # 362 tokens
     query = {"a": long_text, "b": MONEY, "sim_from": "100", "sim_i": "298 the"}
-    at = open_tab(TOKENS, **query)
+    at = open_tab(TOKENS, **query, **EXACT)
     assert_clean(at)
     assert widget(at, "slider", "sim_from").value == 100
     z = plotly_values(figures(at)["sim_matrix"]["data"][0]["z"])
@@ -376,7 +387,7 @@ def test_word_in_context_control_and_context(bundle, stats):
 
 
 def test_unk_pairs_are_marked(bundle):
-    at = open_tab(TOKENS, a="我爱你")   # 我 [UNK] [UNK] in MiniLM's English vocabulary
+    at = open_tab(TOKENS, a="我爱你", **EXACT)   # 我 [UNK] [UNK] in MiniLM's vocabulary
     assert_clean(at)
     assert any("[UNK]" in m.value for m in at.markdown)   # the coverage panel
     matrix = figures(at)["sim_matrix"]
@@ -401,6 +412,11 @@ def test_chinese(view):
     assert set(figures(at)) == SECTION_FIGURES[view]
 
 
+def drawn_figures(page) -> int:
+    """Interactive figures and pictures (image heatmaps) on the page."""
+    return page.locator(".js-plotly-plot, [data-figure]").count()
+
+
 @pytest.mark.browser
 def test_screenshot_of_the_bank_pair(server, browser, bundle):
     url = f"{server}/similarity?{urlencode({'a': RIVER, 'b': MONEY})}"
@@ -417,18 +433,17 @@ def test_screenshot_of_the_bank_pair(server, browser, bundle):
         return [f"{p} {enc.tokens[p]}" for p in default_tokens(enc)]
 
     try:
-        page.wait_for_selector(".js-plotly-plot .heatmaplayer", timeout=30_000)
-        page.wait_for_timeout(800)  # let plotly finish drawing
+        page.wait_for_selector("[data-figure='sim_matrix_chart'] .hm-table", timeout=30_000)
         page.screenshot(path=str(ARTIFACTS / "similarity.png"), full_page=True)
         assert page.locator("[data-testid='stException']").count() == 0
-        assert page.locator(".js-plotly-plot").count() == 1   # only the open tab's figure
+        assert drawn_figures(page) == 1   # only the open tab's figure
         assert page.get_by_text("A × B").count() >= 1
 
         # Each tab, clicked: its own figures only, and its label in the URL for a shared link
         # (the first tab is the default, which Streamlit leaves out of the URL).
         for view, drawn in [*SECTION_FIGURES.items(), (TOKENS, SECTION_FIGURES[TOKENS])]:
             open_view(view)
-            assert page.locator(".js-plotly-plot").count() == len(drawn), view
+            assert drawn_figures(page) == len(drawn), view
             assert parse_qs(urlsplit(page.url).query).get("sim_section", [TOKENS]) == [view]
             if view == WORDS:
                 assert [p.input_value() for p in pickers] == picked_names(RIVER, MONEY)
@@ -443,3 +458,50 @@ def test_screenshot_of_the_bank_pair(server, browser, bundle):
         assert [p.input_value() for p in pickers] == picked_names(SINGLE, MONEY)
     finally:
         page.close()
+
+
+def test_the_matrix_as_it_opens_is_a_table_of_its_cosines(bundle, stats):
+    """Up to 20 tokens the matrix is a table of coloured cells with each cosine written in it
+    (core's token_matrix, 2 decimals); for a pair the A x B block is framed and the A/B edge
+    dotted, at A's length; no interactive figure is sent."""
+    at = open_tab(TOKENS, a="The bank of the river.", b="He sat on it.")
+    assert_clean(at)
+    assert not at.get("plotly_chart")
+    pair = analyze(bundle, "The bank of the river.", "He sat on it.", attentions=False)
+    expected = token_matrix(pair, "layer_6", "raw", stats)
+    picture = figures(at)["sim_matrix"]
+    n, n_a = len(pair.tokens), pair.token_type_ids.count(0)
+    assert [[float(c) for c in row] for row in picture.cells] == \
+        [[round(float(v), 2) + 0.0 for v in row] for row in expected]
+    assert picture.rows == [f"{i} {t}" for i, t in enumerate(pair.tokens)]
+    assert picture.cols == picture.rows
+    assert picture.lines == [n_a * 22 - 1] and picture.vlines == [round(n_a / n * 100, 3)]
+    [frame] = picture.frames
+    assert frame["top"] == 0 and frame["height"] == n_a * 22
+    assert frame["left"] == round(n_a / n * 100, 3) and picture.frame_labels == ["A × B"]
+    assert bundle.name in picture.title and "layer_6" in picture.title
+    # Each cell's colour is its cosine on plotly's RdBu_r from -1 to 1.
+    rgb = np.array([[[int(c) for c in colour[4:-1].split(",")] for colour in row]
+                    for row in picture.cell_colours])
+    assert np.abs(rgb - scale_colours(expected, -1, 1, "RdBu_r")).max() <= 2
+
+
+def test_unk_pairs_are_named_in_the_cells_pointer_text(bundle):
+    at = open_tab(TOKENS, a="我爱你")
+    picture = figures(at)["sim_matrix"]
+    titles = picture.cell_titles
+    assert "same table row" in titles[2][3] and "same table row" not in titles[1][2]
+    assert titles[1][2].startswith("1 我 × 2 [UNK]: ")
+
+
+def test_a_long_input_is_a_picture_of_its_window(bundle, stats):
+    """Over 20 tokens the cells are an image, one pixel per token pair of the window."""
+    long_text = " ".join(["the quick brown fox jumps over the lazy dog"] * 40)  # 362 tokens
+    at = open_tab(TOKENS, a=long_text, sim_from="100")
+    assert_clean(at)
+    picture = figures(at)["sim_matrix"]
+    assert picture.rgb.shape == (160, 160, 3) and not picture.cells
+    full = token_matrix(analyze(bundle, long_text, attentions=False), "layer_6", "raw", stats)
+    expected = scale_colours(full[100:260, 100:260], -1, 1, "RdBu_r")
+    assert np.abs(picture.rgb - expected).max() <= 2
+    assert picture.image_height == 900 and len(picture.rows) < 160

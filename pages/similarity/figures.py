@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from components import palette
 from components.heatmap import heatmap_figure
+from components.heatmap_image import HeatmapImage, Scale
 from components.i18n import N_, _
 from components.labels import SEGMENT_COLOURS, plotly_text
 from core.corpus import CORPUS
@@ -130,6 +131,27 @@ def matrix_figure(
     if n_a is not None and lo < n_a < lo + len(labels):
         frame_pair_block(fig, n_a - lo - 0.5, len(labels) - 0.5)
     return fig
+
+
+def matrix_image(
+    matrix: np.ndarray, labels: list[str], lo: int, n_a: int | None, stage: str, mode: str,
+    model: str = "", unknown: list[bool] | None = None,
+) -> HeatmapImage:
+    """matrix_figure as a picture: values written in the cells up to CELL_TEXT_MAX tokens, the
+    A x B block framed with the same dotted edges."""
+    bound = max(1.0, float(np.abs(matrix).max())) if mode == "adjusted" else 1.0
+    n = len(labels)
+    edge = n_a - lo if n_a is not None and lo < n_a < lo + n else None
+    flags = unknown or [False] * n
+    note = " · " + _(SAME_ROW)
+    return HeatmapImage(
+        matrix.astype(np.float32), labels, labels, Scale("RdBu_r", -bound, bound),
+        f"{plotly_text(model)} · {stage}: {_(MODE_WORDS[mode])}", "",
+        boundary_row=edge, boundary_col=edge, colour_title=_("cosine"), word_columns=True,
+        frame=None if edge is None else (0, edge, edge, n), frame_colour=FRAME_COLOUR,
+        frame_label="A × B",
+        cell_format="{:.2f}" if n <= CELL_TEXT_MAX else None,
+        cell_notes=[[note if a and b else "" for b in flags] for a in flags])
 
 
 def frame_pair_block(fig: go.Figure, edge: float, end: float) -> None:

@@ -16,6 +16,7 @@ from components.coverage_panel import draw_coverage
 from components.downloads import download_matrix, download_table
 from components.explain import explain, page_header
 from components.heatmap import show_figure
+from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _
 from components.inputs import SharedInputs, shared_inputs
 from components.labels import plotly_text, token_labels
@@ -48,6 +49,7 @@ from pages.similarity.figures import (
     dimensions_title,
     ethayarajh_table,
     matrix_figure,
+    matrix_image,
     sentence_figure,
     token_curve_figure,
     token_name,
@@ -64,6 +66,7 @@ EXPLANATION = N_(
 SECTION_KEY, STAGE_KEY, MODE_KEY = "sim_section", "sim_stage", "sim_mode"
 FIRST_KEY, SECOND_KEY, CONTEXT_KEY, FROM_KEY = "sim_i", "sim_j", "sim_context", "sim_from"
 CONTROL_KEY = "sim_control"
+EXACT_KEY = "sim_exact"
 MATRIX_WINDOW = 160   # tokens per side drawn at once (the download has them all)
 CONTEXTS = (N_("separately"), N_("as one pair"))
 MODE_LABELS = (N_("raw"), N_("adjusted"), N_("standardised"))   # core's MODES, as shown
@@ -151,9 +154,10 @@ def draw_token_matrix(ctx: Context) -> None:
     labels = token_labels([enc.tokens[p] for p in positions])
     n_a = len(segment_positions(enc, 0)) if has_b else None
     unknown = unknown_flags(ctx.result, ctx.bundle)
-    show_figure(matrix_figure(matrix[lo:hi, lo:hi], labels[lo:hi], lo, n_a, stage, mode,
-                              ctx.bundle.name, unknown[lo:hi]),
-                _("cosine") + f"_{stage}_{mode}", key="sim_matrix_chart")
+    args = (matrix[lo:hi, lo:hi], labels[lo:hi], lo, n_a, stage, mode, ctx.bundle.name,
+            unknown[lo:hi])
+    exact = exact_toggle(EXACT_KEY)
+    draw_heatmap(matrix_image(*args), "sim_matrix_chart", exact, lambda: matrix_figure(*args))
     download_matrix(_("cosine") + f"_{stage}_{mode}", matrix,
                     [f"{p}:{enc.tokens[p]}" for p in positions], key="sim_matrix")
     draw_matrix_dominance(ctx)
