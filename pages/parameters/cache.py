@@ -8,13 +8,27 @@ preset's name or on the seven sizes, in bounded ``st.cache_data``.
 
 from __future__ import annotations
 
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from components.cache import MODEL_CACHE_ENTRIES, get_encoding, get_model, parameter_count
+from components.i18n import LANGUAGES
 from components.inputs import SharedInputs
 from core import Encoding
-from core.parameters.listing import NamedParameter, meta_count, meta_model, named_parameter_list
+from core.parameters.listing import (
+    Block,
+    NamedParameter,
+    blocks,
+    filter_parameters,
+    meta_count,
+    meta_model,
+    named_parameter_list,
+    tree_nodes,
+)
 from core.parameters.presets import PRESETS, Sizes, config_from_sizes, preset_config
+from core.parameters.tables import breakdown_frame, parameters_frame
+from pages.parameters.figures import treemap_figure
 
 # A custom count is one int; a class trying sizes on the projector stays far below this.
 CUSTOM_ENTRIES = 32
@@ -24,6 +38,33 @@ CUSTOM_ENTRIES = 32
 def live_parameters(model_name: str) -> list[NamedParameter]:
     """The loaded model's named_parameters, classified. A per-model table: never mutated."""
     return named_parameter_list(get_model(model_name).model)
+
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES)
+def model_blocks(model_name: str) -> list[Block]:
+    """The loaded model's parameters grouped by module. Never mutated."""
+    return blocks(live_parameters(model_name))
+
+
+# The Where tab depends on the model alone, so a rerun for a new sentence rebuilds none of it.
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * len(LANGUAGES))
+def treemap(model_name: str, language: str) -> go.Figure:
+    """The treemap in ``language`` (the run's language, passed as the key). Never mutated:
+    st.plotly_chart reads a copy."""
+    return treemap_figure(tree_nodes(model_blocks(model_name)), model_name,
+                          parameter_count(model_name))
+
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * 2)
+def breakdown(model_name: str, per_layer: bool) -> pd.DataFrame:
+    """The grouped breakdown (English names; the page translates a copy). Never mutated."""
+    return breakdown_frame(model_blocks(model_name), per_layer=per_layer)
+
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * 8)
+def named_list(model_name: str, query: str) -> pd.DataFrame:
+    """The named parameters whose names hold every word of ``query``. Never mutated."""
+    return parameters_frame(filter_parameters(live_parameters(model_name), query))
 
 
 @st.cache_data(max_entries=len(PRESETS))

@@ -12,7 +12,7 @@ import streamlit as st
 from components.analysis_view import model_of, show_error, show_notices
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.i18n import N_, _
+from components.i18n import N_, _, language
 from components.inputs import SharedInputs, shared_inputs
 from components.sections import Section, draw_sections
 from core import Encoding, ExplorerError, ModelBundle
@@ -24,7 +24,7 @@ from core.parameters.counting import (
     omitted_terms,
     parameter_terms,
 )
-from core.parameters.listing import NamedParameter, blocks, filter_parameters, reconcile, tree_nodes
+from core.parameters.listing import NamedParameter, blocks, filter_parameters, reconcile
 from core.parameters.presets import (
     LIMITS,
     PRESETS,
@@ -36,7 +36,7 @@ from core.parameters.presets import (
     size_problems,
     sizes_from_config,
 )
-from core.parameters.tables import breakdown_frame, parameters_frame, reconcile_frame, terms_frame
+from core.parameters.tables import reconcile_frame, terms_frame
 from pages.parameters import cache
 from pages.parameters.figures import (
     BREAKDOWN_COLUMNS,
@@ -48,7 +48,6 @@ from pages.parameters.figures import (
     architecture_dot,
     localized,
     shown,
-    treemap_figure,
 )
 
 TITLE = N_("Parameters")
@@ -128,17 +127,17 @@ def draw_where(ctx: Context) -> None:
               "the same eight blocks in every encoder layer, then the pooler. Each rectangle's "
               "area is its share of the parameters; click a rectangle to zoom in, click the bar "
               "at the top to zoom out.").format(model=ctx.bundle.name))
-    model_blocks = blocks(list(ctx.rows))
-    show_figure(treemap_figure(tree_nodes(model_blocks), ctx.bundle.name, ctx.total),
-                f"parameters-{ctx.bundle.name}", key="par_treemap")
+    show_figure(cache.treemap(ctx.bundle.name, language()), f"parameters-{ctx.bundle.name}",
+                key="par_treemap")
     per_layer = st.toggle(
         _("One row per encoder layer"), value=False, key=PER_LAYER_KEY, bind="query-params",
         help=_("Off: the blocks of all layers added up (× number of layers). On: every layer "
                "apart."))
-    breakdown = breakdown_frame(model_blocks, per_layer=bool(per_layer))
+    breakdown = cache.breakdown(ctx.bundle.name, bool(per_layer))
     # Shown in percent with 3 decimals; the CSV keeps the fraction.
     show_table(breakdown.assign(share=100 * breakdown["share"]), BREAKDOWN_COLUMNS)
-    st.download_button(_("Download the breakdown (CSV)"), breakdown.to_csv(index=False),
+    st.download_button(_("Download the breakdown (CSV)"),
+                       lambda: breakdown.to_csv(index=False),
                        _("parameter-breakdown") + ".csv", "text/csv",
                        icon=":material/download:", on_click="ignore", key="par_breakdown_csv")
     draw_named_list(ctx)
@@ -161,9 +160,9 @@ def draw_named_list(ctx: Context) -> None:
     st.markdown(_("{shown} of {all} tensors, {part} parameters ({share} of the model).").format(
         shown=f"{len(shown_rows):,}", all=f"{len(ctx.rows):,}", part=f"{part:,}",
         share=f"{part / ctx.total:.2%}"))
-    frame = parameters_frame(shown_rows)
+    frame = cache.named_list(ctx.bundle.name, query or "")
     show_table(frame, LIST_COLUMNS)
-    st.download_button(_("Download this list (CSV)"), frame.to_csv(index=False),
+    st.download_button(_("Download this list (CSV)"), lambda: frame.to_csv(index=False),
                        _("named-parameters") + ".csv", "text/csv", icon=":material/download:",
                        on_click="ignore", key="par_list_csv")
 
