@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
-import streamlit as st
 
 from components import palette
+from components.html_table import draw_table, row_tint
 from components.i18n import N_, _
 from components.labels import (
     SEGMENT_COLOURS,
@@ -44,46 +42,17 @@ def _row_style(row: pd.Series, bold: set[str]) -> str:
     if row["attention_mask"] == 0:
         return f"color:{palette.PADDING_TEXT};background:{palette.PADDING_FILL}"
     colour = SEGMENT_COLOURS.get(int(row["token_type_id"]), palette.MUTED)
-    weight = ";font-weight:700" if row.iloc[-1] in bold else ""
-    return f"background:{colour}22;box-shadow:inset 4px 0 0 {colour}{weight}"
-
-
-STYLE = f"""<style>
-.tok-wrap {{ overflow:auto; border:1px solid {palette.GRID}; border-radius:6px; }}
-.tok {{ border-collapse:collapse; width:100%; font-size:16px; color:{palette.INK}; }}
-.tok th {{ position:sticky; top:0; background:#ffffff; text-align:left; font-weight:600;
-  border-bottom:2px solid {palette.GRID}; padding:6px 8px; vertical-align:bottom; }}
-.tok td {{ padding:4px 8px; border-bottom:1px solid #e6e6e6; white-space:pre; }}
-.tok td.num {{ text-align:right; font-variant-numeric:tabular-nums; }}
-</style>"""
-
-
-def table_html(frame: pd.DataFrame, bold: set[str], max_height_px: int | None = None) -> str:
-    """The table as page text: every cell escaped, so a token reads exactly as the tokenizer
-    gave it (no markdown, no HTML). Taller than ``max_height_px``, it scrolls."""
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
-    # Field names may break after an underscore, so the table fits a 1024 px projector page.
-    head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
-                   for c in frame.columns)
-    rows = []
-    for _index, row in frame.iterrows():
-        cells = "".join(
-            f'<td class="num">{value}</td>' if is_number else f"<td>{html.escape(str(value))}</td>"
-            for value, is_number in zip(row, numeric, strict=True))
-        rows.append(f'<tr style="{_row_style(row, bold)}">{cells}</tr>')
-    height = f' style="max-height:{max_height_px}px"' if max_height_px else ""
-    return (f'{STYLE}<div class="tok-wrap" data-table="tokens"{height}><table class="tok">'
-            f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+    return row_tint(colour, bold=row.iloc[-1] in bold)
 
 
 def draw_token_table(frame: pd.DataFrame) -> None:
     """The table: rows tinted by segment (A blue, B orange), padding grey, specials and [UNK] bold.
 
-    Plain HTML rather than st.table or the interactive data grid: its cells are page text, so
-    they can be read out, copied and found with Ctrl+F, stay sharp on a projector and arrive
-    with the rerun, and the browser has no markdown to parse per cell (st.table's was a fifth of
-    a Tokens rerun; README, Performance). Long inputs scroll inside a fixed height, under a
-    header that stays in view.
+    HTML (components.html_table) rather than the interactive data grid: its cells are page
+    text, so they can be read out, copied and found with Ctrl+F, stay sharp on a projector and
+    arrive with the rerun. Long inputs scroll inside a fixed height.
     """
+    bold = {_(kind) for kind in BOLD_KINDS}
+    styles = [_row_style(row, bold) for _index, row in frame.iterrows()]
     height = None if len(frame) <= TABLE_ROWS_SHOWN else TABLE_HEIGHT_PX
-    st.html(table_html(frame, {_(kind) for kind in BOLD_KINDS}, height))
+    draw_table(frame, styles, "tokens", height)

@@ -15,7 +15,7 @@ from core import load_model
 from core.pretraining import fill_mask, mask_by_layer, mask_tokens, next_sentence
 from pages.pretraining import cache as page_cache
 from pages.pretraining.page import EXPLANATION, SECTIONS, TITLE
-from tests.conftest import assert_clean, open_app
+from tests.conftest import assert_clean, html_tables, open_app
 from tests.pretraining_folders import make_pretraining_folder
 
 PAGE = "pages/pretraining/page.py"
@@ -76,7 +76,7 @@ def test_masking_counts_equal_core(bundle):
                          "→ random": str(m.n_random), "Kept": str(m.n_kept)}
         assert f"{m.n_picked} of the {m.n_candidates} ordinary tokens" in " ".join(
             x.value for x in at.markdown)
-        table = at.table[0].value
+        [table] = html_tables(at)
         assert list(table["labels"]) == m.labels
         assert list(table["input_ids"]) == m.input_ids
 
@@ -92,7 +92,7 @@ def test_new_draw_increments_the_seed(bundle):
 
 def test_ignored_labels_show_as_minus_100():
     at = open_tab(MASKING, a=A, pre_prob="0.05")
-    labels = list(at.table[0].value["labels"])
+    labels = list(html_tables(at)[0]["labels"])
     assert -100 in labels
 
 

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 
 from components import palette
 from components.graphs import Node, dot_graph
+from components.html_table import row_tint
 from components.i18n import N_, _
 from components.labels import plotly_text
 from core.pretraining import FinetuningPattern, Masking, MaskTrace, Prediction
@@ -30,16 +31,11 @@ def masking_frame(m: Masking) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def kind_styles(m: Masking, frame: pd.DataFrame) -> pd.DataFrame:
-    """CSS for each cell of masking_frame: the row tinted by what happened to its token, one bar
-    in that colour at the start of the row."""
-    styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
-    for row, kind in enumerate(m.kinds):
-        colour = KIND_COLOURS.get(kind)
-        if colour:
-            styles.iloc[row, :] = f"background-color: {colour}33; font-weight: 700;"
-            styles.iloc[row, 0] += f" border-left: 4px solid {colour};"
-    return styles
+def kind_row_styles(m: Masking) -> list[str]:
+    """CSS for each row of masking_frame: tinted by what happened to its token, a bar in that
+    colour at its start; rows not picked stay plain."""
+    return [row_tint(colour, bold=True, alpha="33") if (colour := KIND_COLOURS.get(kind))
+            else "" for kind in m.kinds]
 
 
 def counts(m: Masking) -> dict[str, int]:

@@ -11,6 +11,7 @@ import streamlit as st
 from components.analysis_view import encoding_of, model_of, show_error
 from components.controls import whole_number
 from components.explain import explain, page_header
+from components.html_table import draw_table
 from components.i18n import N_, _
 from components.inputs import SharedInputs, shared_inputs
 from components.labels import markdown_code, markdown_template, markdown_text
@@ -117,12 +118,7 @@ def draw_masking(ctx: Context) -> None:
         column.metric(_(label), value)
     st.markdown(_("{picked} of the {candidates} ordinary tokens were picked.").format(
         picked=m.n_picked, candidates=m.n_candidates))
-    frame = fig.masking_frame(m)
-    styles = fig.kind_styles(m, frame)
-    text_columns = [c for c in frame.columns if frame[c].dtype == object]
-    styled = frame.style.apply(lambda _frame: styles, axis=None).format(markdown_text,
-                                                                        subset=text_columns)
-    st.table(styled, hide_index=True)
+    draw_table(fig.masking_frame(m), fig.kind_row_styles(m), "masking")
     st.markdown(_("Purple rows became [MASK], orange rows a random token, green rows were kept "
                   "unchanged but still have to be predicted. A label of -100 means “not "
                   "picked”: the loss skips that position. A short sentence may get no pick at "

@@ -1,0 +1,56 @@
+"""Tables as escaped HTML: page text a reader can copy and find, with no markdown to parse.
+
+st.table renders every cell as markdown, which made the browser's share of a Tokens rerun a
+fifth of it (README, Performance); these tables are one HTML fragment instead. Every cell is
+escaped, so a token reads exactly as the tokenizer gave it.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from components import palette
+
+STYLE = f"""<style>
+.tab-wrap {{ overflow:auto; border:1px solid {palette.GRID}; border-radius:6px; }}
+.tab {{ border-collapse:collapse; width:100%; font-size:16px; color:{palette.INK}; }}
+.tab th {{ position:sticky; top:0; background:#ffffff; text-align:left; font-weight:600;
+  border-bottom:2px solid {palette.GRID}; padding:6px 8px; vertical-align:bottom; }}
+.tab td {{ padding:4px 8px; border-bottom:1px solid #e6e6e6; white-space:pre; }}
+.tab td.num {{ text-align:right; font-variant-numeric:tabular-nums; }}
+</style>"""
+
+
+def row_tint(colour: str, bold: bool = False, alpha: str = "22") -> str:
+    """A row's CSS: tinted in ``colour`` with a bar of it at the row's start."""
+    return (f"background:{colour}{alpha};box-shadow:inset 4px 0 0 {colour}"
+            + (";font-weight:700" if bold else ""))
+
+
+def table_html(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
+               max_height_px: int | None = None) -> str:
+    """The table, each row with its CSS; ``data-table`` names it for tests. Taller than
+    ``max_height_px``, it scrolls under a header that stays in view."""
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+    # Field names may break after an underscore, so a table fits a 1024 px projector page.
+    head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
+                   for c in frame.columns)
+    rows = []
+    for values, style in zip(frame.itertuples(index=False), row_styles, strict=True):
+        cells = "".join(
+            f'<td class="num">{value}</td>' if is_number else f"<td>{html.escape(str(value))}</td>"
+            for value, is_number in zip(values, numeric, strict=True))
+        rows.append(f'<tr style="{html.escape(style)}">{cells}</tr>')
+    height = f' style="max-height:{max_height_px}px"' if max_height_px else ""
+    return (f'{STYLE}<div class="tab-wrap" data-table="{html.escape(name)}"{height}>'
+            f'<table class="tab"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+            "</table></div>")
+
+
+def draw_table(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
+               max_height_px: int | None = None) -> None:
+    st.html(table_html(frame, row_styles, name, max_height_px))
