@@ -28,6 +28,7 @@ from core.encoder.steps import (
     HeadView,
     check_layer,
     encoder_steps,
+    encoder_steps_from,
     encoder_steps_of,
     head_slice,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "check_layer",
     "corpus_head_atlas",
     "encoder_steps",
+    "encoder_steps_from",
     "encoder_steps_of",
     "head_atlas",
     "head_slice",

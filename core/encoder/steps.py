@@ -2,7 +2,8 @@
 
 The shared model is used by every session's thread at once, so nothing here registers a hook,
 switches train/eval, moves the model or touches its config. Instead the layer's input comes from
-one ordinary forward pass (``hidden_states[layer - 1]``) and the layer is replayed step by step
+one ordinary forward pass (``hidden_states[layer - 1]``, held by an Analysis; the embeddings
+module's output for layer 1) and the layer is replayed step by step
 by calling its submodules (``attention.self.query``, ``attention.output.dense``, ...) exactly as
 ``BertLayer.forward`` does in eval mode (dropout is the identity there, so it is left out).
 
@@ -10,7 +11,7 @@ Steps, in order, named after the modules of ``BertLayer`` (batch dim dropped, fl
 
     attention.self.query / .key / .value   (heads, T, head_dim)
     attention_scores      QKᵀ/√head_dim + padding mask, before softmax      (heads, T, T)
-    attention_probs       softmax of the scores == output_attentions[layer-1] (heads, T, T)
+    attention_probs       softmax of the scores == the layer's attention weights (heads, T, T)
     context               attention_probs @ V, heads joined                  (T, hidden)
     attention.output.dense                                                   (T, hidden)
     attention.output      LayerNorm(attention.output.dense + layer input)    (T, hidden)
@@ -23,6 +24,7 @@ Steps, in order, named after the modules of ``BertLayer`` (batch dim dropped, fl
 from __future__ import annotations
 
 import operator
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +32,7 @@ import torch
 from torch.nn import functional as F
 from transformers.masking_utils import create_bidirectional_mask
 
-from core.analysis import input_tensors
+from core.analysis import Analysis, analyze_encoding, input_tensors
 from core.encoder import reference as ref
 from core.errors import N_, InputError
 from core.models import ModelBundle, model_run
@@ -59,7 +61,7 @@ CHECK_AGAINST: dict[str, str] = {
     "attention.self.key": "numpy: layer input @ Wkᵀ + bk, split into heads",
     "attention.self.value": "numpy: layer input @ Wvᵀ + bv, split into heads",
     "attention_scores": "numpy: Q Kᵀ / √head_dim, padded keys + float32 min",
-    "attention_probs": "model: output_attentions[layer - 1] of the forward pass",
+    "attention_probs": "model: the layer's attention.self module (what output_attentions gives)",
     "context": "numpy: attention_probs @ V, heads joined",
     "attention.output.dense": "numpy: context @ Wᵀ + b",
     "attention.output": "numpy: LayerNorm formula of attention.output.dense + layer input",
@@ -149,9 +151,21 @@ def encoder_steps(
     return encoder_steps_of(bundle, encoding, layer)
 
 
-@torch.inference_mode()
 def encoder_steps_of(bundle: ModelBundle, encoding: Encoding, layer: int) -> EncoderSteps:
     """Take encoder layer ``layer`` (1-based) apart for an already tokenised input."""
+    return encoder_steps_from(bundle, analyze_encoding(bundle, encoding, attentions=False), layer)
+
+
+@torch.inference_mode()
+def encoder_steps_from(bundle: ModelBundle, analysis: Analysis, layer: int) -> EncoderSteps:
+    """Take encoder layer ``layer`` apart, its input and output read from ``analysis`` (the
+    model's forward pass over the same input, which the app already holds in its cache).
+
+    The layer's input is ``hidden_states[layer - 1]``: the embeddings module's output for layer
+    1, else the previous layer's output; the model's ``hidden_states[layer]`` checks our output.
+    The attention weights are checked against the layer's own self-attention module run on that
+    input, whose second output is what ``output_attentions`` returns for the layer.
+    """
     layer = check_layer(bundle, layer)
     config = bundle.config
     if config.is_decoder or config._attn_implementation != "eager":
@@ -160,21 +174,24 @@ def encoder_steps_of(bundle: ModelBundle, encoding: Encoding, layer: int) -> Enc
                "apart here."),
             model=bundle.name,
         )
+    encoding = analysis.encoding
     inputs = input_tensors(encoding)
     module = bundle.model.encoder.layer[layer - 1]
     with model_run():
-        out = bundle.model(**inputs, output_hidden_states=True, output_attentions=True,
-                           return_dict=True)
-        x = out.hidden_states[layer - 1]  # (1, T, hidden)
+        x = (bundle.model.embeddings(input_ids=inputs["input_ids"],
+                                     token_type_ids=inputs["token_type_ids"],
+                                     position_ids=inputs["position_ids"])
+             if layer == 1 else torch.tensor(analysis.stages[f"layer_{layer - 1}"])[None])
         # The very function BertModel._create_attention_masks calls for an encoder, so the mask
         # is the model's own: (1, 1, T, T) of 0 / float32 min, or None when nothing is padded.
         mask = create_bidirectional_mask(
             config=config, inputs_embeds=x, attention_mask=inputs["attention_mask"]
         )
         steps = {name: _numpy(t[0]) for name, t in layer_steps(module, x, mask).items()}
+        _, model_weights = module.attention.self(x, mask)
     live = {
-        "attention_probs": _numpy(out.attentions[layer - 1][0]),
-        "output": _numpy(out.hidden_states[layer][0]),
+        "attention_probs": _numpy(model_weights[0]),
+        "output": analysis.stages[f"layer_{layer}"],
     }
     layer_input = _numpy(x[0])
     checks = step_checks(module, config.hidden_act, layer_input, steps, encoding.attention_mask)
@@ -292,9 +309,22 @@ def getattr_path(module: torch.nn.Module, path: str) -> torch.nn.Module:
     return module
 
 
+# float64 copies of the weights the checks use, per module: a layer's six matrices are ~1.8M
+# numbers for MiniLM, converted once instead of on every new sentence. Keyed weakly, so a model
+# dropped from the caches takes its copies with it; weights never change in inference.
+_FLOAT64: weakref.WeakKeyDictionary[torch.nn.Module, tuple[np.ndarray, np.ndarray]] = \
+    weakref.WeakKeyDictionary()
+
+
 def _weights(linear_or_norm: torch.nn.Module) -> tuple[np.ndarray, np.ndarray]:
-    return (linear_or_norm.weight.detach().to(torch.float64).numpy(),
-            linear_or_norm.bias.detach().to(torch.float64).numpy())
+    cached = _FLOAT64.get(linear_or_norm)
+    if cached is None:
+        cached = (linear_or_norm.weight.detach().to(torch.float64).numpy(),
+                  linear_or_norm.bias.detach().to(torch.float64).numpy())
+        for array in cached:
+            array.setflags(write=False)
+        _FLOAT64[linear_or_norm] = cached
+    return cached
 
 
 def _numpy(t: torch.Tensor) -> np.ndarray:

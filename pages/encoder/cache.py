@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.analysis_view import analysis_of, or_stop
-from components.cache import get_encoding, get_model, shared_results
+from components.cache import get_analysis, get_model, shared_results
 from components.inputs import SharedInputs
 from core import Analysis
 from core.encoder import (
@@ -16,7 +16,7 @@ from core.encoder import (
     HeadAtlas,
     PoolerSteps,
     corpus_head_atlas,
-    encoder_steps_of,
+    encoder_steps_from,
     head_atlas,
     pooler_steps,
 )
@@ -34,9 +34,13 @@ def get_steps(
     padding: bool,
     layer: int,
 ) -> EncoderSteps:
-    """Every step of encoder layer ``layer`` for the input, tokenised as every page tokenises it."""
-    encoding = get_encoding(model_name, text_a, text_b, max_length, truncation, padding)
-    return encoder_steps_of(get_model(model_name), encoding, layer)
+    """Every step of encoder layer ``layer`` for the input, tokenised as every page tokenises it.
+
+    The layer's input and output come from the input's cached analysis, the one every page
+    shares: taking a layer apart costs no second forward pass.
+    """
+    analysis = get_analysis(model_name, text_a, text_b, max_length, truncation, padding)
+    return encoder_steps_from(get_model(model_name), analysis, layer)
 
 
 def steps_of(inputs: SharedInputs, layer: int) -> EncoderSteps:

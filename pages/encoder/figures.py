@@ -40,7 +40,7 @@ STEP_TEXT: dict[str, tuple[str, str]] = {
         N_("numpy in float64: Q Kᵀ / √head_dim, padded keys + float32 min")),
     "attention_probs": (
         N_("Softmax of each row of the scores: the attention weights, each row sums to 1."),
-        N_("the model's own output_attentions for this layer")),
+        N_("the layer's own self-attention module, whose weights output_attentions returns")),
     "context": (
         N_("The attention weights times V, every head's result side by side: each token becomes "
            "a weighted mix of the values."),

@@ -18,7 +18,7 @@ from components.i18n import N_, _, every_language
 from components.inputs import SharedInputs, shared_inputs
 from components.labels import plotly_text, token_labels
 from components.sections import Section, draw_sections
-from core import Analysis, ExplorerError, ModelBundle
+from core import Analysis, Encoding, ExplorerError, ModelBundle
 from core.encoder import (
     CLARK_2019,
     STEP_NAMES,
@@ -59,9 +59,17 @@ class Pick:
 class Context:
     inputs: SharedInputs
     bundle: ModelBundle
-    analysis: Analysis
     steps: EncoderSteps
     view: HeadView
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.steps.encoding
+
+    def analysis(self) -> Analysis:
+        """The whole model's run of the input, for the tabs that need more than one layer:
+        the layer walk, open by default, takes its layer apart without it."""
+        return analysis_of(self.inputs)
 
 
 def asked_number(key: str, label: str, options: list[int]) -> tuple[int | None, str | None]:
@@ -100,7 +108,7 @@ def draw_pickers(bundle: ModelBundle) -> Pick:
 
 
 def labels_of(ctx: Context) -> list[str]:
-    return token_labels(ctx.analysis.tokens)
+    return token_labels(ctx.encoding.tokens)
 
 
 def model_title(ctx: Context, what: str) -> str:
@@ -115,7 +123,7 @@ def show_matrix(ctx: Context, matrix: np.ndarray, name: str, title: str, exact: 
     labels = labels_of(ctx)
     draw_heatmap(fg.matrix_image(matrix, labels, title, **kw), f"fig_{name}", exact,
                  lambda: fg.matrix_figure(matrix, labels, title, **kw))
-    download_matrix(name, matrix, [f"{i}:{t}" for i, t in enumerate(ctx.analysis.tokens)],
+    download_matrix(name, matrix, [f"{i}:{t}" for i, t in enumerate(ctx.encoding.tokens)],
                     key=name)
 
 
@@ -132,7 +140,7 @@ def draw_layer_walk(ctx: Context) -> None:
     # T, not this input's length: the diagram stays the same figure from one sentence to the
     # next, so the browser does not lay it out again on every rerun.
     st.graphviz_chart(fg.layer_dot(ctx.bundle.config, "T", ctx.steps.layer))
-    explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.analysis.tokens)))
+    explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.encoding.tokens)))
     name = st.select_slider(_("Step"), STEP_NAMES, key=STEP_KEY, bind="query-params")
     exact = exact_toggle(EXACT_KEY)
     explain(_(fg.STEP_TEXT[name][0]))
@@ -183,7 +191,7 @@ def draw_head_steps(ctx: Context, exact: bool) -> None:
 def draw_attention(ctx: Context) -> None:
     """The picked head as a token x token map, then every head of the layer."""
     st.subheader(_("Who attends to whom"))
-    enc = ctx.analysis.encoding
+    enc = ctx.encoding
     hide = st.toggle(_("Hide [CLS] and [SEP]"), key="enc_hide_specials")
     probs = ctx.steps.steps["attention_probs"]
     keep = list(range(len(enc.tokens)))
@@ -262,14 +270,14 @@ def draw_ffn(ctx: Context) -> None:
     """Before/after GELU, the widening and the residual stream against its updates."""
     st.subheader(_("Feed-forward network"))
     config, s = ctx.bundle.config, ctx.steps.steps
-    real = np.asarray(ctx.analysis.attention_mask, dtype=bool)
+    real = np.asarray(ctx.encoding.attention_mask, dtype=bool)
     explain(_("Every token goes through the same two linear layers on its own: {h} → {i} → {h}, "
               "with GELU between them.").format(h=config.hidden_size, i=config.intermediate_size))
-    st.graphviz_chart(fg.widening_dot(config, len(ctx.analysis.tokens)))
+    st.graphviz_chart(fg.widening_dot(config, len(ctx.encoding.tokens)))
     show_figure(fg.ffn_histogram(s["intermediate.dense"][real], s["intermediate"][real],
                                  model_title(ctx, _("before and after GELU"))),
                 f"gelu_layer{ctx.steps.layer}", key="fig_gelu")
-    rows = [f"{i}:{t}" for i, t in enumerate(ctx.analysis.tokens)]
+    rows = [f"{i}:{t}" for i, t in enumerate(ctx.encoding.tokens)]
     download_matrix(f"intermediate_dense_layer{ctx.steps.layer}", s["intermediate.dense"], rows,
                     key="ffn_before")
     download_matrix(f"intermediate_layer{ctx.steps.layer}", s["intermediate"], rows,
@@ -291,7 +299,7 @@ def draw_pooler(ctx: Context) -> None:
               "(pooler.dense) and tanh. BERT's next-sentence prediction head was trained on "
               "this vector, and sentence classification after fine-tuning usually reads it."))
     try:
-        pooled = cache.pooler_of(ctx.inputs, ctx.analysis)
+        pooled = cache.pooler_of(ctx.inputs, ctx.analysis())
     except ExplorerError as exc:  # a model saved without a pooler
         show_error(exc)
         return
@@ -308,10 +316,10 @@ def token_label(tokens: list[str]) -> Callable[[int], str]:
 
 def draw_layers(ctx: Context) -> None:
     st.subheader(_("One token across the layers"))
-    tokens = ctx.analysis.tokens
+    tokens = ctx.encoding.tokens
     position = st.selectbox(_("Token"), list(range(len(tokens))), key=TOKEN_KEY,
                             bind="query-params", format_func=token_label(tokens))
-    path = token_trajectory(ctx.analysis, int(position or 0))
+    path = token_trajectory(ctx.analysis(), int(position or 0))
     explain(_("Its norm at every stage, and its cosine to itself one layer earlier and to its "
               "input embedding: a cosine near 1 means the layer kept the direction it was "
               "given."))
@@ -336,11 +344,11 @@ def main() -> None:
     page_header(TITLE, EXPLANATION)
     bundle = model_of(inputs)
     pick = draw_pickers(bundle)
-    # Without attention weights: the same cached analysis as the other pages (the layer walk
-    # computes its own); only the head atlas asks for every layer's weights.
-    analysis = analysis_of(inputs)
+    # The whole model's analysis only for the tabs that use it (Context.analysis): the same
+    # cached one as the other pages, without attention weights; only the head atlas asks for
+    # every layer's weights.
     steps = cache.steps_of(inputs, pick.layer)
-    context = Context(inputs, bundle, analysis, steps, head_slice(steps, pick.head))
+    context = Context(inputs, bundle, steps, head_slice(steps, pick.head))
     draw_sections(SECTIONS, SECTION_KEY, context)
 
 
