@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from components.cache import get_encoding, get_model
 from components.inputs import SharedInputs
 from core import Encoding
 from core.positions import (
+    TABLE_KINDS,
     ProbeFit,
     ProbeResult,
     Projection,
@@ -31,6 +33,7 @@ from core.positions import (
     position_table,
     vector_norms,
 )
+from pages.positions import figures as figs
 
 # Two tables (learned, sinusoidal) for each of the two models the model cache holds.
 TABLE_ENTRIES = 4
@@ -56,6 +59,23 @@ def get_projection(model_name: str, kind: TableKind, start: int, stop: int) -> P
     """PCA of positions start..stop (inclusive) of one table."""
     CALLS["pca"] += 1
     return pca_projection(get_table(model_name, kind), start, stop)
+
+
+# The PCA tab's figures without the input's marks, in the run's language: a new sentence only
+# adds its marks. Never mutated (figures.with_trace and st.plotly_chart read copies).
+@st.cache_resource(max_entries=RANGE_ENTRIES * 2, show_spinner=False)
+def get_pca_base(model_name: str, kind: TableKind, start: int, stop: int, pcs: tuple[int, ...],
+                 title: str, subtitle: str) -> dict:
+    """pca_figure of one table's range without marks, as a dict."""
+    projection = get_projection(model_name, kind, start, stop)
+    return figs.pca_figure(projection, pcs, None, title, subtitle).to_dict()
+
+
+@st.cache_resource(max_entries=RANGE_ENTRIES, show_spinner=False)
+def get_scree(model_name: str, start: int, stop: int, language: str) -> go.Figure:
+    """The scree figure of both tables' range in ``language`` (the run's, passed as the key)."""
+    projections = {kind: get_projection(model_name, kind, start, stop) for kind in TABLE_KINDS}
+    return figs.scree_figure(projections, figs.table_names(model_name))
 
 
 @st.cache_resource(max_entries=COSINE_ENTRIES, show_spinner=False)

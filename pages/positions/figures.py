@@ -156,6 +156,23 @@ def pca_figure(
     return _layout(fig, title, 540, subtitle)
 
 
+def pca_marks_trace(proj: Projection, pcs: Sequence[int], marks: InputMarks | None,
+                    ) -> dict | None:
+    """The input's marks of pca_figure as a plain trace, to add to a cached figure."""
+    if marks is None or not marks.positions:
+        return None
+    coords = proj.coords[:, [pc - 1 for pc in pcs]]
+    return _pca_marks(marks, coords, np.asarray(marks.positions) - proj.start).to_plotly_json()
+
+
+def with_trace(base: dict, trace: dict | None) -> go.Figure:
+    """A cached figure (``to_dict()`` of a validated one) with one more trace (validated when it
+    was made), put together without plotly validating it all again: building the PCA figures
+    each rerun was most of a Positions rerun on the server."""
+    data = [*base["data"], trace] if trace else base["data"]
+    return go.Figure(data=data, layout=base["layout"], _validate=False)
+
+
 def _pca_path(proj: Projection, pcs: Sequence[int], coords: np.ndarray) -> go.Scatter:
     """Every position of the range, coloured by its index and joined to the next."""
     three_d = len(pcs) == 3

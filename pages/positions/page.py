@@ -16,7 +16,7 @@ from components.analysis_view import model_of, show_notices
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.i18n import N_, _
+from components.i18n import N_, _, language
 from components.inputs import SharedInputs, shared_inputs
 from components.labels import markdown_template, markdown_text
 from components.sections import Section, draw_sections
@@ -170,12 +170,16 @@ def draw_pca(ctx: PositionsContext) -> None:
     pcs = pca_notes(ctx, settings, min(p.n_components for p in projections.values()))
     marks = ctx.marks.within(start, stop) if ctx.marks else None
     names = ctx.names()
+    subtitle = _("positions {start}–{stop}").format(start=start, stop=stop)
     for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
         with column:
-            subtitle = _("positions {start}–{stop}").format(start=start, stop=stop)
-            show_figure(figs.pca_figure(projections[kind], pcs, marks, names[kind], subtitle),
-                        f"positions_pca_{kind}", key=f"pos_pca_{kind}")
-    show_figure(figs.scree_figure(projections, names), "positions_scree", key="pos_scree")
+            base = cache.get_pca_base(ctx.model, kind, start, stop, tuple(pcs), names[kind],
+                                      subtitle)
+            marks_trace = figs.pca_marks_trace(projections[kind], pcs, marks)
+            show_figure(figs.with_trace(base, marks_trace), f"positions_pca_{kind}",
+                        key=f"pos_pca_{kind}")
+    show_figure(cache.get_scree(ctx.model, start, stop, language()), "positions_scree",
+                key="pos_scree")
     draw_pca_downloads(ctx, projections, start, stop)
     draw_formula(ctx)
 
