@@ -19,6 +19,7 @@ from bench.browser import AppTab, Rerun, page_url
 from bench.server import Server, start_server
 from bench.texts import SENTENCE_WORDS, Sentence, SentenceFactory
 
+BOOT_SCREEN = "#boot-screen"   # the loading card in the page's HTML (components/boot_screen.py)
 PAIR_TOKENS = 64             # issue 3: /stages vs /tokens with a 64-token pair
 MEMORY_WORDS = (10, 20, 40, 80, 160)   # lengths cycled through by the memory run
 BARE_TITLE = "bare Streamlit page"
@@ -79,6 +80,7 @@ class ColdStart:
     render_s: float      # process spawned -> /tokens shows the tokens
     status: str
     shows_tokens: bool
+    loading_s: float     # request sent -> the loading card is visible (nan: never seen)
 
 
 @dataclass
@@ -140,11 +142,13 @@ def cold_start(browser: Browser, factory: SentenceFactory) -> tuple[Server, Cold
     tab = AppTab(browser, name="Tokens")
     server = start_server("app.py")
     before_goto = time.perf_counter() - server.started
-    run = tab.open(page_url(server.url, "tokens", sentence.text), sentence.marker, timeout_s=240)
+    tab.start_open(page_url(server.url, "tokens", sentence.text))
+    loading_s = tab.seconds_until_visible(BOOT_SCREEN)
+    run = tab.finish_open(sentence.marker, timeout_s=240)
     checked(run, "cold start")
     tab.close()
     return server, ColdStart(server.listening_s, before_goto + run.seconds, run.status,
-                             tab.shows_marker)
+                             tab.shows_marker, loading_s)
 
 
 def positions_visits(browser: Browser, server: Server, factory: SentenceFactory, reps: int,

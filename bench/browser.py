@@ -161,6 +161,14 @@ class AppTab:
         self._start = time.perf_counter()
         self.page.goto(url, wait_until="commit")
 
+    def seconds_until_visible(self, selector: str, timeout_s: float = 10.0) -> float:
+        """Seconds from start_open until ``selector`` is visible; nan if it never is."""
+        try:
+            self.page.wait_for_selector(selector, state="visible", timeout=timeout_s * 1000)
+        except PlaywrightTimeout:
+            return float("nan")
+        return time.perf_counter() - self._start
+
     def finish_open(self, marker: str, shows_marker: bool | None = None,
                     timeout_s: float = 120.0) -> Rerun:
         status = self._wait(None, need_run=True, timeout_s=timeout_s)

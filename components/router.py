@@ -16,7 +16,7 @@ import streamlit as st
 
 from components.i18n import N_, _
 from components.inputs import draw_language_switch, draw_shared_inputs
-from components.startup import import_page_modules
+from components.startup import import_page
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,6 @@ def _existing_pages() -> tuple[PageSpec, ...]:
 
 def run_app() -> None:
     """Set the language, register the pages, draw the shared inputs and run the page asked for."""
-    import_page_modules()   # once per process, one thread at a time; a no-op afterwards
     st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🧭", layout="wide")
     draw_language_switch()   # first: every string after it is in the reader's language
     home = st.Page(str(ROOT / HOME.path), title=_(HOME.title), icon=HOME.icon, default=True)
@@ -79,5 +78,12 @@ def run_app() -> None:
     # Grouped, the top bar shows a few menus instead of nine links: at 1024 px nothing hides
     # behind "more".
     page = st.navigation(groups, position="top")
+    # Its modules imported one thread at a time before it runs (components.startup).
+    import_page(folder_of(page.url_path))
     draw_shared_inputs()
     page.run()
+
+
+def folder_of(url_path: str) -> str:
+    """The page folder behind a URL path ("" is Home)."""
+    return next((spec.folder for spec in PAGES if spec.url_path == url_path), HOME.folder)

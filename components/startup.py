@@ -12,27 +12,48 @@ import os
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import ModuleType
 from typing import Any
 
 from streamlit.runtime.pages_manager import PagesManager
 
 _LOG = logging.getLogger(__name__)
 _IMPORT_LOCK = threading.Lock()
-# The pages' core modules, and through them scikit-learn: imported once, by one thread.
-PAGE_MODULES = ("core", "core.stages", "core.positions", "core.similarity", "core.parameters",
-                "core.lessons", "sklearn.linear_model", "sklearn.decomposition")
 
 
-def import_page_modules() -> None:
-    """Import what the pages need, one thread at a time.
+def import_page(folder: str) -> ModuleType:
+    """Import ``pages.<folder>.page`` (and so everything it needs), one thread at a time.
 
     A class opening links at once on a fresh server had two sessions import scikit-learn in two
     threads; the second saw a partly initialised ``sklearn.base`` (ImportError, an exception box
     on /positions). Python's per-module import locks do not cover that cycle; this lock does.
+    The router imports the page it is about to run, so a first visit to /tokens does not wait
+    for the pages that need scikit-learn.
     """
     with _IMPORT_LOCK:
-        for name in PAGE_MODULES:
-            importlib.import_module(name)
+        return importlib.import_module(f"pages.{folder}.page")
+
+
+def page_folders() -> list[str]:
+    from components.router import HOME, available_pages  # the router imports this module
+
+    return [HOME.folder, *(spec.folder for spec in available_pages())]
+
+
+def import_page_modules() -> None:
+    """Every page's module (the warm-up does this once the default model is loaded)."""
+    for folder in page_folders():
+        import_page(folder)
+
+
+def warm_page_tables(model_name: str) -> None:
+    """The per-model tables the pages open with, computed into their shared caches: each page's
+    cache.py may define ``warm(model_name)``."""
+    for folder in page_folders():
+        cache = importlib.import_module(f"pages.{folder}.cache")
+        warm = getattr(cache, "warm", None)
+        if warm is not None:
+            warm(model_name)
 
 
 def set_torch_threads() -> int:
@@ -54,20 +75,26 @@ def warm_up() -> None:
     """Load the default model and the tables every page asks for first, into the shared caches.
 
     Runs in a thread: the server answers (and shows its loading state) while this runs, and a
-    visitor who comes early waits on the same cache entry instead of loading it twice.
+    visitor who comes early waits on the same cache entry instead of loading it twice. The
+    model comes first, as the first visitor's page needs it; then every page and the per-model
+    tables behind them (the PCA of the position table, the corpus statistics, ...).
     """
     from components.cache import get_analysis, get_encoding, get_model
     from components.inputs import DEFAULT_SENTENCE
     from core import DEFAULT_MODEL
 
+    # In this thread, not in the lifespan: the lifespan runs on the server's event loop, and
+    # importing torch there held up the server's first answer by a second.
+    set_torch_threads()
     # Outside a session Streamlit's caches warn that there is no script context: expected here.
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
         logging.ERROR)
     try:
-        import_page_modules()
         get_model(DEFAULT_MODEL)
         get_encoding(DEFAULT_MODEL, DEFAULT_SENTENCE, None)
         get_analysis(DEFAULT_MODEL, DEFAULT_SENTENCE, None)
+        import_page_modules()
+        warm_page_tables(DEFAULT_MODEL)
     except Exception:  # noqa: BLE001 - a failed warm-up only means the first visitor waits
         _LOG.exception("warm-up failed; the first visitor will load the model")
 
@@ -83,6 +110,5 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     set to what that first ``st.navigation`` call would set it to.
     """
     PagesManager.uses_pages_directory = False
-    set_torch_threads()
     threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
     yield

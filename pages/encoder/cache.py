@@ -54,6 +54,11 @@ def corpus_atlas(model_name: str) -> HeadAtlas:
     return corpus_head_atlas(get_model(model_name))
 
 
+def warm(model_name: str) -> None:
+    """At server start: the head atlas over the corpus."""
+    corpus_atlas(model_name)
+
+
 def input_atlas(inputs: SharedInputs) -> HeadAtlas:
     """The head atlas of the current input, from an analysis with every layer's attention."""
     analysis = analysis_of(inputs, attentions=True)

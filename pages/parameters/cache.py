@@ -46,6 +46,11 @@ def model_blocks(model_name: str) -> list[Block]:
     return blocks(live_parameters(model_name))
 
 
+def warm(model_name: str) -> None:
+    """At server start: the model's named parameters, grouped."""
+    model_blocks(model_name)
+
+
 # The Where tab depends on the model alone, so a rerun for a new sentence rebuilds none of it.
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * len(LANGUAGES))
 def treemap(model_name: str, language: str) -> go.Figure:

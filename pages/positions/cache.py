@@ -107,6 +107,15 @@ def get_norms(model_name: str, kind: TableKind) -> np.ndarray:
     return vector_norms(get_table(model_name, kind))
 
 
+def warm(model_name: str) -> None:
+    """At server start: both tables, the PCA of all their positions and their cosines (what
+    the page opens with), so the first visitor does not wait for them."""
+    last = get_model(model_name).config.max_position_embeddings - 1
+    for kind in TABLE_KINDS:
+        get_projection(model_name, kind, 0, last)
+        get_cosine(model_name, kind)
+
+
 def clear_position_caches() -> None:
     """Forget every cached position result (not the models): for benchmarks of a first visit."""
     for cached in (get_table, get_projection, get_cosine, get_offset_curve, get_probe, get_norms):

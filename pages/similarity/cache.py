@@ -51,6 +51,11 @@ def get_corpus_stats(model_name: str) -> CorpusStats:
     return anisotropy.corpus_statistics(get_model(model_name))
 
 
+def warm(model_name: str) -> None:
+    """At server start: the corpus statistics every mode of the page compares with."""
+    get_corpus_stats(model_name)
+
+
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
 def get_encoder_max_length(model_name: str) -> int | None:
     """How many tokens sentence-transformers reads for this model (None: the model's limit)."""

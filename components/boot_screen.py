@@ -1,0 +1,135 @@
+"""A loading screen in the page's HTML itself, from the browser's first paint.
+
+Streamlit's page is an empty shell until its JavaScript has loaded and the first script run has
+drawn something: on a fresh server that was four seconds of white page, and on every first
+visit a second or two. This ASGI middleware (app.py hands it to ``st.App``) puts a small card
+into the HTML Streamlit serves for a page: the app's name and "Loading…", in the language the
+link asks for, with a spinner drawn by CSS. A few lines of script remove it as soon as the
+page's title, a message, an error or a dialog is on the page (or after a minute, whatever
+happens), so it never hides the app.
+
+Only HTML page responses are touched, nothing of Streamlit's own routes; the card is fixed text,
+never anything from the request but the language choice.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qs
+
+from components import palette
+from components.i18n import N_
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+MARKER = b"</body>"
+# The card's words in each language: the interface's language is only known once the app runs,
+# so both are shown, the link's ?lang= first. Written out here, not looked up in the catalogs:
+# compiling them took a second on the first request of a fresh server (tests check that these
+# are the catalogs' words).
+WORDS = {"en": ("BERT Embedding Explorer", N_("Loading…")), "zh": ("BERT 嵌入探索器", "正在加载…")}
+# Paths that are never a page: Streamlit's own routes and files.
+NOT_PAGES = ("/_stcore/", "/static/", "/media/", "/component/", "/app/static/")
+
+STYLE = f"""
+#boot-screen {{ position:fixed; inset:0; display:flex; align-items:center; justify-content:center;
+  background:#ffffff; z-index:2147483000; font-family:"Source Sans", sans-serif;
+  color:{palette.INK}; pointer-events:none; }}
+#boot-screen .card {{ text-align:center; }}
+#boot-screen .name {{ font-size:28px; font-weight:600; margin:16px 0 4px; }}
+#boot-screen .word {{ font-size:20px; color:{palette.SOFT_INK}; margin:2px 0; }}
+#boot-screen .spin {{ width:40px; height:40px; margin:0 auto; border-radius:50%;
+  border:4px solid #dbe7f3; border-top-color:{palette.SEGMENT_A};
+  animation:boot-spin 0.9s linear infinite; }}
+@keyframes boot-spin {{ to {{ transform:rotate(360deg); }} }}
+@media (prefers-reduced-motion: reduce) {{ #boot-screen .spin {{ animation:none; }} }}
+"""
+
+# Gone once the page has drawn its title, or shows a message, an error or a dialog; at the latest
+# after a minute, so a server that never answers still shows Streamlit's own message.
+SCRIPT = """
+(function () {
+  var card = document.getElementById('boot-screen');
+  var ready = "[data-testid='stMain'] h1, [data-testid='stAlert'], [data-testid='stException'], " +
+              "[role='dialog']";
+  function done() {
+    if (card && card.isConnected && document.querySelector(ready)) { finish(); }
+  }
+  function finish() { if (card) { card.remove(); } observer.disconnect(); }
+  var observer = new MutationObserver(done);
+  observer.observe(document.documentElement, {childList: true, subtree: true});
+  setTimeout(finish, 60000);
+})();
+"""
+
+
+def boot_html(language: str) -> str:
+    """The card, the language asked for first."""
+    first = language if language in WORDS else "en"
+    order = [first, *(code for code in WORDS if code != first)]
+    name = html.escape(WORDS[first][0])
+    words = "".join(f'<p class="word" lang="{code}">{html.escape(WORDS[code][1])}</p>'
+                    for code in order)
+    return (f'<style>{STYLE}</style><div id="boot-screen" role="status" aria-live="polite">'
+            f'<div class="card"><div class="spin"></div><p class="name">{name}</p>{words}'
+            f"</div></div><script>{SCRIPT}</script>")
+
+
+def is_page_request(scope: Scope) -> bool:
+    path = scope.get("path", "")
+    return (scope.get("type") == "http" and scope.get("method") == "GET"
+            and not any(part in path for part in NOT_PAGES))
+
+
+def language_of(scope: Scope) -> str:
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    return (query.get("lang") or ["en"])[0]
+
+
+class BootScreen:
+    """ASGI middleware: the loading card added to every HTML page Streamlit serves."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not is_page_request(scope):
+            await self.app(scope, receive, send)
+            return
+        # Uncompressed, so the card can be added (a page is a few kB).
+        scope = {**scope, "headers": [(k, v) for k, v in scope.get("headers", [])
+                                      if k.lower() != b"accept-encoding"]}
+        card = boot_html(language_of(scope)).encode()
+        start: Message | None = None
+        body = bytearray()
+
+        async def send_with_card(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers", []))
+                if not headers.get(b"content-type", b"").startswith(b"text/html"):
+                    start = None
+                    await send(message)
+                    return
+                start = message
+                return
+            if start is None:   # not HTML: passed through untouched
+                await send(message)
+                return
+            body.extend(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            page = bytes(body).replace(MARKER, card + MARKER, 1)
+            headers = [(k, v) for k, v in start.get("headers", [])
+                       if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(page)).encode()))
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": page, "more_body": False})
+
+        await self.app(scope, receive, send_with_card)

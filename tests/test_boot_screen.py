@@ -1,0 +1,114 @@
+"""The loading card in every page's HTML (components/boot_screen.py): the middleware on its own,
+then on a fresh server in Chromium, from the first paint until the app has drawn."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from urllib.parse import quote
+
+import pytest
+
+from components.boot_screen import BootScreen, boot_html
+from tests.conftest import ARTIFACTS, start_server, stop_server
+
+PAGE = b"<!DOCTYPE html><html><head></head><body><div id=\"root\"></div></body></html>"
+
+
+def serve(path: str, body: bytes, content_type: bytes, query: bytes = b"",
+          accept: bytes = b"gzip") -> tuple[dict, bytes, list]:
+    """Run the middleware around a tiny app that answers ``body`` in two chunks."""
+    seen_headers: list = []
+
+    async def inner(scope, receive, send):
+        seen_headers.extend(scope["headers"])
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", content_type),
+                                (b"content-length", str(len(body)).encode())]})
+        half = len(body) // 2
+        await send({"type": "http.response.body", "body": body[:half], "more_body": True})
+        await send({"type": "http.response.body", "body": body[half:], "more_body": False})
+
+    messages: list[dict] = []
+
+    async def send(message):
+        messages.append(message)
+
+    async def receive():
+        return {"type": "http.request"}
+
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query,
+             "headers": [(b"accept-encoding", accept), (b"host", b"x")]}
+    asyncio.run(BootScreen(inner)(scope, receive, send))
+    start = next(m for m in messages if m["type"] == "http.response.start")
+    out = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+    return dict(start["headers"]), out, seen_headers
+
+
+def test_a_page_gets_the_card_before_the_end_of_its_body():
+    headers, out, inner_headers = serve("/tokens", PAGE, b"text/html; charset=utf-8")
+    assert out.startswith(PAGE[:-len(b"</body></html>")])
+    assert out.endswith(b"</body></html>") and b'id="boot-screen"' in out
+    assert int(headers[b"content-length"]) == len(out)
+    # Asked for uncompressed, so the card can be added.
+    assert all(k != b"accept-encoding" for k, _v in inner_headers)
+
+
+def test_the_link_language_comes_first():
+    _h, out, _s = serve("/", PAGE, b"text/html", query=b"a=x&lang=zh")
+    text = out.decode()
+    assert text.index("正在加载") < text.index("Loading")
+    assert "BERT 嵌入探索器" in text
+    _h, out, _s = serve("/", PAGE, b"text/html", query=b"lang=%3Cscript%3E")
+    assert out.decode().index("Loading") < out.decode().index("正在加载")
+
+
+@pytest.mark.parametrize(("path", "content_type"), [
+    ("/_stcore/health", b"text/html"),          # Streamlit's own routes: never touched
+    ("/static/js/index.js", b"text/javascript"),
+    ("/tokens", b"application/json"),           # not HTML
+])
+def test_everything_else_passes_untouched(path, content_type):
+    headers, out, inner_headers = serve(path, PAGE, content_type)
+    assert out == PAGE and headers[b"content-length"] == str(len(PAGE)).encode()
+
+
+def test_the_card_is_fixed_text():
+    card = boot_html("en")
+    assert "<script>" in card and card.count("<script>") == 1
+    assert "Loading…" in card and "正在加载…" in card and 'role="status"' in card
+
+
+@pytest.mark.browser
+def test_a_fresh_servers_first_visitor_sees_the_card_within_a_second(browser):
+    """On a server just started, the deep link shows the card at the first paint (well within a
+    second of asking), never a blank page, and the card is gone once the page has drawn."""
+    proc, url = start_server()
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    try:
+        asked = time.perf_counter()
+        page.goto(f"{url}/tokens?a={quote('What is your name?')}", wait_until="commit")
+        page.wait_for_selector("#boot-screen", state="visible", timeout=5_000)
+        shown_after = time.perf_counter() - asked
+        page.screenshot(path=str(ARTIFACTS / "boot-screen.png"))
+        assert shown_after < 1.0, shown_after
+        assert page.get_by_text("Loading…").is_visible()
+        page.locator("[data-testid='stMain'] h1").first.wait_for(timeout=90_000)
+        page.wait_for_selector("#boot-screen", state="detached", timeout=5_000)
+        page.get_by_text("[CLS]").first.wait_for(timeout=60_000)
+        assert page.locator("[data-testid='stException']").count() == 0
+    finally:
+        page.close()
+        stop_server(proc)
+
+
+def test_the_cards_words_are_the_catalogs():
+    """The card writes its words out (no catalog to compile on a fresh server's first request);
+    they must say what the interface says."""
+    from components.boot_screen import WORDS
+    from components.i18n import LANGUAGES, translations
+
+    assert set(WORDS) == set(LANGUAGES)
+    for code, (name, loading) in WORDS.items():
+        assert translations(code).gettext("BERT Embedding Explorer") == name
+        assert translations(code).gettext("Loading…") == loading
