@@ -37,8 +37,9 @@ def describe(chromium: str, load_at_start: str) -> list[str]:
     return [
         f"- CPU: {cpu_model()}, {cores} cores available (nproc), {ram:.1f} GB RAM",
         f"- Load average (1/5/15 min): {load_at_start} at start, {load_average()} at the end",
-        f"- Python {platform.python_version()}; {packages}; torch threads "
-        f"{torch.get_num_threads()}",
+        f"- Python {platform.python_version()}; {packages}; torch threads: "
+        f"{os.environ.get('BERT_EXPLORER_TORCH_THREADS', '1')} per model run in the app server, "
+        f"{torch.get_num_threads()} in part 1",
         f"- Browser: Debian Chromium {chromium} (headless, via Playwright)",
         f"- OS: {platform.platform()}",
     ]

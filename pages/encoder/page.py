@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from components.analysis_view import analysis_of, model_of, show_error
+from components.analysis_view import model_of, show_error, show_notices
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
@@ -67,9 +67,9 @@ class Context:
         return self.steps.encoding
 
     def analysis(self) -> Analysis:
-        """The whole model's run of the input, for the tabs that need more than one layer:
-        the layer walk, open by default, takes its layer apart without it."""
-        return analysis_of(self.inputs)
+        """The whole model's run of the input (cached, shared with the other pages), for the
+        tabs that need more than one layer."""
+        return cache.analysis(self.inputs)
 
 
 def asked_number(key: str, label: str, options: list[int]) -> tuple[int | None, str | None]:
@@ -348,6 +348,7 @@ def main() -> None:
     # cached one as the other pages, without attention weights; only the head atlas asks for
     # every layer's weights.
     steps = cache.steps_of(inputs, pick.layer)
+    show_notices(steps.encoding)
     context = Context(inputs, bundle, steps, head_slice(steps, pick.head))
     draw_sections(SECTIONS, SECTION_KEY, context)
 
