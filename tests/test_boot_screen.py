@@ -3,14 +3,13 @@ then on a fresh server in Chromium, from the first paint until the app has drawn
 
 from __future__ import annotations
 
-import asyncio
 import time
 from urllib.parse import quote
 
 import pytest
 
 from components.boot_screen import BootScreen, boot_html
-from tests.conftest import ARTIFACTS, start_server, stop_server
+from tests.conftest import ARTIFACTS, run_async, start_server, stop_server
 
 PAGE = b"<!DOCTYPE html><html><head></head><body><div id=\"root\"></div></body></html>"
 
@@ -39,7 +38,7 @@ def serve(path: str, body: bytes, content_type: bytes, query: bytes = b"",
 
     scope = {"type": "http", "method": "GET", "path": path, "query_string": query,
              "headers": [(b"accept-encoding", accept), (b"host", b"x")]}
-    asyncio.run(BootScreen(inner)(scope, receive, send))
+    run_async(BootScreen(inner)(scope, receive, send))   # beside sync Playwright's loop
     start = next(m for m in messages if m["type"] == "http.response.start")
     out = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
     return dict(start["headers"]), out, seen_headers
