@@ -24,12 +24,26 @@ PAIR_TOKENS = 64             # issue 3: /stages vs /tokens with a 64-token pair
 MEMORY_WORDS = (10, 20, 40, 80, 160)   # lengths cycled through by the memory run
 BARE_TITLE = "bare Streamlit page"
 BARE_PLOTLY_TITLE = "bare Streamlit page with one plotly heatmap"
-# The reference pages and the sentence each shows when opened (they do not read the URL): the bare
-# page echoes it whole; the plotly page labels a row with its first word.
+BARE_IMAGE_TITLE = "bare Streamlit page with one image heatmap"
+FRAME_TITLE = "the app's frame alone (sidebar, navigation, sentence echoed)"
+
+
+@dataclass(frozen=True)
+class Reference:
+    script: str
+    opening: Sentence | None   # what it shows when opened; None: it reads the URL, as the app
+    commit_key: str = "Enter"
+
+
+# The reference pages. The bare pages do not read the URL: the bare page echoes its opening
+# sentence whole, the heatmap pages label a row with its first word. The frame is the app's own
+# sidebar and navigation, driven like a page of the app.
 _OPENING = "This is a test sentence"
 REFERENCES = {
-    BARE_TITLE: ("bench/bare_app.py", Sentence(_OPENING, _OPENING)),
-    BARE_PLOTLY_TITLE: ("bench/bare_plotly_app.py", Sentence(_OPENING, "0: This")),
+    BARE_TITLE: Reference("bench/bare_app.py", Sentence(_OPENING, _OPENING)),
+    BARE_PLOTLY_TITLE: Reference("bench/bare_plotly_app.py", Sentence(_OPENING, "0: This")),
+    BARE_IMAGE_TITLE: Reference("bench/bare_image_app.py", Sentence(_OPENING, "0: This")),
+    FRAME_TITLE: Reference("bench/frame_app.py", None, "Control+Enter"),
 }
 
 # Whether a page prints the tokens of sentence A, by (url path, words in sentence A): learnt on
@@ -205,7 +219,7 @@ def page_reruns(browser: Browser, targets: list[Target], factory: SentenceFactor
                 ) -> tuple[list[PageRuns], list[AppTab]]:
     """Warm reruns on every page (and the bare page), round-robin; the tabs stay open."""
     sentences = [
-        REFERENCES[target.title][1] if target.title in REFERENCES
+        ref.opening if (ref := REFERENCES.get(target.title)) and ref.opening
         else factory.sentence(SENTENCE_WORDS)
         for target in targets
     ]
@@ -261,10 +275,11 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
         positions = positions_visits(browser, server, factory, reps_new, memo)
         log("app: /stages vs /tokens, 64-token pair")
         pair = stages_vs_tokens(browser, server, factory, reps_new, memo)
-        references = {title: start_server(script) for title, (script, _) in REFERENCES.items()}
+        references = {title: start_server(ref.script) for title, ref in REFERENCES.items()}
         try:
             targets = [*app_targets(server.url),
-                       *(Target(title, ref.url, "", "Enter") for title, ref in references.items())]
+                       *(Target(title, ref.url, "", REFERENCES[title].commit_key)
+                         for title, ref in references.items())]
             log(f"app: warm reruns on {', '.join(t.title for t in targets)}")
             pages, tabs = page_reruns(browser, targets, factory, reps_new, reps_repeat, memo)
             for _ in references:   # the reference pages' tabs come last

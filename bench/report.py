@@ -8,8 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.app_bench import (
+    BARE_IMAGE_TITLE,
     BARE_PLOTLY_TITLE,
     BARE_TITLE,
+    FRAME_TITLE,
     REFERENCES,
     AppFigures,
     PageRuns,
@@ -124,11 +126,14 @@ def app_rows(app: AppFigures) -> list[Row]:
     bare_s = median_s(bare.new)
     rows.append(Row("2 App", f"bare Streamlit page rerun (reference, {len(bare.new)} sentences)",
                     f"{fmt_s(bare_s)}; seen sentence {fmt_s(median_s(bare.repeat))}"))
-    plotly = next((p for p in app.pages if p.title == BARE_PLOTLY_TITLE), None)
-    if plotly is not None:
-        plotly_s = median_s(plotly.new)
-        rows.append(Row("2 App", f"{BARE_PLOTLY_TITLE} (reference: the floor for a page with a "
-                        "figure)", f"{fmt_s(plotly_s)} = {plotly_s / bare_s:.1f}x bare"))
+    for title, what in ((BARE_PLOTLY_TITLE, "the floor for a page with an interactive figure"),
+                        (BARE_IMAGE_TITLE, "the floor for a page with a picture"),
+                        (FRAME_TITLE, "what every page of the app costs before its content")):
+        runs = next((p for p in app.pages if p.title == title), None)
+        if runs is not None:
+            ref_s = median_s(runs.new)
+            rows.append(Row("2 App", f"{title} (reference: {what})",
+                            f"{fmt_s(ref_s)} = {ref_s / bare_s:.1f}x bare"))
     for runs in app.pages:
         if runs.title in REFERENCES:
             continue
