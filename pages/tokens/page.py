@@ -38,7 +38,7 @@ def main() -> None:
                   "sidebar, for every page."))
     with st.expander(_("As the tutorials print it"), icon=":material/terminal:"):
         st.code(tutorial_printout(enc), language="python")
-    st.download_button(_("Download the table (CSV)"), frame.to_csv(index=False),
+    st.download_button(_("Download the table (CSV)"), lambda: frame.to_csv(index=False),
                        _("tokens") + ".csv", "text/csv", icon=":material/download:",
                        on_click="ignore")
 
