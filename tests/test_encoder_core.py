@@ -462,3 +462,15 @@ def test_token_trajectory(bundle, shipped_reference):
         assert np.allclose(tr.cos_input, [cos(v, vectors[0]) for v in vectors], atol=1e-5)
     with pytest.raises(InputError, match="positions 0 to 12"):
         token_trajectory(analysis, 13)
+
+
+def test_checks_are_computed_when_read(bundle):
+    """Each check is computed the first time it is read, once; an unknown step is a KeyError."""
+    result = encoder_steps(bundle, SEED, layer=1)
+    checks = result.checks
+    assert not checks._done
+    first = checks["intermediate.dense"]
+    assert list(checks._done) == ["intermediate.dense"] and checks["intermediate.dense"] == first
+    assert len(checks) == len(STEP_NAMES) and list(checks) == list(STEP_NAMES)
+    with pytest.raises(KeyError):
+        checks["not a step"]

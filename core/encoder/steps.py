@@ -23,8 +23,10 @@ Steps, in order, named after the modules of ``BertLayer`` (batch dim dropped, fl
 
 from __future__ import annotations
 
+import functools
 import operator
 import weakref
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,7 +94,7 @@ class EncoderSteps:
     layer_input: np.ndarray           # (T, hidden) == hidden_states[layer - 1]
     steps: dict[str, np.ndarray]      # STEP_NAMES -> array, in order
     mask_bias: np.ndarray | None      # (T,) additive bias per key, None if the model adds none
-    checks: dict[str, float]          # step name -> max |ours - reference|
+    checks: Mapping[str, float]       # step name -> max |ours - reference|, computed when read
 
     @property
     def num_heads(self) -> int:
@@ -194,9 +196,10 @@ def encoder_steps_from(bundle: ModelBundle, analysis: Analysis, layer: int) -> E
         "output": analysis.stages[f"layer_{layer}"],
     }
     layer_input = _numpy(x[0])
-    checks = step_checks(module, config.hidden_act, layer_input, steps, encoding.attention_mask)
+    formulas = step_checks(module, config.hidden_act, layer_input, steps, encoding.attention_mask)
+    checks = {name: functools.partial(formulas.__getitem__, name) for name in formulas}
     for name, model_value in live.items():
-        checks[name] = _max_abs(steps[name], model_value)
+        checks[name] = functools.partial(_max_abs, steps[name], model_value)
     mask_bias = None if mask is None else _numpy(mask[0, 0, 0])
     for array in (layer_input, *steps.values(), mask_bias):
         if array is not None:
@@ -208,7 +211,7 @@ def encoder_steps_from(bundle: ModelBundle, analysis: Analysis, layer: int) -> E
         layer_input=layer_input,
         steps=steps,
         mask_bias=mask_bias,
-        checks={name: checks[name] for name in STEP_NAMES},
+        checks=LazyChecks({name: checks[name] for name in STEP_NAMES}),
     )
 
 
@@ -244,43 +247,85 @@ def layer_steps(
                                  inter_dense, inter, out_dense, out), strict=True))
 
 
+class ModelReleasedError(Exception):
+    """A check read after the model cache let its model go."""
+
+
+class LazyChecks(Mapping[str, float]):
+    """Step name -> max |ours - reference|, each computed the first time it is read.
+
+    A page shows one step's check at a time; the float64 products behind all twelve were a third
+    of an Encoder rerun at 64 tokens. A value read twice is computed once (two threads reading
+    it at once may both compute it: the same number).
+    """
+
+    def __init__(self, compute: dict[str, Callable[[], float]]) -> None:
+        self._compute = compute
+        self._done: dict[str, float] = {}
+
+    def __getitem__(self, name: str) -> float:
+        if name not in self._done:
+            compute = self._compute[name]   # KeyError for a name that is not a step
+            try:
+                self._done[name] = float(compute())
+            except ModelReleasedError:   # the model was let go before this check was read
+                return float("nan")
+        return self._done[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._compute)
+
+    def __len__(self) -> int:
+        return len(self._compute)
+
+
 def step_checks(
     module: torch.nn.Module,
     hidden_act: object,
     layer_input: np.ndarray,
     steps: dict[str, np.ndarray],
     attention_mask: list[int],
-) -> dict[str, float]:
+) -> LazyChecks:
     """max |ours - float64 numpy| for every step but the two the model's forward pass checks.
 
     Each formula takes our previous step (in float64) as its input, see ``core.encoder.reference``.
     """
-    w = {name: _weights(getattr_path(module, name)) for name in (
-        "attention.self.query", "attention.self.key", "attention.self.value",
-        "attention.output.dense", "intermediate.dense", "output.dense",
-    )}
-    s = {name: a.astype(np.float64) for name, a in steps.items()}
+    # The layer is held weakly: a cached result must not keep a model the model cache has let go.
+    layer = weakref.ref(module)
+
+    def w(name: str) -> tuple[np.ndarray, np.ndarray]:
+        held = layer()
+        if held is None:
+            raise ModelReleasedError(name)
+        return _weights(getattr_path(held, name))
+
+    def s(name: str) -> np.ndarray:
+        return steps[name].astype(np.float64)
+
     x = layer_input.astype(np.float64)
-    heads = s["attention.self.query"].shape[0]
-    ln = module.attention.output.LayerNorm
+    heads = steps["attention.self.query"].shape[0]
+    eps = module.attention.output.LayerNorm.eps
     act = ref.activation(hidden_act)
-    expected = {
-        **{name: ref.split_heads(ref.linear(x, *w[name]), heads) for name in (
-            "attention.self.query", "attention.self.key", "attention.self.value")},
-        "attention_scores": ref.scores(s["attention.self.query"], s["attention.self.key"],
-                                       attention_mask),
-        "context": np.concatenate(list(s["attention_probs"] @ s["attention.self.value"]), -1),
-        "attention.output.dense": ref.linear(s["context"], *w["attention.output.dense"]),
-        "attention.output": ref.layer_norm(s["attention.output.dense"] + x, *_weights(ln), ln.eps),
-        "intermediate.dense": ref.linear(s["attention.output"], *w["intermediate.dense"]),
-        "output.dense": ref.linear(s["intermediate"], *w["output.dense"]),
+    expected: dict[str, Callable[[], np.ndarray]] = {
+        **{name: functools.partial(lambda n: ref.split_heads(ref.linear(x, *w(n)), heads), name)
+           for name in ("attention.self.query", "attention.self.key", "attention.self.value")},
+        "attention_scores": lambda: ref.scores(s("attention.self.query"),
+                                               s("attention.self.key"), attention_mask),
+        "context": lambda: np.concatenate(list(s("attention_probs") @ s("attention.self.value")),
+                                          -1),
+        "attention.output.dense": lambda: ref.linear(s("context"), *w("attention.output.dense")),
+        "attention.output": lambda: ref.layer_norm(s("attention.output.dense") + x,
+                                                   *w("attention.output.LayerNorm"), eps),
+        "intermediate.dense": lambda: ref.linear(s("attention.output"), *w("intermediate.dense")),
+        "output.dense": lambda: ref.linear(s("intermediate"), *w("output.dense")),
     }
-    checks = {name: _max_abs(steps[name], value) for name, value in expected.items()}
+    checks: dict[str, Callable[[], float]] = {
+        name: functools.partial(lambda n, f: _max_abs(steps[n], f()), name, formula)
+        for name, formula in expected.items()}
     checks["intermediate"] = (
-        float("nan") if act is None else _max_abs(steps["intermediate"],
-                                                  act(s["intermediate.dense"]))
-    )
-    return checks
+        (lambda: float("nan")) if act is None
+        else lambda: _max_abs(steps["intermediate"], act(s("intermediate.dense"))))
+    return LazyChecks(checks)
 
 
 def head_slice(steps: EncoderSteps, head: int) -> HeadView:
