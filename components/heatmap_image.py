@@ -181,12 +181,11 @@ def _cell_table(image: HeatmapImage, row_px: float) -> str:
         for j, value in enumerate(row):
             rgb = colours[i, j]
             note = image.cell_notes[i][j] if image.cell_notes else ""
-            where = f"{html.unescape(str(image.row_labels[i]))} × " \
-                    f"{html.unescape(str(image.col_labels[j]))}: {value:.4f}{note}"
+            where = _text(f"{image.row_labels[i]} × {image.col_labels[j]}: {value:.4f}") \
+                + html.escape(note)
             cells.append(
                 f'<td style="background:rgb({rgb[0]},{rgb[1]},{rgb[2]});color:{_ink_on(rgb)}"'
-                f' title="{html.escape(where)}">{html.escape(image.cell_format.format(value))}'
-                "</td>")
+                f' title="{where}">{html.escape(image.cell_format.format(value))}</td>')
         rows.append(f'<tr style="height:{row_px:.1f}px">{"".join(cells)}</tr>')
     return f'<table class="hm-table">{"".join(rows)}</table>'
 

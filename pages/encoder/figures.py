@@ -122,11 +122,18 @@ def step_matrix(steps: EncoderSteps, name: str, head: int) -> np.ndarray:
     return value[head] if value.ndim == 3 else value
 
 
+def shown_part(matrix: np.ndarray, cols: Sequence[str] | None,
+               max_columns: int | None) -> np.ndarray:
+    """What a step's figure draws: tokens x tokens whole, tokens x dimensions cut to
+    ``max_columns``."""
+    return matrix if max_columns is None or cols is not None else matrix[:, :max_columns]
+
+
 def matrix_figure(matrix: np.ndarray, rows: Sequence[str], title: str, *,
                   cols: Sequence[str] | None = None, probs: bool = False,
                   max_columns: int | None = MAX_COLUMNS) -> go.Figure:
     """A heatmap of tokens x dimensions (cut to ``max_columns``) or tokens x tokens."""
-    shown = matrix if max_columns is None or cols is not None else matrix[:, :max_columns]
+    shown = shown_part(matrix, cols, max_columns)
     if probs:
         return heatmap_figure(shown, rows, cols, title=title, zmin=0.0, zmax=1.0,
                               colorscale="Blues", hover=_(HOVER_TOKENS) + "<extra></extra>",
@@ -141,7 +148,7 @@ def matrix_image(matrix: np.ndarray, rows: Sequence[str], title: str, *,
                  cols: Sequence[str] | None = None, probs: bool = False,
                  max_columns: int | None = MAX_COLUMNS) -> HeatmapImage:
     """matrix_figure's cells and colour range, drawn as an image."""
-    shown = matrix if max_columns is None or cols is not None else matrix[:, :max_columns]
+    shown = shown_part(matrix, cols, max_columns)
     if probs:
         scale = Scale("Blues", 0.0, 1.0)
     else:

@@ -67,9 +67,11 @@ def breakdown(model_name: str, per_layer: bool) -> pd.DataFrame:
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * 8)
-def named_list(model_name: str, query: str) -> pd.DataFrame:
-    """The named parameters whose names hold every word of ``query``. Never mutated."""
-    return parameters_frame(filter_parameters(live_parameters(model_name), query))
+def named_list(model_name: str, query: str) -> tuple[list[NamedParameter], pd.DataFrame]:
+    """The named parameters whose names hold every word of ``query``, and their table. Never
+    mutated."""
+    rows = filter_parameters(live_parameters(model_name), query)
+    return rows, parameters_frame(rows)
 
 
 @st.cache_data(max_entries=len(PRESETS))

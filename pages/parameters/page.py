@@ -24,7 +24,7 @@ from core.parameters.counting import (
     omitted_terms,
     parameter_terms,
 )
-from core.parameters.listing import NamedParameter, blocks, filter_parameters, reconcile
+from core.parameters.listing import NamedParameter, blocks, reconcile
 from core.parameters.presets import (
     LIMITS,
     PRESETS,
@@ -151,7 +151,7 @@ def draw_named_list(ctx: Context) -> None:
     query = st.text_input(_("Filter by name"), value="", key=FILTER_KEY, bind="query-params",
                           placeholder=_("e.g. attention.self.query  or  LayerNorm bias"),
                           max_chars=200)
-    shown_rows = filter_parameters(list(ctx.rows), query or "")
+    shown_rows, frame = cache.named_list(ctx.bundle.name, query or "")
     if not shown_rows:
         st.info(_("No parameter name contains all the words of the filter. Names look like "
                   "encoder.layer.0.attention.self.query.weight."), icon=":material/filter_alt_off:")
@@ -160,7 +160,6 @@ def draw_named_list(ctx: Context) -> None:
     st.markdown(_("{shown} of {all} tensors, {part} parameters ({share} of the model).").format(
         shown=f"{len(shown_rows):,}", all=f"{len(ctx.rows):,}", part=f"{part:,}",
         share=f"{part / ctx.total:.2%}"))
-    frame = cache.named_list(ctx.bundle.name, query or "")
     show_table(frame, LIST_COLUMNS)
     st.download_button(_("Download this list (CSV)"), lambda: frame.to_csv(index=False),
                        _("named-parameters") + ".csv", "text/csv", icon=":material/download:",

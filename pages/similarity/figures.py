@@ -107,8 +107,7 @@ def matrix_figure(
     model: str = "", unknown: list[bool] | None = None,
 ) -> go.Figure:
     """The cosine heatmap of tokens lo..lo+len(labels); for a pair, the A x B block framed."""
-    # Adjusted cosines can fall below -1 (a pair less alike than the baseline): widen the scale.
-    bound = max(1.0, float(np.abs(matrix).max())) if mode == "adjusted" else 1.0
+    bound = cosine_bound(matrix, mode)
     fig = heatmap_figure(
         matrix.astype(np.float32),
         labels,
@@ -125,8 +124,7 @@ def matrix_figure(
         fig.update_traces(texttemplate="%{z:.2f}", textfont={"size": 11})
     fig.update_xaxes(type="category", tickangle=-60)
     fig.update_yaxes(scaleanchor="x", constrain="domain")
-    title = f"{plotly_text(model)} · {stage}: {_(MODE_WORDS[mode])}"
-    fig.update_layout(meta="sim_matrix", title={"text": title},
+    fig.update_layout(meta="sim_matrix", title={"text": matrix_title(model, stage, mode)},
                       margin={"t": 40})
     if n_a is not None and lo < n_a < lo + len(labels):
         frame_pair_block(fig, n_a - lo - 0.5, len(labels) - 0.5)
@@ -139,19 +137,27 @@ def matrix_image(
 ) -> HeatmapImage:
     """matrix_figure as a picture: values written in the cells up to CELL_TEXT_MAX tokens, the
     A x B block framed with the same dotted edges."""
-    bound = max(1.0, float(np.abs(matrix).max())) if mode == "adjusted" else 1.0
+    bound = cosine_bound(matrix, mode)
     n = len(labels)
     edge = n_a - lo if n_a is not None and lo < n_a < lo + n else None
-    flags = unknown or [False] * n
-    note = " · " + _(SAME_ROW)
     return HeatmapImage(
         matrix.astype(np.float32), labels, labels, Scale("RdBu_r", -bound, bound),
-        f"{plotly_text(model)} · {stage}: {_(MODE_WORDS[mode])}", "",
+        matrix_title(model, stage, mode), "",
         boundary_row=edge, boundary_col=edge, colour_title=_("cosine"), word_columns=True,
         frame=None if edge is None else (0, edge, edge, n), frame_colour=FRAME_COLOUR,
         frame_label="A × B",
         cell_format="{:.2f}" if n <= CELL_TEXT_MAX else None,
-        cell_notes=[[note if a and b else "" for b in flags] for a in flags])
+        cell_notes=same_row_notes(unknown or [False] * n, " · "))
+
+
+def cosine_bound(matrix: np.ndarray, mode: str) -> float:
+    """The colour scale's end: 1, or wider for adjusted cosines, which can fall below -1 (a pair
+    less alike than the baseline)."""
+    return max(1.0, float(np.abs(matrix).max())) if mode == "adjusted" else 1.0
+
+
+def matrix_title(model: str, stage: str, mode: str) -> str:
+    return f"{plotly_text(model)} · {stage}: {_(MODE_WORDS[mode])}"
 
 
 def frame_pair_block(fig: go.Figure, edge: float, end: float) -> None:
@@ -241,7 +247,7 @@ def anisotropy_figure(table: pd.DataFrame, marked: str, model: str = "") -> go.F
                      {_(c): (table[c].to_numpy(), line) for c, line in styles.items()})
 
 
-def same_row_notes(unknown: list[bool]) -> list[list[str]]:
+def same_row_notes(unknown: list[bool], separator: str = "<br>") -> list[list[str]]:
     """Per matrix cell, the hover note for two [UNK] tokens (one word-table row), else ""."""
-    note = "<br>" + _(SAME_ROW)
+    note = separator + _(SAME_ROW)
     return [[note if a and b else "" for b in unknown] for a in unknown]
