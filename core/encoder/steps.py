@@ -196,8 +196,8 @@ def encoder_steps_from(bundle: ModelBundle, analysis: Analysis, layer: int) -> E
         "output": analysis.stages[f"layer_{layer}"],
     }
     layer_input = _numpy(x[0])
-    formulas = step_checks(module, config.hidden_act, layer_input, steps, encoding.attention_mask)
-    checks = {name: functools.partial(formulas.__getitem__, name) for name in formulas}
+    checks = _check_formulas(module, config.hidden_act, layer_input, steps,
+                             encoding.attention_mask)
     for name, model_value in live.items():
         checks[name] = functools.partial(_max_abs, steps[name], model_value)
     mask_bias = None if mask is None else _numpy(mask[0, 0, 0])
@@ -290,6 +290,17 @@ def step_checks(
 
     Each formula takes our previous step (in float64) as its input, see ``core.encoder.reference``.
     """
+    return LazyChecks(_check_formulas(module, hidden_act, layer_input, steps, attention_mask))
+
+
+def _check_formulas(
+    module: torch.nn.Module,
+    hidden_act: object,
+    layer_input: np.ndarray,
+    steps: dict[str, np.ndarray],
+    attention_mask: list[int],
+) -> dict[str, Callable[[], float]]:
+    """step_checks' checks, each as a function computing it."""
     # The layer is held weakly: a cached result must not keep a model the model cache has let go.
     layer = weakref.ref(module)
 
@@ -306,8 +317,11 @@ def step_checks(
     heads = steps["attention.self.query"].shape[0]
     eps = module.attention.output.LayerNorm.eps
     act = ref.activation(hidden_act)
+    def projection(name: str) -> Callable[[], np.ndarray]:
+        return lambda: ref.split_heads(ref.linear(x, *w(name)), heads)
+
     expected: dict[str, Callable[[], np.ndarray]] = {
-        **{name: functools.partial(lambda n: ref.split_heads(ref.linear(x, *w(n)), heads), name)
+        **{name: projection(name)
            for name in ("attention.self.query", "attention.self.key", "attention.self.value")},
         "attention_scores": lambda: ref.scores(s("attention.self.query"),
                                                s("attention.self.key"), attention_mask),
@@ -319,13 +333,15 @@ def step_checks(
         "intermediate.dense": lambda: ref.linear(s("attention.output"), *w("intermediate.dense")),
         "output.dense": lambda: ref.linear(s("intermediate"), *w("output.dense")),
     }
-    checks: dict[str, Callable[[], float]] = {
-        name: functools.partial(lambda n, f: _max_abs(steps[n], f()), name, formula)
-        for name, formula in expected.items()}
+
+    def against(name: str, formula: Callable[[], np.ndarray]) -> Callable[[], float]:
+        return lambda: _max_abs(steps[name], formula())
+
+    checks = {name: against(name, formula) for name, formula in expected.items()}
     checks["intermediate"] = (
         (lambda: float("nan")) if act is None
         else lambda: _max_abs(steps["intermediate"], act(s("intermediate.dense"))))
-    return LazyChecks(checks)
+    return checks
 
 
 def head_slice(steps: EncoderSteps, head: int) -> HeadView:
