@@ -38,11 +38,14 @@ def encoding_of(inputs: SharedInputs) -> Encoding:
     return enc
 
 
-def analysis_of(inputs: SharedInputs, attentions: bool = False) -> Analysis:
-    """Every stage of the shared inputs, with the same notices."""
+def analysis_of(inputs: SharedInputs, attentions: bool = False, notices: bool = True,
+                ) -> Analysis:
+    """Every stage of the shared inputs, with the same notices (``notices=False`` for a page
+    that has shown them already)."""
     result = or_stop(get_analysis, inputs.model, inputs.text_a, inputs.text_b,
                      inputs.max_length, inputs.truncation, inputs.padding, attentions)
-    show_notices(result.encoding)
+    if notices:
+        show_notices(result.encoding)
     return result
 
 

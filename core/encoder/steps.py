@@ -317,6 +317,7 @@ def _check_formulas(
     heads = steps["attention.self.query"].shape[0]
     eps = module.attention.output.LayerNorm.eps
     act = ref.activation(hidden_act)
+
     def projection(name: str) -> Callable[[], np.ndarray]:
         return lambda: ref.split_heads(ref.linear(x, *w(name)), heads)
 

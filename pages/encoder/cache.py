@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.analysis_view import or_stop
+from components.analysis_view import analysis_of, or_stop
 from components.cache import get_analysis, get_model, shared_results
 from components.inputs import SharedInputs
 from core import Analysis
@@ -43,12 +43,6 @@ def get_steps(
     return encoder_steps_from(get_model(model_name), analysis, layer)
 
 
-def analysis(inputs: SharedInputs) -> Analysis:
-    """The input's cached analysis (its notices are shown with the steps, by the page)."""
-    return or_stop(get_analysis, inputs.model, inputs.text_a, inputs.text_b, inputs.max_length,
-                   inputs.truncation, inputs.padding)
-
-
 def steps_of(inputs: SharedInputs, layer: int) -> EncoderSteps:
     return or_stop(get_steps, inputs.model, inputs.text_a, inputs.text_b, inputs.max_length,
                    inputs.truncation, inputs.padding, layer)
@@ -67,8 +61,7 @@ def warm(model_name: str) -> None:
 
 def input_atlas(inputs: SharedInputs) -> HeadAtlas:
     """The head atlas of the current input, from an analysis with every layer's attention."""
-    analysis = or_stop(get_analysis, inputs.model, inputs.text_a, inputs.text_b,
-                       inputs.max_length, inputs.truncation, inputs.padding, True)
+    analysis = analysis_of(inputs, attentions=True, notices=False)   # shown with the steps
     enc = analysis.encoding
     return head_atlas(analysis.attentions, enc.special_tokens_mask, enc.attention_mask)
 

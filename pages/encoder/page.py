@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from components.analysis_view import model_of, show_error, show_notices
+from components.analysis_view import analysis_of, model_of, show_error, show_notices
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
@@ -69,7 +69,7 @@ class Context:
     def analysis(self) -> Analysis:
         """The whole model's run of the input (cached, shared with the other pages), for the
         tabs that need more than one layer."""
-        return cache.analysis(self.inputs)
+        return analysis_of(self.inputs, notices=False)   # shown with the steps
 
 
 def asked_number(key: str, label: str, options: list[int]) -> tuple[int | None, str | None]:
