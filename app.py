@@ -1,21 +1,21 @@
 """BERT Embedding Explorer: `streamlit run app.py`.
 
 Streamlit runs this file twice over. At start-up it imports it and finds ``app``, an ``st.App``
-whose lifespan warms the model before the first visitor (components/startup.py) and whose
-middleware puts a loading card into every page's HTML (components/boot_screen.py); then every
-session runs it as its script, and the router (components/router.py) draws the page.
+whose lifespan warms the model before the first visitor (frame/startup.py) and whose
+middleware puts a loading card into every page's HTML (frame/boot_screen.py); then every
+session runs it as its script, and the router (frame/router.py) draws the page.
 """
 
 import streamlit as st
 
 if __name__ == "__main__":   # a session's script run
-    from components.router import run_app
+    from frame.router import run_app
 
     run_app()
 else:                        # imported by the server: the app it serves, with its start-up
     from starlette.middleware import Middleware
 
-    from components.boot_screen import BootScreen
-    from components.startup import lifespan
+    from frame.boot_screen import BootScreen
+    from frame.startup import lifespan
 
     app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(BootScreen)])

@@ -19,7 +19,7 @@ from bench.browser import AppTab, Rerun, page_url
 from bench.server import Server, start_server
 from bench.texts import SENTENCE_WORDS, Sentence, SentenceFactory
 
-BOOT_SCREEN = "#boot-screen"   # the loading card in the page's HTML (components/boot_screen.py)
+BOOT_SCREEN = "#boot-screen"   # the loading card in the page's HTML (frame/boot_screen.py)
 PAIR_TOKENS = 64             # issue 3: /stages vs /tokens with a 64-token pair
 MEMORY_WORDS = (10, 20, 40, 80, 160)   # lengths cycled through by the memory run
 BARE_TITLE = "bare Streamlit page"
@@ -115,7 +115,7 @@ def median_s(runs: list[Rerun]) -> float:
 
 def app_targets(base: str) -> list[Target]:
     """Home plus every page that exists right now (other pages may still be being written)."""
-    from components.router import HOME, available_pages
+    from frame.page_list import HOME, available_pages
 
     specs = [HOME, *available_pages()]
     return [Target(spec.title, base, spec.url_path, "Control+Enter") for spec in specs]

@@ -9,7 +9,7 @@ import streamlit as st
 
 from components.i18n import _
 from components.inputs import draw_language_switch, draw_shared_inputs, shared_inputs
-from components.router import HOME, PAGES
+from frame.page_list import HOME, PAGES
 
 
 def echo() -> None:

@@ -63,7 +63,7 @@ from bench.ws_client import (  # noqa: E402
 if TYPE_CHECKING:
     from bench.texts import SentenceFactory
 
-# The app's pages by URL path, default page first (components/router.py: HOME, PAGES).
+# The app's pages by URL path, default page first (frame/page_list.py: HOME, PAGES).
 DEFAULT_PAGES = ("", "tokens", "stages", "positions", "similarity", "parameters")
 LINK_PATH = "tokens"          # the page of the shared link
 INPUT_LABEL = "Sentence A"

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"
 TARGETS = ("zh",)
 KEYWORDS = {"_": None, "N_": None}
-SOURCES = ("app.py", "components", "core", "pages")
+SOURCES = ("app.py", "components", "core", "frame", "pages")
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:[:!][^{}]*)?\}")
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from components.router import HOME, available_pages
 from core import analyze
+from frame.page_list import HOME, available_pages
 from tests.conftest import assert_clean, html_tables, open_app
 
 TOKENS = "pages/tokens/page.py"

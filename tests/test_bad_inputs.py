@@ -4,7 +4,7 @@ For each one: no uncaught exception, a clear message where one is due (its text 
 the app stays usable: in the same session a good sentence (or the default model) brings the page
 back exactly as a fresh session draws it.
 
-The page list is read when the tests are collected (components.router.available_pages() plus Home),
+The page list is read when the tests are collected (frame.page_list.available_pages() plus Home),
 so a page added to the router is covered without touching this file. The model loads once per
 process (st.cache_resource), so each case costs a few script runs, not a model load.
 """
@@ -23,11 +23,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from transformers import AutoTokenizer
 
-from components.router import HOME, available_pages
 from core import DEFAULT_MODEL, encode
 from core.models import default_model_path
 from core.settings import MAX_CHARS
 from core.similarity.choices import default_tokens
+from frame.page_list import HOME, available_pages
 from tests.conftest import APPTEST_TIMEOUT, LOAD_DEADLINE_S, ROOT, assert_clean, open_app
 from tests.model_folders import (
     make_bin_only_folder,

@@ -13,9 +13,9 @@ from urllib.parse import urlencode
 
 import pytest
 
-from components.router import HOME, available_pages
 from core import encode
 from core.similarity.choices import default_tokens
+from frame.page_list import HOME, available_pages
 from tests.conftest import (
     ARTIFACTS,
     TOKEN_TABLE,

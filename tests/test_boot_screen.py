@@ -1,4 +1,4 @@
-"""The loading card in every page's HTML (components/boot_screen.py): the middleware on its own,
+"""The loading card in every page's HTML (frame/boot_screen.py): the middleware on its own,
 then on a fresh server in Chromium, from the first paint until the app has drawn."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import pytest
 
-from components.boot_screen import BootScreen, boot_html
+from frame.boot_screen import BootScreen, boot_html
 from tests.conftest import ARTIFACTS, run_async, start_server, stop_server
 
 PAGE = b"<!DOCTYPE html><html><head></head><body><div id=\"root\"></div></body></html>"
@@ -104,8 +104,8 @@ def test_a_fresh_servers_first_visitor_sees_the_card_within_a_second(browser):
 def test_the_cards_words_are_the_catalogs():
     """The card writes its words out (no catalog to compile on a fresh server's first request);
     they must say what the interface says."""
-    from components.boot_screen import WORDS
     from components.i18n import LANGUAGES, translations
+    from frame.boot_screen import WORDS
 
     assert set(WORDS) == set(LANGUAGES)
     for code, (name, loading) in WORDS.items():

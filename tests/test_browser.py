@@ -43,7 +43,7 @@ def test_deep_link_on_a_fresh_server_shows_both_segments(browser):
         assert page.locator(NAV).count() >= 2
         assert page.locator("[data-testid='stException']").count() == 0
         # The first session of a fresh server gets no "Page not found" dialog over the page
-        # (components/startup.py): the teacher who opens the link first is that session.
+        # (frame/startup.py): the teacher who opens the link first is that session.
         assert page.get_by_text("Page not found").count() == 0
         page.close()
     finally:

@@ -104,11 +104,11 @@ def test_sessions_at_once_each_see_their_own_table(server, browser, reference_to
 
 
 def test_the_server_gives_each_model_run_one_thread_unless_told(monkeypatch):
-    """components.startup.set_torch_threads, called when the server starts: 1 by default, the
+    """frame.startup.set_torch_threads, called when the server starts: 1 by default, the
     environment's number otherwise, never below 1."""
     import torch
 
-    from components.startup import set_torch_threads
+    from frame.startup import set_torch_threads
 
     before = torch.get_num_threads()
     try:

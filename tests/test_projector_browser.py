@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.router import HOME, available_pages
+from frame.page_list import HOME, available_pages
 from tests.conftest import ARTIFACTS, open_in_browser
 
 pytestmark = pytest.mark.browser

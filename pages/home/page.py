@@ -7,7 +7,7 @@ from components.explain import page_header
 from components.i18n import N_, _
 from components.inputs import shared_inputs
 from components.labels import markdown_text
-from components.router import available_pages
+from frame.page_list import available_pages
 from pages.home import cache
 from pages.home.figures import PAGE_BLURBS, model_line, pipeline_dot
 

@@ -12,32 +12,14 @@ import os
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from types import ModuleType
 from typing import Any
 
 from streamlit.runtime.pages_manager import PagesManager
 
+from frame.page_imports import import_page
+from frame.page_list import page_folders
+
 _LOG = logging.getLogger(__name__)
-_IMPORT_LOCK = threading.Lock()
-
-
-def import_page(folder: str) -> ModuleType:
-    """Import ``pages.<folder>.page`` (and so everything it needs), one thread at a time.
-
-    A class opening links at once on a fresh server had two sessions import scikit-learn in two
-    threads; the second saw a partly initialised ``sklearn.base`` (ImportError, an exception box
-    on /positions). Python's per-module import locks do not cover that cycle; this lock does.
-    The router imports the page it is about to run, so a first visit to /tokens does not wait
-    for the pages that need scikit-learn.
-    """
-    with _IMPORT_LOCK:
-        return importlib.import_module(f"pages.{folder}.page")
-
-
-def page_folders() -> list[str]:
-    from components.router import HOME, available_pages  # the router imports this module
-
-    return [HOME.folder, *(spec.folder for spec in available_pages())]
 
 
 def import_page_modules() -> None:

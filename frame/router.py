@@ -1,0 +1,32 @@
+"""The app frame run before every page: navigation, the language and the shared inputs.
+
+The pages it lists are in frame/page_list.py (add a page there).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.i18n import _
+from components.inputs import draw_language_switch, draw_shared_inputs
+from frame.page_imports import import_page
+from frame.page_list import HOME, ROOT, available_pages, folder_of
+
+
+def run_app() -> None:
+    """Set the language, register the pages, draw the shared inputs and run the page asked for."""
+    st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🧭", layout="wide")
+    draw_language_switch()   # first: every string after it is in the reader's language
+    home = st.Page(str(ROOT / HOME.path), title=_(HOME.title), icon=HOME.icon, default=True)
+    groups: dict[str, list[st.Page]] = {"": [home]}
+    for spec in available_pages():
+        groups.setdefault(_(spec.group), []).append(
+            st.Page(str(ROOT / spec.path), title=_(spec.title), url_path=spec.url_path,
+                    icon=spec.icon))
+    # Grouped, the top bar shows a few menus instead of nine links: at 1024 px nothing hides
+    # behind "more".
+    page = st.navigation(groups, position="top")
+    # Its modules imported one thread at a time before it runs (frame.page_imports).
+    import_page(folder_of(page.url_path))
+    draw_shared_inputs()
+    page.run()
