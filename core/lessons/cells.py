@@ -51,6 +51,80 @@ PARAMETER_CELLS: tuple[str, ...] = (
 )
 
 
+# The tutorial from language models to BERT: MLM's corruption (15% picked; 80% [MASK], 10% a
+# random token, 10% kept; the loss only on picked positions), a sentence pair for next-sentence
+# prediction, the four fine-tuning heads, then the three embeddings (one-hot x table is the
+# lookup, sinusoidal vs learned positions, the token-type table). A fresh torch.Generator
+# starts from the same state in every process, so the student's draws are the page's.
+PRETRAINING_CELLS: tuple[str, ...] = (
+    "test_sentence = {sentence!r}\n"
+    "inputs = tokenizer(test_sentence, return_tensors='pt')\n"
+    "input_ids = inputs['input_ids']\n"
+    "special = torch.tensor(tokenizer.get_special_tokens_mask(\n"
+    "    input_ids[0].tolist(), already_has_special_tokens=True)).bool()\n"
+    "print(tokenizer.convert_ids_to_tokens(input_ids[0].tolist()))\n"
+    "special",
+    "g = torch.Generator()\n"
+    "picked = torch.bernoulli(torch.full(input_ids.shape, 0.15), generator=g).bool()\n"
+    "picked = picked & ~special\n"
+    "labels = input_ids.clone()\n"
+    "labels[~picked] = -100\n"
+    "labels",
+    "to_mask = torch.bernoulli(torch.full(input_ids.shape, 0.8), generator=g).bool() & picked\n"
+    "to_random = torch.bernoulli(torch.full(input_ids.shape, 0.5), generator=g).bool()\n"
+    "to_random = to_random & picked & ~to_mask\n"
+    "corrupted = input_ids.clone()\n"
+    "corrupted[to_mask] = tokenizer.mask_token_id\n"
+    "random_ids = torch.randint(len(tokenizer), input_ids.shape, generator=g)\n"
+    "corrupted[to_random] = random_ids[to_random]\n"
+    "tokenizer.convert_ids_to_tokens(corrupted[0].tolist())",
+    "n = 100_000\n"
+    "g = torch.Generator()\n"
+    "chosen = torch.bernoulli(torch.full((n,), 0.15), generator=g).bool()\n"
+    "masked = torch.bernoulli(torch.full((n,), 0.8), generator=g).bool() & chosen\n"
+    "randomised = torch.bernoulli(torch.full((n,), 0.5), generator=g).bool() & chosen & ~masked\n"
+    "kept = chosen & ~masked & ~randomised\n"
+    "print(f'picked: {chosen.float().mean():.3f}')\n"
+    "for name, part in [('[MASK]', masked), ('random', randomised), ('kept', kept)]:\n"
+    "    print(f'{name}: {part.sum() / chosen.sum():.3f}')",
+    "pair = tokenizer('What is your name?', 'My name is BERT.', return_tensors='pt')\n"
+    "print(tokenizer.convert_ids_to_tokens(pair['input_ids'][0].tolist()))\n"
+    "pair['token_type_ids']",
+    "out = model(**pair)\n"
+    "print(out.last_hidden_state[:, 0].shape)  # [CLS]'s vector\n"
+    "print(out.pooler_output.shape)            # what the next-sentence head reads\n"
+    "nsp_head = torch.nn.Linear(model.config.hidden_size, 2)\n"
+    "nsp_head.weight.shape",
+    "H = model.config.hidden_size\n"
+    "out = model(**inputs)\n"
+    "sentence_class = torch.nn.Linear(H, 2)  # one sentence -> a class, from [CLS]\n"
+    "token_class = torch.nn.Linear(H, 5)     # every token -> a class\n"
+    "pair_class = torch.nn.Linear(H, 3)      # a pair -> a class, from [CLS]\n"
+    "span = torch.nn.Linear(H, 2)            # every token -> start and end score\n"
+    "print(sentence_class(out.pooler_output).shape)\n"
+    "print(token_class(out.last_hidden_state).shape)\n"
+    "print(pair_class(model(**pair).pooler_output).shape)\n"
+    "print(span(out.last_hidden_state).shape)",
+    "V = model.config.vocab_size\n"
+    "one_hot = torch.nn.functional.one_hot(input_ids, num_classes=V).float()\n"
+    "by_matmul = one_hot @ model.embeddings.word_embeddings.weight\n"
+    "print(one_hot.shape)\n"
+    "torch.allclose(by_matmul, model.embeddings.word_embeddings(input_ids))",
+    "T = input_ids.shape[1]\n"
+    "pos = torch.arange(T).unsqueeze(1)\n"
+    "angle = pos / 10000 ** (torch.arange(0, H, 2) / H)\n"
+    "sinusoid = torch.zeros(T, H)\n"
+    "sinusoid[:, 0::2] = torch.sin(angle)\n"
+    "sinusoid[:, 1::2] = torch.cos(angle)\n"
+    "learned = model.embeddings.position_embeddings.weight[:T]\n"
+    "print(sinusoid[:3, :4])\n"
+    "print(learned[:3, :4])",
+    "print(model.embeddings.token_type_embeddings.weight.shape)\n"
+    "segments = model.embeddings.token_type_embeddings(pair['token_type_ids'])\n"
+    "torch.equal(segments[0, 0], segments[0, -1])",
+)
+
+
 def setup_cell(model_name: str) -> str:
     """The cell that loads the model: the embedded default from its package, others by name."""
     if model_name == DEFAULT_MODEL:

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from core.models import ModelBundle, model_run
+from core.models import ModelBundle, model_run, tokenizer_lock
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,23 @@ class _LockedTokenizer:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._bundle.tokenize(*args, **kwargs)
+
+    def __len__(self) -> int:
+        with tokenizer_lock(self._bundle.tokenizer):
+            return len(self._bundle.tokenizer)
+
+    def __getattr__(self, name: str) -> Any:
+        """Its methods (``convert_ids_to_tokens``, ...) and attributes, methods under the lock."""
+        value = getattr(self._bundle.tokenizer, name)
+        if not callable(value):
+            return value
+        lock = tokenizer_lock(self._bundle.tokenizer)
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with lock:
+                return value(*args, **kwargs)
+
+        return locked
 
 
 def run_cells(bundle: ModelBundle, cells: tuple[str, ...] | list[str]) -> list[CellOutput]:

@@ -1,0 +1,150 @@
+"""The class poll: codes, anonymous answers (one per session per step, a change replaces it),
+bounds, expiry, the teacher's key, thread safety; and a class of 30 websocket sessions
+answering at once, whose teacher sees exactly their answers."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+
+from core.classpoll import (
+    ALPHABET,
+    CODE_LENGTH,
+    ClassPoll,
+    PollError,
+    new_code,
+    new_session_id,
+    new_teacher_key,
+    normalise_code,
+)
+
+CHOICES = (3, 3, 2)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def opened(poll: ClassPoll | None = None) -> tuple[ClassPoll, str, str]:
+    poll = ClassPoll() if poll is None else poll
+    code, key = new_code(), new_teacher_key()
+    assert poll.open(code, key, "pretraining", CHOICES)
+    return poll, code, key
+
+
+def test_codes_are_short_unambiguous_and_random():
+    codes = {new_code() for _ in range(2000)}
+    assert len(codes) == 2000
+    for code in codes:
+        assert len(code) == CODE_LENGTH and set(code) <= set(ALPHABET)
+    assert not set("0O1IL") & set(ALPHABET)
+    assert normalise_code(" k7q2ab ") == "K7Q2AB"
+    for bad in ("", "K7Q", "K7Q2AB7", "K7Q2A0", None, 12, "<script>", "K7Q2A\u200b"):
+        assert normalise_code(bad) is None
+    assert len({new_session_id() for _ in range(1000)}) == 1000
+
+
+def test_one_answer_per_session_per_step_and_a_change_replaces_it():
+    poll, code, _ = opened()
+    a, b, c = (new_session_id() for _ in range(3))
+    poll.answer(code, 1, a, 0)
+    poll.answer(code, 1, b, 2)
+    poll.answer(code, 1, a, 2)       # a changes its mind
+    poll.answer(code, 1, c, 2)
+    poll.answer(code, 2, a, 1)
+    assert poll.tally(code, 1).counts == (0, 0, 3)
+    assert poll.tally(code, 2).counts == (0, 1, 0)
+    assert poll.tally(code, 3).answered == 0
+    assert poll.choice_of(code, 1, a) == 2
+    poll.withdraw(code, 1, a)
+    assert poll.tally(code, 1).counts == (0, 0, 2)
+
+
+def test_bad_answers_steps_and_codes_are_refused():
+    poll, code, _ = opened()
+    sid = new_session_id()
+    for choice in (-1, 3, True, "1", 1.0):
+        with pytest.raises(PollError):
+            poll.answer(code, 1, sid, choice)
+    for step in (0, 4, True, "1"):
+        with pytest.raises(PollError):
+            poll.answer(code, step, sid, 0)
+    with pytest.raises(PollError):
+        poll.answer(new_code(), 1, sid, 0)          # no such class
+    with pytest.raises(PollError):
+        poll.answer("nonsense!", 1, sid, 0)
+    assert poll.lesson_of(code.lower()) == "pretraining"
+    assert poll.lesson_of("ZZZZZZ") is None and poll.lesson_of("<b>") is None
+
+
+def test_only_the_teacher_reveals():
+    poll, code, key = opened()
+    assert not poll.tally(code, 2).revealed
+    with pytest.raises(PollError):
+        poll.reveal(code, new_teacher_key(), 2)
+    assert not poll.open(code, new_teacher_key(), "pretraining", CHOICES)  # a second "teacher"
+    assert poll.open(code, key, "pretraining", CHOICES)                     # the teacher again
+    assert poll.is_teacher(code, key) and not poll.is_teacher(code, "x")
+    assert not poll.is_teacher(code, None)
+    poll.reveal(code, key, 2)
+    assert poll.tally(code, 2).revealed and not poll.tally(code, 1).revealed
+    poll.reveal(code, key, 2, shown=False)
+    assert not poll.tally(code, 2).revealed
+
+
+def test_bounds_on_classes_and_students():
+    poll = ClassPoll(max_classes=3, max_sessions=4)
+    codes = [opened(poll)[1] for _ in range(3)]
+    with pytest.raises(PollError, match="3 classes"):
+        opened(poll)
+    for _ in range(4):
+        poll.answer(codes[0], 1, new_session_id(), 0)
+    with pytest.raises(PollError, match="4 students"):
+        poll.answer(codes[0], 1, new_session_id(), 0)
+    assert poll.tally(codes[0], 1).answered == 4
+
+
+def test_a_class_without_answers_expires():
+    clock = Clock()
+    poll, code, key = opened(ClassPoll(idle_s=3600, clock=clock))
+    sid = new_session_id()
+    clock.now += 3000
+    poll.answer(code, 1, sid, 1)        # an answer keeps it alive
+    clock.now += 3000
+    assert poll.lesson_of(code) == "pretraining"
+    clock.now += 700
+    assert poll.lesson_of(code) is None and len(poll) == 0
+    with pytest.raises(PollError, match="no class"):
+        poll.tally(code, 1)
+    # A full server makes room as soon as classes expire.
+    full = ClassPoll(max_classes=1, idle_s=10, clock=clock)
+    opened(full)
+    clock.now += 11
+    opened(full)
+
+
+def test_answers_from_many_threads_at_once_are_all_counted():
+    poll, code, _ = opened()
+    rng = random.Random(7)
+    plan = [(new_session_id(), [rng.randrange(3) for _ in range(5)]) for _ in range(40)]
+    start = threading.Barrier(len(plan))
+
+    def student(sid: str, picks: list[int]) -> None:
+        start.wait()
+        for choice in picks:             # each changes its answer a few times
+            poll.answer(code, 1, sid, choice)
+            poll.tally(code, 1)
+
+    threads = [threading.Thread(target=student, args=p) for p in plan]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    final = [picks[-1] for _, picks in plan]
+    assert poll.tally(code, 1).counts == tuple(final.count(i) for i in range(3))
