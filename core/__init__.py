@@ -48,6 +48,7 @@ from core.pretraining import (
     next_sentence,
 )
 from core.settings import DEFAULT_MODEL, KNOWN_MODELS
+from core.similarity.pairs import PairContributions, compare_pairs, pair_contributions
 from core.tokens import Encoding, encode
 
 __all__ = [
@@ -74,6 +75,9 @@ __all__ = [
     "residual_shares",
     "token_trajectory",
     "without_specials",
+    "PairContributions",
+    "compare_pairs",
+    "pair_contributions",
     "DEFAULT_MODEL",
     "EMBEDDING_STAGES",
     "KNOWN_MODELS",
