@@ -5,9 +5,10 @@ short code. Everything is anonymous: an answer is stored under a random id the s
 made for itself (no name, no address), one answer per session per step, and a new answer from
 the same session replaces the old one.
 
-The state is one process's memory (the app holds one ``ClassPoll`` in ``st.cache_resource``);
-with several replicas, the proxy sends every request of a class to one replica by hashing its
-``class`` URL parameter (deploy/README.md says why).
+The state is one process's memory by default (the app holds one poll in ``st.cache_resource``):
+nothing to install. With several replicas, ``BERT_EXPLORER_POLL_REDIS`` names a Redis server
+they share (``core.classpoll_redis``, same interface), so a class spread over replicas has one
+tally (deploy/README.md says why a shared store rather than routing by class at the proxy).
 
 Bounded: at most ``max_classes`` classes, ``max_sessions`` answering sessions per class; a class
 with no answer (and no teacher action) for ``idle_s`` seconds is gone. Codes are drawn with
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
 import threading
 import time
@@ -36,6 +38,7 @@ MAX_SESSIONS = 300          # answering sessions per class
 MAX_STEPS = 64
 MAX_CHOICES = 16
 IDLE_S = 4 * 3600.0         # a class with no answer for this long is gone
+REDIS_ENV = "BERT_EXPLORER_POLL_REDIS"
 
 
 class PollError(ExplorerError):
@@ -88,8 +91,41 @@ def new_session_id() -> str:
     return secrets.token_hex(8)
 
 
-def _hash_key(key: str) -> bytes:
+def hash_key(key: str) -> bytes:
     return hashlib.sha256(key.encode()).digest()
+
+
+# The poll's messages, shared by both stores.
+def code_error(code: object) -> PollError:
+    return PollError(N_("“{code}” is not a class code: a code has {length} letters and digits."),
+                     code=str(code)[:40], length=CODE_LENGTH)
+
+
+def unknown_class(code: object) -> PollError:
+    return PollError(N_("There is no class “{code}” on this server: it has ended or the code is "
+                        "mistyped."), code=str(code)[:40])
+
+
+def server_full(limit: int) -> PollError:
+    return PollError(N_("This server already runs {limit} classes, its most at once: try again "
+                        "when one has ended."), limit=limit)
+
+
+def too_many_students(limit: int) -> PollError:
+    return PollError(N_("This class already has {limit} students, its most: your answer is not "
+                        "counted."), limit=limit)
+
+
+def not_a_step(count: int) -> PollError:
+    return PollError(N_("This lesson has steps 1 to {count}."), count=count)
+
+
+def not_a_choice() -> PollError:
+    return PollError(N_("That is not one of the question's answers."))
+
+
+def not_the_teacher() -> PollError:
+    return PollError(N_("Only the class's teacher can show the answers."))
 
 
 class ClassPoll:
@@ -118,7 +154,7 @@ class ClassPoll:
                 not 1 <= c <= MAX_CHOICES for c in choices):
             raise ValueError(f"a lesson needs 1 to {MAX_STEPS} questions of 1 to "
                              f"{MAX_CHOICES} choices, not {choices!r}")
-        key_hash = _hash_key(teacher_key)
+        key_hash = hash_key(teacher_key)
         with self._lock:
             self._expire()
             found = self._classes.get(code)
@@ -128,9 +164,7 @@ class ClassPoll:
                 found.last_active = self._clock()
                 return True
             if len(self._classes) >= self.max_classes:
-                raise PollError(N_("This server already runs {limit} classes, its most at "
-                                   "once: try again when one has ended."),
-                                limit=self.max_classes)
+                raise server_full(self.max_classes)
             self._classes[code] = _Class(lesson, tuple(choices), key_hash, self._clock())
             return True
 
@@ -147,7 +181,7 @@ class ClassPoll:
             self._expire()
             found = self._classes.get(normalise_code(code) or "")
             return (found is not None and teacher_key is not None
-                    and hmac.compare_digest(found.key_hash, _hash_key(teacher_key)))
+                    and hmac.compare_digest(found.key_hash, hash_key(teacher_key)))
 
     # -- students ------------------------------------------------------------------------
 
@@ -165,11 +199,10 @@ class ClassPoll:
             self._check_step(found, step)
             if isinstance(choice, bool) or not isinstance(choice, int) or not (
                     0 <= choice < found.choices[step - 1]):
-                raise PollError(N_("That is not one of the question's answers."))
+                raise not_a_choice()
             if session_id not in found.sessions:
                 if len(found.sessions) >= self.max_sessions:
-                    raise PollError(N_("This class already has {limit} students, its most: "
-                                       "your answer is not counted."), limit=self.max_sessions)
+                    raise too_many_students(self.max_sessions)
                 found.sessions.add(session_id)
             found.answers.setdefault(step, {})[session_id] = choice
             found.last_active = self._clock()
@@ -207,13 +240,15 @@ class ClassPoll:
             self._expire()
             return len(self._classes)
 
+    def __bool__(self) -> bool:   # a poll is a poll, even with no class in it
+        return True
+
     # -- inside the lock -----------------------------------------------------------------
 
     def _code(self, code: object) -> str:
         normal = normalise_code(code)
         if normal is None:
-            raise PollError(N_("“{code}” is not a class code: a code has {length} letters and "
-                               "digits."), code=str(code)[:40], length=CODE_LENGTH)
+            raise code_error(code)
         return normal
 
     def _expire(self) -> None:
@@ -225,18 +260,28 @@ class ClassPoll:
         self._expire()
         found = self._classes.get(self._code(code))
         if found is None:
-            raise PollError(N_("There is no class “{code}” on this server: it has ended or the "
-                               "code is mistyped."), code=str(code)[:40])
+            raise unknown_class(code)
         return found
 
     def _teachers_class(self, code: str, teacher_key: str) -> _Class:
         found = self._live(code)
-        if not hmac.compare_digest(found.key_hash, _hash_key(teacher_key)):
-            raise PollError(N_("Only the class's teacher can show the answers."))
+        if not hmac.compare_digest(found.key_hash, hash_key(teacher_key)):
+            raise not_the_teacher()
         return found
 
     @staticmethod
     def _check_step(found: _Class, step: object) -> None:
         if isinstance(step, bool) or not isinstance(step, int) or not (
                 1 <= step <= len(found.choices)):
-            raise PollError(N_("This lesson has steps 1 to {count}."), count=len(found.choices))
+            raise not_a_step(len(found.choices))
+
+
+def poll_from_environment() -> ClassPoll:
+    """This process's poll: in memory, or on the Redis server ``BERT_EXPLORER_POLL_REDIS`` names
+    (``redis://host:6379/0``), shared with the other replicas."""
+    url = os.environ.get(REDIS_ENV, "").strip()
+    if not url:
+        return ClassPoll()
+    from core.classpoll_redis import RedisClassPoll
+
+    return RedisClassPoll(url)  # type: ignore[return-value] - the same interface

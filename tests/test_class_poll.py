@@ -1,24 +1,33 @@
 """The class poll: codes, anonymous answers (one per session per step, a change replaces it),
-bounds, expiry, the teacher's key, thread safety; and a class of 30 websocket sessions
-answering at once, whose teacher sees exactly their answers."""
+bounds, expiry, the teacher's key, thread safety, in memory and in Redis (the store replicas
+share); and a class of 30 websocket sessions answering at once, whose teacher sees exactly
+their answers."""
 
 from __future__ import annotations
 
 import random
+import secrets
+import shutil
+import subprocess
 import threading
+import time
 
 import pytest
 
 from core.classpoll import (
     ALPHABET,
     CODE_LENGTH,
+    REDIS_ENV,
     ClassPoll,
     PollError,
     new_code,
     new_session_id,
     new_teacher_key,
     normalise_code,
+    poll_from_environment,
 )
+from core.classpoll_redis import RedisClassPoll
+from tests.conftest import free_port
 
 CHOICES = (3, 3, 2)
 
@@ -29,6 +38,43 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+REDIS_SERVER = shutil.which("redis-server")
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    """A throwaway Redis server on a free port (no persistence), as deploy/compose.yaml runs one."""
+    if REDIS_SERVER is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    port = free_port()
+    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no"],
+                            cwd=tmp_path_factory.mktemp("redis"), stdout=subprocess.DEVNULL)
+    import redis
+
+    client = redis.Redis(port=port)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_poll(request):
+    """Polls of one kind; each Redis one under a prefix of its own."""
+    if request.param == "memory":
+        return ClassPoll
+    url = request.getfixturevalue("redis_url")
+    return lambda **kw: RedisClassPoll(url, prefix=f"test-{secrets.token_hex(4)}:", **kw)
 
 
 def opened(poll: ClassPoll | None = None) -> tuple[ClassPoll, str, str]:
@@ -50,8 +96,8 @@ def test_codes_are_short_unambiguous_and_random():
     assert len({new_session_id() for _ in range(1000)}) == 1000
 
 
-def test_one_answer_per_session_per_step_and_a_change_replaces_it():
-    poll, code, _ = opened()
+def test_one_answer_per_session_per_step_and_a_change_replaces_it(make_poll):
+    poll, code, _ = opened(make_poll())
     a, b, c = (new_session_id() for _ in range(3))
     poll.answer(code, 1, a, 0)
     poll.answer(code, 1, b, 2)
@@ -66,8 +112,8 @@ def test_one_answer_per_session_per_step_and_a_change_replaces_it():
     assert poll.tally(code, 1).counts == (0, 0, 2)
 
 
-def test_bad_answers_steps_and_codes_are_refused():
-    poll, code, _ = opened()
+def test_bad_answers_steps_and_codes_are_refused(make_poll):
+    poll, code, _ = opened(make_poll())
     sid = new_session_id()
     for choice in (-1, 3, True, "1", 1.0):
         with pytest.raises(PollError):
@@ -83,8 +129,8 @@ def test_bad_answers_steps_and_codes_are_refused():
     assert poll.lesson_of("ZZZZZZ") is None and poll.lesson_of("<b>") is None
 
 
-def test_only_the_teacher_reveals():
-    poll, code, key = opened()
+def test_only_the_teacher_reveals(make_poll):
+    poll, code, key = opened(make_poll())
     assert not poll.tally(code, 2).revealed
     with pytest.raises(PollError):
         poll.reveal(code, new_teacher_key(), 2)
@@ -98,8 +144,8 @@ def test_only_the_teacher_reveals():
     assert not poll.tally(code, 2).revealed
 
 
-def test_bounds_on_classes_and_students():
-    poll = ClassPoll(max_classes=3, max_sessions=4)
+def test_bounds_on_classes_and_students(make_poll):
+    poll = make_poll(max_classes=3, max_sessions=4)
     codes = [opened(poll)[1] for _ in range(3)]
     with pytest.raises(PollError, match="3 classes"):
         opened(poll)
@@ -129,8 +175,8 @@ def test_a_class_without_answers_expires():
     opened(full)
 
 
-def test_answers_from_many_threads_at_once_are_all_counted():
-    poll, code, _ = opened()
+def test_answers_from_many_threads_at_once_are_all_counted(make_poll):
+    poll, code, _ = opened(make_poll())
     rng = random.Random(7)
     plan = [(new_session_id(), [rng.randrange(3) for _ in range(5)]) for _ in range(40)]
     start = threading.Barrier(len(plan))
@@ -148,3 +194,29 @@ def test_answers_from_many_threads_at_once_are_all_counted():
         t.join()
     final = [picks[-1] for _, picks in plan]
     assert poll.tally(code, 1).counts == tuple(final.count(i) for i in range(3))
+
+
+def test_a_class_in_redis_expires_without_answers(redis_url):
+    poll, code, _ = opened(RedisClassPoll(redis_url, prefix="expiry:", idle_s=1.0))
+    poll.answer(code, 1, new_session_id(), 0)
+    time.sleep(0.6)
+    poll.answer(code, 1, new_session_id(), 1)   # an answer keeps it alive
+    time.sleep(0.6)
+    assert poll.tally(code, 1).counts == (1, 1, 0)
+    time.sleep(1.2)
+    assert poll.lesson_of(code) is None and len(poll) == 0
+    with pytest.raises(PollError, match="no class"):
+        poll.answer(code, 1, new_session_id(), 0)
+
+
+def test_two_replicas_sharing_redis_see_one_class(redis_url, monkeypatch):
+    monkeypatch.setenv(REDIS_ENV, redis_url)
+    one, two = poll_from_environment(), poll_from_environment()
+    assert isinstance(one, RedisClassPoll)
+    _, code, key = opened(one)
+    two.answer(code, 1, "a", 2)
+    one.answer(code, 1, "b", 2)
+    two.reveal(code, key, 1)
+    assert one.tally(code, 1).counts == (0, 0, 2) and one.tally(code, 1).revealed
+    monkeypatch.delenv(REDIS_ENV)
+    assert isinstance(poll_from_environment(), ClassPoll)
