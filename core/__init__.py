@@ -11,6 +11,14 @@
 """
 
 from core.analysis import EMBEDDING_STAGES, Analysis, analyze, analyze_encoding
+from core.attribution import (
+    IntegratedGradients,
+    attention_flow,
+    attention_rollout,
+    blank_out,
+    integrated_gradients,
+    norm_weighted_attention,
+)
 from core.encoder import (
     CLARK_2019,
     EncoderSteps,
@@ -52,6 +60,12 @@ from core.similarity.pairs import PairContributions, compare_pairs, pair_contrib
 from core.tokens import Encoding, encode
 
 __all__ = [
+    "IntegratedGradients",
+    "attention_flow",
+    "attention_rollout",
+    "blank_out",
+    "integrated_gradients",
+    "norm_weighted_attention",
     "CLARK_2019",
     "EncoderSteps",
     "HeadAtlas",
