@@ -33,7 +33,7 @@ from core.similarity.choices import real_positions
 from core.similarity.sentences import encoder_max_length
 
 BATCH_SIZE = 64          # sentences per forward pass in compare_pairs
-NOISE = 0.005            # leave-one-out changes smaller than this are read as "no change"
+RANKED = 4               # tokens a sentence needs before its two rankings are compared
 
 
 def own_recipe(model_name: str) -> bool:
@@ -134,19 +134,21 @@ class PairContributions:
                                                                            strict=True)]
 
     def disagreements(self) -> list[tuple[str, int]]:
-        """Tokens ("a" or "b", index) the two views read differently: a token that carries more
-        than an even share of the cosine (cosine / its sentence's length) while leaving it out
-        raises the cosine, or less than an even share while leaving it out lowers it. Both are
-        right: a long token vector carries much of its own sentence's mean, so it takes a large
-        share without pulling that mean towards the other sentence. Changes under ``NOISE`` are
-        not counted."""
+        """Tokens ("a" or "b", index) the two views rank far apart: among the top third of its
+        sentence by share and the bottom third by leave-one-out effect, or the other way round
+        (sentences of at least ``RANKED`` tokens). Both views are right: a long token vector
+        takes a large share of its own sentence's mean without pulling that mean towards the
+        other sentence, so leaving it out changes little."""
         found = []
         for side, shares, effect in (("a", self.shares_a, self.effect_a),
                                      ("b", self.shares_b, self.effect_b)):
-            even = self.cosine / len(shares)
-            for i, (share, change) in enumerate(zip(shares, effect, strict=True)):
-                if abs(change) >= NOISE and (share - even) * change < 0:
-                    found.append((side, i))
+            n = len(shares)
+            if n < RANKED or np.isnan(effect).any():
+                continue
+            by_share = np.argsort(np.argsort(-shares, kind="stable"), kind="stable") / (n - 1)
+            by_effect = np.argsort(np.argsort(-effect, kind="stable"), kind="stable") / (n - 1)
+            found += [(side, int(i)) for i in np.flatnonzero(np.abs(by_share - by_effect)
+                                                             >= 2 / 3 - 1e-9)]
         return found
 
 
