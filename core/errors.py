@@ -42,6 +42,22 @@ class ModelTooLargeError(ModelLoadError):
     """The model would not fit the memory this explorer allows itself."""
 
 
+class ModelNotOnHubError(ModelLoadError):
+    """The hub answered, and it has no model by that name (or will not give it to us)."""
+
+
+class DownloadStalledError(ModelLoadError):
+    """The hub stopped sending bytes part-way; a retry resumes the partial file."""
+
+
+class NotSafetensorsError(ModelLoadError):
+    """The checkpoint has no safetensors weights (only pickled ones, which are never read)."""
+
+
+class VocabularyError(ModelLoadError):
+    """The tokenizer has no vocabulary, or one that does not fit the model's word table."""
+
+
 class InputError(ExplorerError):
     """The text given cannot be analysed as it is (empty, B without A, too long untruncated)."""
 

@@ -1,8 +1,10 @@
 """Loading a BERT-family model: the embedded default, a named checkpoint or a folder on disk.
 
 Only safetensors weights are read and remote code is never run. When a model is not on this
-machine and the hub cannot be reached, loading fails within seconds with a clear message instead
-of retrying for half a minute.
+machine and the hub does not answer, loading fails within seconds with a clear message; once it
+answers, the model is downloaded in the background (core.hub) with progress, stopped only by a
+stall, never by a total time limit. Everything is then read from one folder, the model's own
+vocabulary included.
 
 A checkpoint that ships BERT's pretraining heads (``cls.predictions``, the masked-language-model
 head, and ``cls.seq_relationship``, the next-sentence head, as bert-base-uncased does) keeps them
@@ -17,16 +19,17 @@ import logging
 import os
 import re
 import threading
-import time
 import urllib.error
 import urllib.request
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from huggingface_hub import hf_hub_download
+from huggingface_hub.errors import HfHubHTTPError
 from safetensors import safe_open
 from transformers import (
     AutoConfig,
@@ -37,18 +40,19 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 from transformers.models.bert.modeling_bert import BertPreTrainingHeads
-from transformers.utils import cached_file
 from transformers.utils import logging as transformers_logging
 
+from core import hub
 from core.errors import (
     N_,
     ModelLoadError,
     ModelTooLargeError,
-    ModelUnavailableError,
     NotBertError,
+    NotSafetensorsError,
+    VocabularyError,
 )
 from core.parameters import count_from_config
-from core.settings import DEFAULT_MODEL, HUB_DEADLINE_S, HUB_TIMEOUT_S, MAX_PARAMETERS, is_folder
+from core.settings import DEFAULT_MODEL, HUB_TIMEOUT_S, MAX_PARAMETERS, is_folder
 
 # The progress bars and length warnings go to the server's terminal, not to the user.
 transformers_logging.set_verbosity_error()
@@ -150,12 +154,13 @@ def model_source(name: str | None) -> str:
     return name
 
 
-def hub_reachable(timeout: float = HUB_TIMEOUT_S) -> bool:
+def hub_reachable(timeout: float | None = None) -> bool:
     """True when the model hub answers an HTTP request within ``timeout`` seconds.
 
     An open TCP connection is not enough: a captive portal or a stuck proxy can accept it and never
     answer, and huggingface_hub's own client has no read timeout, so the load would hang for good.
     """
+    timeout = HUB_TIMEOUT_S if timeout is None else timeout
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"}:
         return False
     if timeout <= 0:
@@ -175,78 +180,63 @@ def hub_reachable(timeout: float = HUB_TIMEOUT_S) -> bool:
             result.append(False)
 
     # Name resolution has no timeout of its own, so the probe runs in a thread we stop waiting for.
-    thread = threading.Thread(target=probe, daemon=True)
+    thread = threading.Thread(target=probe, daemon=True, name="hub probe")
     thread.start()
     thread.join(timeout + 1.0)
     return bool(result and result[0])
 
 
-def _unavailable(name: str) -> ModelUnavailableError:
-    return ModelUnavailableError(
-        N_("“{name}” is not on this machine and the model hub cannot be reached (no internet?). "
-           "To use {name} offline, download it once on a connected machine into the Hugging "
-           "Face cache or a model folder this explorer is allowed to read."),
-        name=name,
-    )
-
-
-def _within(deadline: float, name: str, work: Callable[[], Any]) -> Any:
-    """Run ``work`` (a hub download), giving up at ``deadline`` whatever the hub does.
-
-    huggingface_hub retries a stalled file for up to a minute and one of its requests has no
-    timeout, so the download runs in a thread that is abandoned at the deadline: the user gets the
-    message in time, and the thread ends on the hub client's own timeouts later.
-    """
-    outcome: list[tuple[bool, Any]] = []
-
-    def run() -> None:
-        try:
-            outcome.append((True, work()))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
-            outcome.append((False, exc))
-
-    thread = threading.Thread(target=run, daemon=True, name=f"hub-load {name}")
-    thread.start()
-    thread.join(max(0.0, deadline - time.monotonic()))
-    if not outcome:
-        _LOG.warning("loading %r from the hub did not finish in time; abandoned", name)
-        raise _unavailable(name)
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value
-
-
-def _from_pretrained(loader: Callable[..., Any], source: str, name: str, deadline: float,
-                     **kwargs: Any) -> Any:
-    """Call a ``from_pretrained`` loader: from local files first, the hub only if it answers,
-    and never past ``deadline`` (``time.monotonic()`` seconds)."""
-    if Path(source).is_dir():
-        return loader(source, local_files_only=True, **kwargs)
-    try:
-        return loader(source, local_files_only=True, **kwargs)
-    except OSError:
-        pass  # not in the local cache: try the hub below
-    if not hub_reachable(min(HUB_TIMEOUT_S, deadline - time.monotonic())):
-        raise _unavailable(name)
-    return _within(deadline, name, lambda: loader(source, **kwargs))
-
-
-def load_config(name: str | None, deadline: float | None = None) -> BertConfig:
-    """The config of ``name``, checked to be a BERT model that fits the parameter budget."""
-    name = (name or "").strip() or DEFAULT_MODEL
+def local_folder(name: str | None) -> Path | None:
+    """The folder holding everything ``name`` needs on this machine (the shipped model, a model
+    folder, or a complete copy in the Hugging Face cache), or None when it must be downloaded."""
     source = model_source(name)
-    deadline = deadline or time.monotonic() + HUB_DEADLINE_S
+    if Path(source).is_dir():
+        return Path(source)
+    return hub.cached_snapshot(source)
+
+
+def needs_download(name: str | None) -> bool:
+    """Whether loading ``name`` would first download it from the hub."""
+    return local_folder(name) is None
+
+
+def start_download(name: str) -> hub.DownloadJob:
+    """The shared background download of hub model ``name`` (started if none is running).
+    The config is checked (BERT, size) as soon as it arrives, before any weight is fetched."""
+    name = name.strip()
+    return hub.start_download(model_source(name), lambda path: _read_config(name, path))
+
+
+def fetch(name: str) -> Path:
+    """The folder of ``name`` on this machine, downloading it first if need be (blocking, with no
+    total deadline: only a stall stops it). Raises a ``ModelLoadError`` that says what happened."""
+    folder = local_folder(name)
+    if folder is not None:
+        return folder
+    if not hub_reachable():
+        raise hub.unavailable(name)
+    state = start_download(name).wait()
+    if state.error is not None:
+        raise state.error
+    assert state.folder is not None
+    return state.folder
+
+
+def _read_config(name: str, path: Path) -> BertConfig:
+    """The config in ``path`` (a folder or its config.json), checked with ``check_config``."""
     try:
-        config = _from_pretrained(AutoConfig.from_pretrained, source, name, deadline,
-                                  trust_remote_code=False)
-    except ModelLoadError:
-        raise
+        config = AutoConfig.from_pretrained(str(path), trust_remote_code=False,
+                                            local_files_only=True)
     # A folder edited by hand can fail in more ways than transformers documents (wrong field types,
     # a model_type that is a list, ...): every one is a message for the user, never a traceback.
     except Exception as exc:
         _LOG.warning("config of %r unreadable: %s", name, exc)
         raise ModelLoadError(N_("“{name}” could not be read as a model."), name=name) from exc
+    return check_config(name, config)
+
+
+def check_config(name: str, config: Any) -> BertConfig:
+    """``config`` if it is a BERT config that fits the parameter budget; else a clear error."""
     model_type = getattr(config, "model_type", None)
     if model_type != "bert":
         raise NotBertError(
@@ -271,31 +261,85 @@ def load_config(name: str | None, deadline: float | None = None) -> BertConfig:
     return config
 
 
+def load_config(name: str | None) -> BertConfig:
+    """The config of ``name``, checked to be a BERT model that fits the parameter budget.
+
+    A hub model not on this machine has only its config.json fetched (no weights)."""
+    name = (name or "").strip() or DEFAULT_MODEL
+    folder = local_folder(name)
+    if folder is not None:
+        return _read_config(name, folder)
+    if not hub_reachable():
+        raise hub.unavailable(name)
+    remote = hub.remote_model(model_source(name))
+    try:
+        path = hf_hub_download(remote.repo, hub.CONFIG, revision=remote.commit,
+                               etag_timeout=HUB_TIMEOUT_S)
+    except (OSError, HfHubHTTPError) as exc:
+        raise hub.unavailable(name) from exc
+    return _read_config(name, Path(path))
+
+
+# A vocabulary this much smaller than the word table still fits (some checkpoints pad the table to
+# a round number of rows); one larger would give IDs past the table's end.
+_VOCAB_SLACK = 0.9
+
+
+def _tokenizer(name: str, folder: Path, config: BertConfig) -> PreTrainedTokenizerBase:
+    """The model's own tokenizer from ``folder``, checked against the model's word table.
+
+    Without vocab.txt or tokenizer.json, transformers builds a tokenizer of the 5 special tokens
+    alone and every word becomes [UNK]: that is an error here, never a silent tokenizer."""
+    if not any((folder / v).is_file() for v in hub.VOCABULARIES):
+        raise VocabularyError(
+            N_("“{name}” has no vocabulary (vocab.txt or tokenizer.json) next to its weights, so "
+               "its text cannot be turned into tokens. Copy the vocabulary that came with the "
+               "model into the same folder."), name=name)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    except Exception as exc:
+        _LOG.warning("tokenizer of %r unreadable: %s", name, exc)
+        raise VocabularyError(
+            N_("“{name}” has a vocabulary the explorer cannot read."), name=name) from exc
+    size = len(tokenizer.get_vocab())
+    if not _VOCAB_SLACK * config.vocab_size <= size <= config.vocab_size:
+        raise VocabularyError(
+            N_("“{name}” has a vocabulary of {tokens} tokens but a table of {rows} token "
+               "vectors: they do not belong to the same model."),
+            name=name, tokens=f"{size:,}", rows=f"{config.vocab_size:,}")
+    return tokenizer
+
+
 def load_model(name: str | None = None) -> ModelBundle:
     """Load a BERT model and its tokenizer in eval mode, with eager attention (so weights exist).
 
     ``name``: None or "all-MiniLM-L6-v2" for the embedded default, a hub name such as
-    ``bert-base-uncased``, or a folder on disk. Raises a ``ModelLoadError`` subclass with a
-    message meant to be shown to the user, within ``HUB_DEADLINE_S`` when the hub is involved.
+    ``bert-base-uncased``, or a folder on disk. A hub model not on this machine is downloaded
+    first (``fetch``: reported at once if the hub does not answer, stopped only by a stall).
+    Raises a ``ModelLoadError`` subclass with a message meant to be shown to the user.
 
-    When the checkpoint's safetensors hold weights named ``cls.predictions*`` or
-    ``cls.seq_relationship*`` (only the file's header is read to know), it is loaded as a
-    ``BertForPreTraining``: its ``.bert`` is the bundle's model and its ``.cls`` the bundle's
-    ``heads``. Otherwise it loads as a ``BertModel``, as it always has.
+    Everything is then read from one folder: the config, the model's own vocabulary (checked
+    against its word table) and the safetensors weights. When those hold weights named
+    ``cls.predictions*`` or ``cls.seq_relationship*`` (only the file's header is read to know), it
+    is loaded as a ``BertForPreTraining``: its ``.bert`` is the bundle's model and its ``.cls``
+    the bundle's ``heads``. Otherwise it loads as a ``BertModel``.
     """
     name = (name or "").strip() or DEFAULT_MODEL
-    deadline = time.monotonic() + HUB_DEADLINE_S
-    source = model_source(name)
-    load_config(name, deadline)
+    folder = fetch(name)
+    config = _read_config(name, folder)
+    tokenizer = _tokenizer(name, folder, config)
+    if not any((folder / w).is_file() for w in (hub.WEIGHTS, hub.WEIGHTS_INDEX)):
+        raise NotSafetensorsError(
+            N_("“{name}” has no safetensors weights (model.safetensors); the explorer reads "
+               "safetensors weights only, as pickled weights can run code."), name=name)
     kwargs: dict[str, Any] = {
-        "use_safetensors": True, "attn_implementation": "eager", "trust_remote_code": False}
+        "use_safetensors": True, "attn_implementation": "eager", "trust_remote_code": False,
+        "local_files_only": True}
     heads: BertPreTrainingHeads | None = None
     try:
-        tokenizer = _from_pretrained(AutoTokenizer.from_pretrained, source, name, deadline)
-        found = _from_pretrained(_pretraining_heads_in, source, name, deadline)
+        found = _pretraining_heads_in(folder)
         if found:
-            full = _from_pretrained(BertForPreTraining.from_pretrained, source, name, deadline,
-                                    **kwargs)
+            full = BertForPreTraining.from_pretrained(str(folder), **kwargs)
             full.eval()  # the heads too, before the bundle is shared
             model, heads = full.bert, full.cls
             # A head the checkpoint lacks would be random weights: drop it rather than show noise.
@@ -304,7 +348,7 @@ def load_model(name: str | None = None) -> ModelBundle:
             if NSP_HEAD not in found:
                 heads.seq_relationship = None
         else:
-            model = _from_pretrained(BertModel.from_pretrained, source, name, deadline, **kwargs)
+            model = BertModel.from_pretrained(str(folder), **kwargs)
     except ModelLoadError:
         raise
     # Weights that do not match the config, a corrupt safetensors file (SafetensorError), ...
@@ -319,30 +363,21 @@ def load_model(name: str | None = None) -> ModelBundle:
     return ModelBundle(name=name, model=model, tokenizer=tokenizer, heads=heads)
 
 
-def _pretraining_heads_in(source: str, local_files_only: bool = False) -> frozenset[str]:
-    """Which of ``MLM_HEAD`` / ``NSP_HEAD`` the checkpoint's safetensors weights hold.
+def weight_names(folder: Path) -> list[str]:
+    """The tensor names of the safetensors weights in ``folder`` (headers only, no tensor read)."""
+    index = folder / hub.WEIGHTS_INDEX
+    if (folder / hub.WEIGHTS).is_file():
+        with safe_open(str(folder / hub.WEIGHTS), framework="pt") as f:
+            return list(f.keys())
+    with open(index, encoding="utf-8") as f:
+        return list(json.load(f).get("weight_map", {}))
 
-    Reads weight names only: the header of ``model.safetensors`` (safe_open loads no tensor), or
-    the ``weight_map`` of a sharded checkpoint's index. A file the hub has but this machine has not
-    is downloaded once into the cache, where ``from_pretrained`` then finds it. A hub name with
-    neither file in the local cache raises OSError, so ``_from_pretrained`` asks the hub.
-    """
-    for filename in ("model.safetensors", "model.safetensors.index.json"):
-        path = cached_file(source, filename, local_files_only=local_files_only,
-                           _raise_exceptions_for_missing_entries=False)
-        if path is None:
-            continue
-        if filename.endswith(".json"):
-            with open(path, encoding="utf-8") as f:
-                keys = list(json.load(f).get("weight_map", {}))
-        else:
-            with safe_open(path, framework="pt") as f:
-                keys = list(f.keys())
-        return frozenset(head for head in (MLM_HEAD, NSP_HEAD)
-                         if any(k.startswith(head) for k in keys))
-    if local_files_only and not Path(source).is_dir():
-        raise OSError(f"no safetensors weights of {source} in the local cache")
-    return frozenset()  # BertModel.from_pretrained gives its own error for missing weights
+
+def _pretraining_heads_in(folder: Path) -> frozenset[str]:
+    """Which of ``MLM_HEAD`` / ``NSP_HEAD`` the checkpoint's safetensors weights hold."""
+    keys = weight_names(folder)
+    return frozenset(head for head in (MLM_HEAD, NSP_HEAD)
+                     if any(k.startswith(head) for k in keys))
 
 
 def _positive_int(value: object) -> bool:

@@ -8,6 +8,9 @@
   disk; a teacher on a laptop names the folder holding a downloaded bert-base-chinese here.
 - ``BERT_EXPLORER_MAX_PARAMETERS``: refuse models with more parameters than this.
 - ``BERT_EXPLORER_MAX_CHARS``: text longer than this is cut before tokenising.
+- ``BERT_EXPLORER_HUB_TIMEOUT``: seconds the model hub has to answer at all.
+- ``BERT_EXPLORER_HUB_STALL``: seconds without a byte after which a download has stalled.
+- ``BERT_EXPLORER_MAX_MODELS``: models kept loaded besides the embedded one.
 """
 
 from __future__ import annotations
@@ -32,8 +35,12 @@ MAX_CHARS = int(os.environ.get("BERT_EXPLORER_MAX_CHARS", "20000"))
 
 # Seconds to wait for the model hub to answer before saying it is unreachable.
 HUB_TIMEOUT_S = float(os.environ.get("BERT_EXPLORER_HUB_TIMEOUT", "3"))
-# A named model loads or gives its message within this many seconds in all, whatever the hub does.
-HUB_DEADLINE_S = 8.0
+# A download that gets no byte for this many seconds has stalled and is stopped. There is no total
+# deadline: bert-base-chinese's 412 MB take 40 s at 10 MB/s and minutes on a school connection.
+HUB_STALL_S = float(os.environ.get("BERT_EXPLORER_HUB_STALL", "20"))
+# Models other than the embedded one kept loaded at once; the least recently used goes first.
+# bert-base takes ~0.5 GB of memory, bert-large ~1.4 GB.
+MAX_MODELS = max(1, int(os.environ.get("BERT_EXPLORER_MAX_MODELS", "2")))
 
 
 def allowed_models() -> tuple[str, ...] | None:

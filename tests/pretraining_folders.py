@@ -64,3 +64,31 @@ def make_hub_cache_copy(cache: Path, repo_id: str, folder: Path,
         if file.is_file() and (only is None or file.name in only):
             shutil.copy(file, snapshot / file.name)
     return snapshot
+
+
+# A small vocabulary with Chinese characters, written by the tests: BERT's special tokens, some
+# English, and CJK characters one to a token as in bert-base-chinese (我爱你 -> 我 爱 你).
+CHINESE_CHARS = "我爱你们他她是的了不在有人这中大为上个国今天气真好去公园散步吧"
+CHINESE_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"abcdefghijklmnopqrstuvwxyz",
+                 "the", "is", "test", "sentence", "。", "，", "!", "?", ".",
+                 *CHINESE_CHARS]
+
+
+def make_chinese_checkpoint(folder: Path, *, intermediate_size: int = 37, layers: int = 2,
+                            vocab: bool = True, seed: int = SEED) -> BertForPreTraining:
+    """A random BertForPreTraining (both heads) with a small Chinese-reading vocabulary, as
+    bert-base-chinese is laid out: config.json, model.safetensors, vocab.txt and the tokenizer
+    files. ``intermediate_size`` and ``layers`` make the weights bigger (a download that takes a
+    while); ``vocab=False`` leaves the vocabulary out."""
+    from transformers import BertTokenizer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    model = BertForPreTraining(tiny_config(vocab_size=len(CHINESE_VOCAB),
+                                           intermediate_size=intermediate_size,
+                                           num_hidden_layers=layers)).eval()
+    model.save_pretrained(folder)
+    if vocab:
+        (folder / "vocab.txt").write_text("\n".join(CHINESE_VOCAB) + "\n", encoding="utf-8")
+        BertTokenizer(str(folder / "vocab.txt")).save_pretrained(folder)
+    return model

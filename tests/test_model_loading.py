@@ -148,7 +148,7 @@ class Stalling(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
     def _answer(self, body):
-        if self.path.startswith("/api/models"):
+        if self.path.rstrip("/") == "/api/models":   # the quick check only
             self.send_response(200)
             self.send_header("Content-Length", "2")
             self.end_headers()
@@ -178,8 +178,9 @@ hub_constants.HF_HUB_CACHE = sys.argv[1]
 
 
 def test_stalling_hub_fails_within_deadline(tmp_path):
-    """A hub that answers the quick check and then stalls mid-request: the named model still
-    gives its message within the deadline, whatever the hub client's own retries would do."""
+    """A hub that answers the quick check and then never answers the listing of the repository:
+    the named model gives its message within the deadline (a stall once the download has begun
+    is tests/test_downloads_hub.py's)."""
     offline = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
     env = {k: v for k, v in os.environ.items() if k not in offline}
     child = subprocess.run(
@@ -360,3 +361,31 @@ def test_tiny_bert_folder_loads_and_matches_the_in_memory_model(tmp_path, bundle
     assert result.layer_names == ["layer_1", "layer_2"]
     torch.testing.assert_close(torch.from_numpy(result.stages["layer_2"]),
                                want.last_hidden_state[0], rtol=0, atol=1e-5)
+
+
+# ---------------------------------------------------------------- the model's own vocabulary
+
+
+def test_folder_without_vocabulary_is_a_clear_error(tmp_path):
+    """Without vocab.txt or tokenizer.json transformers would build a 5-token tokenizer that turns
+    every word into [UNK]: a message instead."""
+    from core.errors import VocabularyError
+    from tests.pretraining_folders import make_chinese_checkpoint
+
+    folder = tmp_path / "no_vocab"
+    make_chinese_checkpoint(folder, vocab=False)
+    with pytest.raises(VocabularyError, match="has no vocabulary"):
+        load_model(str(folder))
+
+
+def test_vocabulary_of_another_model_is_a_clear_error(tmp_path, bundle):
+    """The shipped 30,522-token vocabulary next to a 72-row word table: IDs past the table."""
+    from core.errors import VocabularyError
+    from tests.pretraining_folders import make_chinese_checkpoint
+
+    folder = tmp_path / "wrong_vocab"
+    make_chinese_checkpoint(folder, vocab=False)
+    save_tokenizer(folder, bundle.tokenizer)
+    wrong = r"vocabulary of 30,522 tokens but a table of \d+ token"
+    with pytest.raises(VocabularyError, match=wrong):
+        load_model(str(folder))

@@ -1,0 +1,164 @@
+"""Prepare a classroom machine: download models once, with a progress bar, and check them.
+
+    python3 -m core.download bert-base-chinese bert-base-uncased [--dir models]
+
+Fetches only what the explorer reads (config.json, the vocabulary and tokenizer files,
+model.safetensors: the checkpoint's own weights, so BERT's pretraining heads come with them) into
+the Hugging Face cache, or copies them into ``FOLDER/<name>`` with ``--dir``. Then checks that
+the weights are safetensors and that their parameter count is the one the config gives, and
+prints where the model is and the one setting the app then needs, if any. Honours ``HF_ENDPOINT``
+(a mirror of the hub) and ``HF_HOME`` like every Hugging Face tool. Resumes a download that was
+cut off. Exit status 0 when every model is ready.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from safetensors import safe_open
+
+from core import hub
+from core.errors import ModelLoadError
+from core.models import (
+    MLM_HEAD,
+    NSP_HEAD,
+    _read_config,
+    hub_reachable,
+    local_folder,
+    start_download,
+    weight_names,
+)
+from core.parameters import count_from_config
+from core.settings import DEFAULT_MODEL, KNOWN_MODELS, allowed_models
+
+
+def checkpoint_parameters(folder: Path) -> tuple[int, bool]:
+    """Parameters of the BertModel part of the safetensors weights in ``folder`` (the heads'
+    ``cls.*`` and the ``position_ids`` buffer left out), from the headers: no tensor is read.
+    Also whether the checkpoint has a pooler."""
+    files = sorted(folder.glob("*.safetensors"))
+    total, pooler = 0, False
+    for file in files:
+        with safe_open(str(file), framework="pt") as f:
+            for key in f.keys():
+                if key.startswith("cls.") or key.endswith("position_ids"):
+                    continue
+                pooler |= ".pooler." in f".{key}"
+                size = 1
+                for n in f.get_slice(key).get_shape():
+                    size *= n
+                total += size
+    return total, pooler
+
+
+def _progress(name: str, job: hub.DownloadJob) -> hub.DownloadState:
+    """Draw the job's progress as a terminal bar until it ends."""
+    from tqdm import tqdm
+
+    bar = None
+    shown = 0
+    while True:
+        state = job.state()
+        if bar is None and state.phase != "connecting":
+            bar = tqdm(total=state.total_bytes, unit="B", unit_scale=True, desc=name,
+                       file=sys.stdout, mininterval=0.5, dynamic_ncols=True)
+        if bar is not None and state.done_bytes > shown:
+            bar.update(state.done_bytes - shown)
+            shown = state.done_bytes
+        if state.finished:
+            if bar is not None:
+                bar.close()
+            return state
+        time.sleep(0.2)
+
+
+def prepare(name: str, folder: Path | None) -> Path:
+    """Download (or find) ``name``, copy it into ``folder/<name>`` if given, check it; the
+    model's folder. Raises ModelLoadError."""
+    found = local_folder(name)
+    if found is None:
+        if not hub_reachable():
+            raise hub.unavailable(name)
+        state = _progress(name, start_download(name))
+        if state.error is not None:
+            raise state.error
+        found = state.folder
+    assert found is not None
+    if folder is not None:
+        target = folder / name.replace("/", "--")
+        target.mkdir(parents=True, exist_ok=True)
+        for file in found.iterdir():
+            if file.is_file() and file.name in hub.wanted_files([p.name for p in found.iterdir()]):
+                shutil.copyfile(file, target / file.name)   # the cache's links, as real files
+        found = target
+    return found
+
+
+def check(name: str, folder: Path) -> list[str]:
+    """What the explorer will see in ``folder``: lines to print. Raises ModelLoadError."""
+    config = _read_config(name, folder)
+    if not any((folder / w).is_file() for w in (hub.WEIGHTS, hub.WEIGHTS_INDEX)):
+        raise ModelLoadError("“{name}” has no safetensors weights.", name=name)
+    counted, pooler = checkpoint_parameters(folder)
+    expected = count_from_config(config, with_pooler=pooler)
+    if counted != expected:
+        raise ModelLoadError(
+            "“{name}”'s weights hold {counted} parameters but its config gives {expected}.",
+            name=name, counted=f"{counted:,}", expected=f"{expected:,}")
+    keys = weight_names(folder)
+    heads = [label for head, label in ((MLM_HEAD, "MLM"), (NSP_HEAD, "NSP"))
+             if any(k.startswith(head) for k in keys)]
+    vocab = config.vocab_size
+    return [f"  safetensors weights, {counted:,} parameters, as its config says",
+            f"  vocabulary {vocab:,} tokens; pretraining heads: {', '.join(heads) or 'none'}"]
+
+
+def setting_needed(name: str, folder: Path, root: Path | None) -> str:
+    """The one setting the app needs to offer ``name`` (or that it needs none)."""
+    if root is not None:
+        return (f"Start the app with BERT_EXPLORER_MODEL_DIRS={root.resolve()} and pick "
+                f"{root.resolve().name}/{folder.name} in the sidebar's model list.")
+    allowed = allowed_models()
+    if name not in (DEFAULT_MODEL, *KNOWN_MODELS) and (allowed is None or name not in allowed):
+        return (f"Start the app with BERT_EXPLORER_ALLOWED_MODELS={name} (it is not one of the "
+                "names offered by default); it is found in the Hugging Face cache by its name.")
+    if os.environ.get("HF_HOME") or os.environ.get("HF_HUB_CACHE"):
+        return ("No setting besides the cache folder: start the app with the same HF_HOME / "
+                "HF_HUB_CACHE, and it finds the model by its name.")
+    return "No setting needed: the app finds it in the Hugging Face cache by its name."
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python3 -m core.download",
+        description="Download BERT models for the explorer (what it reads, with the heads).")
+    parser.add_argument("names", nargs="+", metavar="NAME", help="e.g. bert-base-chinese")
+    parser.add_argument("--dir", type=Path, default=None, metavar="FOLDER",
+                        help="copy each model into FOLDER/NAME instead of leaving it in the "
+                             "Hugging Face cache only")
+    args = parser.parse_args(argv)
+    from huggingface_hub import constants
+
+    print(f"Model hub: {constants.ENDPOINT}  (set HF_ENDPOINT to use a mirror)")
+    failed = 0
+    for name in args.names:
+        try:
+            folder = prepare(name, args.dir)
+            lines = check(name, folder)
+        except ModelLoadError as exc:
+            print(f"{name}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"{name}: ready in {folder}")
+        print("\n".join(lines))
+        print("  " + setting_needed(name, folder, args.dir))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""Downloads from a model hub of our own on 127.0.0.1 (tests/fake_hub.py), with no internet.
+
+The hub serves a small random BertForPreTraining with a Chinese-reading vocabulary, written by the
+test (tests/pretraining_folders.py), at a throttled rate or stalling part-way. Checked: a hub
+model loads with its own vocabulary, a cached one loads with the hub gone, progress is reported,
+a stall is reported within the stall limit with the true message and a retry resumes, two
+callers download once, two models download side by side, no download thread is left behind, each
+failure says what happened, and the command a teacher runs (python3 -m core.download) works
+against the same hub.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import huggingface_hub.constants as hub_constants
+import pytest
+from safetensors import safe_open
+from transformers import GPT2Config
+
+from core import hub, load_model, settings
+from core.errors import (
+    DownloadStalledError,
+    ModelNotOnHubError,
+    ModelUnavailableError,
+    NotBertError,
+    NotSafetensorsError,
+)
+from core.models import start_download
+from tests.conftest import CLOSED_ENDPOINT, ROOT
+from tests.fake_hub import FakeHub
+from tests.pretraining_folders import make_chinese_checkpoint
+
+REPO = "bert-base-chinese"
+STALL_S = 2.0
+WIDE = 2000   # intermediate size: ~1.1 MB of weights, a download that takes a moment when throttled
+
+
+def _point_at(monkeypatch, endpoint: str) -> None:
+    monkeypatch.setattr(hub_constants, "ENDPOINT", endpoint)
+    # huggingface_hub builds file URLs from a template made from the endpoint at import time.
+    monkeypatch.setattr(hub_constants, "HUGGINGFACE_CO_URL_TEMPLATE",
+                        endpoint + "/{repo_id}/resolve/{revision}/{filename}")
+
+
+@pytest.fixture
+def files(tmp_path) -> Path:
+    """The hub's copy of the checkpoint, and a pickled file beside it that is never fetched."""
+    folder = tmp_path / "hub-files" / REPO
+    make_chinese_checkpoint(folder, intermediate_size=WIDE)
+    (folder / "pytorch_model.bin").write_bytes(b"pickled weights are never fetched")
+    return folder
+
+
+@pytest.fixture
+def serve(monkeypatch, tmp_path):
+    """``serve(repos, **options)`` starts a FakeHub and points huggingface_hub at it, with an
+    empty cache and a stall limit of 2 s; every hub started is stopped at the end."""
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    monkeypatch.setattr(settings, "HUB_STALL_S", STALL_S)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    hub.forget_jobs()
+    started: list[FakeHub] = []
+
+    def start(repos: dict[str, Path], **options) -> FakeHub:
+        fake = FakeHub(repos, **options).start()
+        started.append(fake)
+        _point_at(monkeypatch, fake.url)
+        return fake
+
+    yield start
+    for fake in started:
+        fake.stop()
+    hub.forget_jobs()
+
+
+def download_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith(("download ", "hub probe"))]
+
+
+def no_download_thread_left(within: float = 5.0) -> bool:
+    end = time.monotonic() + within
+    while download_threads() and time.monotonic() < end:
+        time.sleep(0.1)
+    return not download_threads()
+
+
+def tokens(bundle, text: str) -> list[str]:
+    return bundle.ids_to_tokens(bundle.tokenize(text)["input_ids"])
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---------------------------------------------------------------- loading with its own vocabulary
+
+
+def test_hub_model_loads_with_its_own_vocabulary(serve, files, monkeypatch):
+    fake = serve({REPO: files})
+    bundle = load_model(REPO)
+    assert tokens(bundle, "我爱你") == ["[CLS]", "我", "爱", "你", "[SEP]"]
+    assert len(bundle.tokenizer.get_vocab()) == bundle.config.vocab_size
+    assert bundle.heads is not None and bundle.heads.predictions is not None
+    fetched = {name for _repo, name in fake.gets}
+    assert "model.safetensors" in fetched and "vocab.txt" in fetched
+    assert "pytorch_model.bin" not in fetched      # only what the explorer reads
+    assert all(count == 1 for count in fake.gets.values()), fake.gets
+    assert no_download_thread_left()
+
+    # The hub gone (a closed port): the cached copy loads, with the same vocabulary.
+    fake.stop()
+    _point_at(monkeypatch, CLOSED_ENDPOINT)
+    hub.forget_jobs()
+    again = load_model(REPO)
+    assert tokens(again, "我爱你") == ["[CLS]", "我", "爱", "你", "[SEP]"]
+
+
+def test_closed_hub_is_reported_at_once(serve, monkeypatch):
+    _point_at(monkeypatch, CLOSED_ENDPOINT)
+    start = time.monotonic()
+    with pytest.raises(ModelUnavailableError, match="cannot be reached"):
+        load_model(REPO)
+    assert time.monotonic() - start < settings.HUB_TIMEOUT_S + 2
+
+
+# ---------------------------------------------------------------- progress, stalls, resuming
+
+
+def test_throttled_download_reports_progress(serve, files):
+    size = sum(p.stat().st_size for p in files.iterdir() if p.name != "pytorch_model.bin")
+    serve({REPO: files}, rate=400_000)   # ~1.1 MB at 400 kB/s: about 3 s
+    job = start_download(REPO)
+    seen = []
+    while not (state := job.state()).finished:
+        seen.append(state)
+        time.sleep(0.2)
+    assert state.phase == "done", state.error
+    moving = [s for s in seen if s.phase == "downloading" and 0 < s.done_bytes < size]
+    assert len({s.done_bytes for s in moving}) >= 5, [s.done_bytes for s in seen]
+    assert all(s.total_bytes == size for s in moving)
+    done = [s.done_bytes for s in moving]
+    assert done == sorted(done)
+    rated = [s for s in moving if s.speed]
+    assert rated and all(100_000 < s.speed < 1_000_000 for s in rated[2:]), [s.speed for s in rated]
+    # Time left is what is left at the current speed (the first files are small, so early
+    # estimates are rough).
+    for s in rated:
+        assert s.seconds_left == pytest.approx((size - s.done_bytes) / s.speed, rel=0.05)
+    assert no_download_thread_left()
+
+
+def test_stall_is_reported_in_time_and_a_retry_resumes(serve, files):
+    cut = 300_000
+    fake = serve({REPO: files}, stall_after=cut)
+    start = time.monotonic()
+    state = start_download(REPO).wait(timeout=30)
+    elapsed = time.monotonic() - start
+    assert isinstance(state.error, DownloadStalledError), state
+    assert elapsed < STALL_S + 3, f"{elapsed:.1f} s"
+    message = str(state.error)
+    assert "stalled at" in message and "of 1.1 MB" in message and "resumes" in message
+    assert "cannot be reached" not in message
+    assert no_download_thread_left(STALL_S + 3)
+
+    # The hub recovers: the retry asks only for the rest of the file, and the model is whole.
+    fake.stall_after = None
+    retry = start_download(REPO).wait(timeout=30)
+    assert retry.phase == "done", retry.error
+    [asked] = fake.ranges   # what the partial file held: up to the last whole 64 kB chunk
+    assert cut - 64 * 1024 <= int(asked.removeprefix("bytes=").rstrip("-")) <= cut, asked
+    assert sha(retry.folder / "model.safetensors") == sha(files / "model.safetensors")
+    assert tokens(load_model(REPO), "我爱你") == ["[CLS]", "我", "爱", "你", "[SEP]"]
+
+
+def test_two_callers_download_once(serve, files):
+    fake = serve({REPO: files}, rate=1_000_000)
+    bundles: list = []
+    workers = [threading.Thread(target=lambda: bundles.append(load_model(REPO)))
+               for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    assert len(bundles) == 2
+    assert fake.gets[(REPO, "model.safetensors")] == 1, fake.gets
+    assert no_download_thread_left()
+
+
+def test_two_models_download_side_by_side(serve, files, tmp_path):
+    other = tmp_path / "hub-files" / "other"
+    make_chinese_checkpoint(other, intermediate_size=WIDE, seed=1)
+    rate = 600_000
+    serve({REPO: files, "someone/chinese-bert": other}, rate=rate)
+    one_alone = (files / "model.safetensors").stat().st_size / rate
+    start = time.monotonic()
+    jobs = [start_download(REPO), start_download("someone/chinese-bert")]
+    states = [job.wait(timeout=60) for job in jobs]
+    elapsed = time.monotonic() - start
+    assert all(s.phase == "done" for s in states), states
+    assert elapsed < 1.6 * one_alone + 1.0, f"{elapsed:.1f} s for two, {one_alone:.1f} s each"
+    assert no_download_thread_left()
+
+
+# ---------------------------------------------------------------- each failure says what happened
+
+
+def test_name_not_on_the_hub(serve, files):
+    serve({REPO: files})
+    with pytest.raises(ModelNotOnHubError, match="has no model named") as info:
+        load_model("someone/no-such-bert")
+    assert "cannot be reached" not in str(info.value)
+
+
+def test_checkpoint_without_safetensors(serve, files, tmp_path):
+    pickled = tmp_path / "hub-files" / "pickled"
+    pickled.mkdir(parents=True)
+    for name in ("config.json", "vocab.txt", "pytorch_model.bin"):
+        (pickled / name).write_bytes((files / name).read_bytes())
+    fake = serve({"someone/pickled-bert": pickled})
+    with pytest.raises(NotSafetensorsError, match="safetensors"):
+        load_model("someone/pickled-bert")
+    assert not fake.gets
+
+
+def test_not_bert_is_refused_before_any_weight_moves(serve, files, tmp_path):
+    gpt = tmp_path / "hub-files" / "gpt"
+    make_chinese_checkpoint(gpt)
+    GPT2Config(n_embd=32, n_layer=2, n_head=4).save_pretrained(gpt)
+    fake = serve({"someone/gpt": gpt})
+    with pytest.raises(NotBertError, match="gpt2 model, not BERT"):
+        load_model("someone/gpt")
+    assert fake.gets[("someone/gpt", "model.safetensors")] == 0
+
+
+# ---------------------------------------------------------------- the command a teacher runs
+
+
+def run_download(args: list[str], endpoint: str, home: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE")}
+    env.update(HF_ENDPOINT=endpoint, HF_HOME=str(home))
+    return subprocess.run([sys.executable, "-m", "core.download", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_download_command_into_a_folder_keeps_the_heads(serve, files, tmp_path):
+    fake = serve({REPO: files, "bert-base-uncased": files})
+    models = tmp_path / "models"
+    done = run_download([REPO, "bert-base-uncased", "--dir", str(models)], fake.url,
+                        tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    for name in (REPO, "bert-base-uncased"):
+        folder = models / name
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",
+            "vocab.txt"]
+        with safe_open(str(folder / "model.safetensors"), framework="pt") as f:
+            assert any(k.startswith("cls.predictions") for k in f.keys())
+        assert f"{name}: ready in {folder}" in done.stdout
+    assert "as its config says" in done.stdout and "heads: MLM, NSP" in done.stdout
+    assert f"BERT_EXPLORER_MODEL_DIRS={models}" in done.stdout
+    assert "pytorch_model.bin" not in {name for _repo, name in fake.gets}
+    # And the folder loads in the explorer with the heads (Fill the mask works on it).
+    bundle = load_model(str(models / REPO))
+    assert bundle.heads is not None and bundle.heads.predictions is not None
+
+
+def test_download_command_into_the_cache(serve, files, tmp_path):
+    fake = serve({REPO: files})
+    done = run_download([REPO], fake.url, tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    assert "HF_HOME" in done.stdout and "by its name" in done.stdout
+    missing = run_download(["someone/no-such-bert"], fake.url, tmp_path / "home")
+    assert missing.returncode == 1 and "has no model named" in missing.stderr
