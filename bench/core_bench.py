@@ -101,6 +101,7 @@ def bench_cache(factory: SentenceFactory, n_tokens: int, reps: int) -> list[Cach
 
     set_log_level("error")  # "No runtime found" / "missing ScriptRunContext": expected, bare mode
     from components.cache import get_analysis, get_model
+    from components.input_key import InputKey
 
     get_model(DEFAULT_MODEL)  # the first call measures the analysis, not the model load
     figures = []
@@ -108,11 +109,11 @@ def bench_cache(factory: SentenceFactory, n_tokens: int, reps: int) -> list[Cach
         # One throwaway miss and hit: the cache machinery's own first-use cost is not the point.
         warm_a, warm_b = factory.pair(n_tokens)
         for _ in range(2):
-            get_analysis(DEFAULT_MODEL, warm_a.text, warm_b, attentions=attentions)
+            get_analysis(InputKey(DEFAULT_MODEL, warm_a.text, warm_b), attentions=attentions)
         first, repeat = [], []
         for _ in range(reps):
             a, b = factory.pair(n_tokens)   # a fresh input each time, so the first call misses
-            call = partial(get_analysis, DEFAULT_MODEL, a.text, b, attentions=attentions)
+            call = partial(get_analysis, InputKey(DEFAULT_MODEL, a.text, b), attentions=attentions)
             first.append(_timed(call))
             repeat.append(_timed(call))
         figures.append(

@@ -6,18 +6,16 @@ reader's language, and stop the page (the sidebar stays usable).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import streamlit as st
 
 from components.cache import get_analysis, get_encoding, get_model
 from components.i18n import N_, _
-from components.inputs import SharedInputs
+from components.input_key import InputKey
 from components.labels import markdown_template
 from core import Analysis, Encoding, ExplorerError, ModelBundle
-
-T = TypeVar("T")
 
 CHARS_CUT = N_("The text was {count} characters over the explorer's limit; that tail was cut "
                "before tokenising.")
@@ -25,35 +23,35 @@ TRUNCATED = N_("Truncated: the input has {full} tokens but the limit is {limit},
                "{cut} tokens were cut (BERT cannot read more than its position table holds).")
 
 
-def model_of(inputs: SharedInputs) -> ModelBundle:
+def model_of(key: InputKey) -> ModelBundle:
     """The model in use (already loaded by the router)."""
-    return get_model(inputs.model)
+    return get_model(key.model)
 
 
-def encoding_of(inputs: SharedInputs) -> Encoding:
+def encoding_of(key: InputKey) -> Encoding:
     """The shared inputs tokenised, for a view that needs no model run."""
-    enc = or_stop(get_encoding, inputs.model, inputs.text_a, inputs.text_b, inputs.max_length,
-                  inputs.truncation, inputs.padding)
+    with stop_on_input_error():
+        enc = get_encoding(key)
     show_notices(enc)
     return enc
 
 
-def analysis_of(inputs: SharedInputs, attentions: bool = False, notices: bool = True,
-                ) -> Analysis:
+def analysis_of(key: InputKey, attentions: bool = False, notices: bool = True) -> Analysis:
     """Every stage of the shared inputs, with the same notices (``notices=False`` for a page
     that has shown them already)."""
-    result = or_stop(get_analysis, inputs.model, inputs.text_a, inputs.text_b,
-                     inputs.max_length, inputs.truncation, inputs.padding, attentions)
+    with stop_on_input_error():
+        result = get_analysis(key, attentions)
     if notices:
         show_notices(result.encoding)
     return result
 
 
-def or_stop(getter: Callable[..., T], *args: object) -> T:
-    """``getter(*args)``; on an input core cannot take, its reason as a warning and the page
-    stops there."""
+@contextmanager
+def stop_on_input_error() -> Iterator[None]:
+    """Around direct calls into the caches or core: on an input core cannot take, its reason as
+    a warning, and the page stops there (the sidebar stays usable)."""
     try:
-        return getter(*args)
+        yield
     except ExplorerError as exc:
         show_error(exc)
         st.stop()

@@ -1,10 +1,10 @@
 """The one caching layer between pages and core.
 
 Models and per-model tables live in ``st.cache_resource`` (one copy shared by all sessions, never
-mutated); the analysis and the tokens of each input in a bounded LRU of shared, read-only
-results (``shared_results``); smaller per-input results in ``st.cache_data``. Keys are plain
-strings, ints and bools, and every cache is bounded so memory levels off however many sentences
-a class types.
+mutated). Every per-input result (the tokens and analysis of each input, and each page's results
+built on them) lives in a ``results_cache``: shared, read-only, keyed on an ``InputKey`` first,
+and bounded by the bytes it holds (components/budget.py), so memory stays within its budget
+however long the sentences a class types.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import TypeVar
 
 import streamlit as st
 
+from components import budget
+from components.input_key import InputKey
 from core import (
     DEFAULT_MODEL,
     Analysis,
@@ -31,7 +33,6 @@ from core.parameters.listing import model_counts
 T = TypeVar("T")
 
 MODEL_CACHE_ENTRIES = 2       # the default model plus one other, at most ~1.5 GB for bert-large
-ANALYSIS_CACHE_ENTRIES = 24   # a 512-token result is ~10 MB of float32; 24 keep it under 250 MB
 
 
 def get_model(name: str) -> ModelBundle:
@@ -62,67 +63,53 @@ def _loaded(name: str) -> ModelBundle:
     return bundle
 
 
-def shared_results(maxsize: int) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """``functools.lru_cache`` keyed on the bound arguments, defaults filled in.
+def results_cache(name: str, share: float) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """A cache of per-input results bounded by the bytes they hold (``components.budget``).
 
-    Rather than st.cache_data / st.cache_resource: a hit hands back the one shared result (no
-    unpickled copy, 9 MB for a 512-token analysis, on every rerun of every page) in microseconds,
-    where Streamlit's cache spends ~0.2 ms hashing the arguments, 2% of a short sentence's whole
-    analysis. Binding first means ``f(x, max_length=None)`` and ``f(x)`` share one entry, so pages
-    that spell a call differently still share one result. Results must never be mutated.
+    Keyed on the bound arguments, defaults filled in, so ``f(key, attentions=False)`` and
+    ``f(key)`` share one entry; the first argument is an ``InputKey``. ``share`` is this cache's
+    part of the whole results budget. A hit hands back the one shared result (no unpickled copy
+    on every rerun of every page) in microseconds, where Streamlit's own cache spends ~0.2 ms
+    hashing the arguments and bounds only the number of entries, while one entry at 512 tokens
+    holds 55-90 MB. Results must never be mutated.
     """
     def decorate(fn: Callable[..., T]) -> Callable[..., T]:
-        cached = functools.lru_cache(maxsize=maxsize)(fn)
+        store = budget.ResultStore(name, share)
         signature = inspect.signature(fn)
 
         @functools.wraps(fn)
         def call(*args: object, **kwargs: object) -> T:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            return cached(*bound.args)
+            return store.get_or_compute(bound.args, lambda: fn(*bound.args))
 
-        call.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        call.store = store  # type: ignore[attr-defined]   # its hits, misses and bytes held
+        call.clear = store.clear  # type: ignore[attr-defined]
         return call
 
     return decorate
 
 
-@shared_results(maxsize=ANALYSIS_CACHE_ENTRIES)
-def get_encoding(
-    model_name: str,
-    text_a: str,
-    text_b: str | None,
-    max_length: int | None = None,
-    truncation: bool = True,
-    pad_to_max_length: bool = False,
-) -> Encoding:
+@results_cache("encodings", share=0.05)
+def get_encoding(key: InputKey) -> Encoding:
     """The tokenizer's output alone, for views that need no model run (tokens, shapes, marks).
 
     Raises InputError (not cached) for text it cannot tokenise, exactly as get_analysis does.
     """
-    return encode(get_model(model_name), text_a, text_b, max_length, truncation,
-                  pad_to_max_length)
+    return encode(get_model(key.model), key.text_a, key.text_b, key.max_length, key.truncation,
+                  key.padding)
 
 
-@shared_results(maxsize=ANALYSIS_CACHE_ENTRIES)
-def get_analysis(
-    model_name: str,
-    text_a: str,
-    text_b: str | None,
-    max_length: int | None = None,
-    truncation: bool = True,
-    pad_to_max_length: bool = False,
-    attentions: bool = False,
-) -> Analysis:
+@results_cache("analyses", share=0.45)
+def get_analysis(key: InputKey, attentions: bool = False) -> Analysis:
     """Every stage for one input, its arrays read-only so sessions can share it.
 
     The tokens come from ``get_encoding``, so an input is tokenised once for both caches. Raises
     InputError (not cached) for text it cannot analyse.
     """
-    encoding = get_encoding(model_name, text_a, text_b, max_length, truncation,
-                            pad_to_max_length)
+    encoding = get_encoding(key)
     with st.spinner("Running the model…"):  # only a miss gets here
-        result = analyze_encoding(get_model(model_name), encoding, attentions=attentions)
+        result = analyze_encoding(get_model(key.model), encoding, attentions=attentions)
     return result.read_only()
 
 

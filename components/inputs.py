@@ -9,13 +9,13 @@ view is a shareable link and the inputs survive a page change. Pages read them o
 from __future__ import annotations
 
 import urllib.parse
-from dataclasses import dataclass
 
 import streamlit as st
 
 from components.cache import get_model
 from components.controls import whole_number
 from components.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, set_language
+from components.input_key import InputKey
 from components.labels import markdown_code, markdown_template
 from core import DEFAULT_MODEL, ModelLoadError
 from core.settings import allowed_name, pickable_models
@@ -29,22 +29,6 @@ URL_TEXT_LIMIT = 6000
 REFUSED = N_("“{name}” is not one of the models this server offers. Staying on {fallback}; "
              "pick a model from the list.")
 STAYING = N_("Staying on {fallback}.")
-
-
-@dataclass(frozen=True)
-class SharedInputs:
-    """What every page reads: the model in use, the text, and how it is tokenised."""
-
-    model: str               # the model actually in use (may differ from the one asked for)
-    text_a: str
-    text_b: str | None
-    max_length: int | None   # None: the model's own limit (its position table)
-    truncation: bool = True
-    padding: bool = False    # pad to max_length, as the tutorials' padding="max_length"
-
-    @property
-    def is_pair(self) -> bool:
-        return self.text_b is not None
 
 
 def draw_language_switch() -> None:
@@ -184,13 +168,14 @@ def _stay_on(fallback: str) -> None:
     st.session_state[ACTIVE_MODEL_KEY] = fallback
 
 
-def shared_inputs() -> SharedInputs:
-    """What the user typed, the model in use and the tokenizer's options, as pages read them."""
+def shared_inputs() -> InputKey:
+    """What the user typed, the model in use and the tokenizer's options: the key every page's
+    per-input cached functions take first."""
     text_b = st.session_state.get("b") or ""
     model = st.session_state.get(ACTIVE_MODEL_KEY, DEFAULT_MODEL)
     limit = get_model(model).config.max_position_embeddings
     max_length = int(st.session_state.get("max_length") or limit)
-    return SharedInputs(
+    return InputKey(
         model=model,
         text_a=st.session_state.get("a") or "",
         text_b=text_b if text_b.strip() else None,

@@ -7,6 +7,7 @@ app.py hands ``lifespan`` to ``st.App``, which ``streamlit run app.py`` serves.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import os
 import threading
@@ -32,6 +33,8 @@ def warm_page_tables(model_name: str) -> None:
     """The per-model tables the pages open with, computed into their shared caches: each page's
     cache.py may define ``warm(model_name)``."""
     for folder in page_folders():
+        if importlib.util.find_spec(f"pages.{folder}.cache") is None:   # a page with no cache
+            continue
         cache = importlib.import_module(f"pages.{folder}.cache")
         warm = getattr(cache, "warm", None)
         if warm is not None:
@@ -61,7 +64,8 @@ def warm_up() -> None:
     model comes first, as the first visitor's page needs it; then every page and the per-model
     tables behind them (the PCA of the position table, the corpus statistics, ...).
     """
-    from components.cache import get_analysis, get_encoding, get_model
+    from components.cache import get_analysis, get_model
+    from components.input_key import InputKey
     from components.inputs import DEFAULT_SENTENCE
     from core import DEFAULT_MODEL
 
@@ -73,8 +77,7 @@ def warm_up() -> None:
         logging.ERROR)
     try:
         get_model(DEFAULT_MODEL)
-        get_encoding(DEFAULT_MODEL, DEFAULT_SENTENCE, None)
-        get_analysis(DEFAULT_MODEL, DEFAULT_SENTENCE, None)
+        get_analysis(InputKey(DEFAULT_MODEL, DEFAULT_SENTENCE, None))
         import_page_modules()
         warm_page_tables(DEFAULT_MODEL)
     except Exception:  # noqa: BLE001 - a failed warm-up only means the first visitor waits

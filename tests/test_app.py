@@ -117,17 +117,17 @@ def test_home_and_tokens_run_no_model_and_stages_runs_it_once():
     and a second such page reuses that run."""
     from components.cache import get_analysis
 
-    misses = get_analysis.cache_info().misses
+    misses = get_analysis.store.misses
     at = open_app(TOKENS, a="Zebras graze where no other test sentence goes.")
     assert_clean(at)
     assert "zebra" in " ".join(token_table(at)["token"])
-    assert get_analysis.cache_info().misses == misses   # Home, then Tokens: no model run
+    assert get_analysis.store.misses == misses   # Home, then Tokens: no model run
     at.switch_page("pages/stages/page.py").run()
     assert_clean(at)
-    assert get_analysis.cache_info().misses == misses + 1
+    assert get_analysis.store.misses == misses + 1
     at.switch_page("pages/similarity/page.py").run()
     assert_clean(at)
-    assert get_analysis.cache_info().misses == misses + 1
+    assert get_analysis.store.misses == misses + 1
 
 
 def test_chinese_examples_are_one_click_away(bundle):

@@ -90,6 +90,22 @@ def test_new_draw_increments_the_seed(bundle):
     assert int(at.session_state["pre_seed"]) == 42
 
 
+def test_masking_honours_the_shared_max_length(bundle):
+    """The masking is tokenised with the sidebar's options, as every page is: a long sentence cut
+    at max_length=16 has at most 16 positions to mask (14 ordinary ones between [CLS] and
+    [SEP])."""
+    long_a = " ".join([A] * 4)
+    at = open_tab(MASKING, a=long_a, max_length="16", pre_prob="1")
+    assert_clean(at)
+    [table] = html_tables(at)
+    assert len(table) == 16
+    m = mask_tokens(bundle, long_a, seed=0, probability=1.0, max_length=16)
+    assert (m.n_candidates, m.n_picked) == (14, 14)
+    assert list(table["input_ids"]) == m.input_ids
+    assert f"{m.n_picked} of the {m.n_candidates} ordinary tokens" in " ".join(
+        x.value for x in at.markdown)
+
+
 def test_ignored_labels_show_as_minus_100():
     at = open_tab(MASKING, a=A, pre_prob="0.05")
     labels = list(html_tables(at)[0]["labels"])

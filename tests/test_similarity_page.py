@@ -12,7 +12,6 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 import pytest
-from streamlit.runtime.caching.cache_data_api import get_data_cache_stats_provider
 
 from core import analyze, encode
 from core.similarity.anisotropy import CorpusStats, anisotropy_table, corpus_statistics
@@ -90,11 +89,8 @@ def click_tab(at, view: str) -> None:
 
 
 def cache_entries(function) -> int:
-    """How many results of one ``st.cache_data`` function are cached (Streamlit's own per-entry
-    memory stats, the ones its /_stcore/metrics endpoint serves)."""
-    name = f"{function.__module__}.{function.__qualname__}"
-    stats = get_data_cache_stats_provider().get_stats()
-    return sum(s.cache_name == name for family in stats.values() for s in family)
+    """How many results of one per-input cached function are held (components.cache)."""
+    return len(function.store)
 
 
 @pytest.fixture(scope="module")

@@ -132,16 +132,21 @@ def mask_tokens(
     seed: int = 0,
     probability: float = 0.15,
     whole_word: bool = False,
+    max_length: int | None = None,
+    truncation: bool = True,
+    padding: bool = False,
 ) -> Masking:
     """Corrupt one sentence (or a pair) for masked-language-model training (see the module doc).
 
-    The same text, seed, probability and whole_word always give the same Masking. Raises
+    The text is tokenised as ``core.tokens.encode`` does with ``max_length``, ``truncation`` and
+    ``padding`` (padding is special, so never picked). The same text, options, seed, probability
+    and whole_word always give the same Masking. Raises
     InputError for a seed that is not a whole number >= 0, a probability outside (0, 1], or text
     ``core.tokens.encode`` refuses.
     """
     seed = check_seed(seed)
     probability = check_probability(probability)
-    encoding = encode(bundle, text_a, text_b)
+    encoding = encode(bundle, text_a, text_b, max_length, truncation, padding)
     with tokenizer_lock(bundle.tokenizer):
         special_ids = set(bundle.tokenizer.all_special_ids)
         mask_id = bundle.tokenizer.mask_token_id

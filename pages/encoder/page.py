@@ -9,13 +9,20 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from components.analysis_view import analysis_of, model_of, show_error, show_notices
+from components.analysis_view import (
+    analysis_of,
+    model_of,
+    show_error,
+    show_notices,
+    stop_on_input_error,
+)
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _, every_language
-from components.inputs import SharedInputs, shared_inputs
+from components.input_key import InputKey
+from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
 from components.sections import Section, draw_sections
 from core import Analysis, Encoding, ExplorerError, ModelBundle
@@ -57,7 +64,7 @@ class Pick:
 
 @dataclass(frozen=True)
 class Context:
-    inputs: SharedInputs
+    key: InputKey
     bundle: ModelBundle
     steps: EncoderSteps
     view: HeadView
@@ -69,7 +76,7 @@ class Context:
     def analysis(self) -> Analysis:
         """The whole model's run of the input (cached, shared with the other pages), for the
         tabs that need more than one layer."""
-        return analysis_of(self.inputs, notices=False)   # shown with the steps
+        return analysis_of(self.key, notices=False)   # shown with the steps
 
 
 def asked_number(key: str, label: str, options: list[int]) -> tuple[int | None, str | None]:
@@ -232,7 +239,7 @@ def draw_atlas(ctx: Context) -> None:
                        horizontal=True, key="enc_measure")
     with st.spinner(_("Averaging the attention over the corpus…")):
         corpus = cache.corpus_atlas(ctx.bundle.name)
-    for atlas, what, key in ((cache.input_atlas(ctx.inputs), _("this input"), "input"),
+    for atlas, what, key in ((cache.input_atlas(ctx.key), _("this input"), "input"),
                              (corpus, _("corpus of {n} sentences").format(n=corpus.n_inputs),
                               "corpus")):
         title = _("{measure} · {what} · {model}").format(
@@ -299,7 +306,7 @@ def draw_pooler(ctx: Context) -> None:
               "(pooler.dense) and tanh. BERT's next-sentence prediction head was trained on "
               "this vector, and sentence classification after fine-tuning usually reads it."))
     try:
-        pooled = cache.pooler_of(ctx.inputs, ctx.analysis())
+        pooled = cache.pooler_of(ctx.key, ctx.analysis())
     except ExplorerError as exc:  # a model saved without a pooler
         show_error(exc)
         return
@@ -340,16 +347,17 @@ SECTIONS = (
 
 
 def main() -> None:
-    inputs = shared_inputs()
+    key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(inputs)
+    bundle = model_of(key)
     pick = draw_pickers(bundle)
     # The whole model's analysis only for the tabs that use it (Context.analysis): the same
     # cached one as the other pages, without attention weights; only the head atlas asks for
     # every layer's weights.
-    steps = cache.steps_of(inputs, pick.layer)
+    with stop_on_input_error():
+        steps = cache.get_steps(key, pick.layer)
     show_notices(steps.encoding)
-    context = Context(inputs, bundle, steps, head_slice(steps, pick.head))
+    context = Context(key, bundle, steps, head_slice(steps, pick.head))
     draw_sections(SECTIONS, SECTION_KEY, context)
 
 

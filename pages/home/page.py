@@ -2,13 +2,13 @@
 
 import streamlit as st
 
-from components.analysis_view import model_of
+from components.analysis_view import encoding_of, model_of
+from components.cache import parameter_count
 from components.explain import page_header
 from components.i18n import N_, _
 from components.inputs import shared_inputs
 from components.labels import markdown_text
 from frame.page_list import available_pages
-from pages.home import cache
 from pages.home.figures import PAGE_BLURBS, model_line, pipeline_dot
 
 TITLE = N_("BERT Embedding Explorer")
@@ -32,13 +32,13 @@ def draw_pages() -> None:
 
 
 def main() -> None:
-    inputs = shared_inputs()
+    key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(inputs)
-    enc = cache.encoding(inputs)
+    bundle = model_of(key)
+    enc = encoding_of(key)   # Home shows shapes, which need no model run
     st.graphviz_chart(pipeline_dot(bundle.config, enc), width="stretch")
     st.markdown(markdown_text(model_line(bundle.name, bundle.config,
-                                         cache.model_parameters(inputs), len(enc.tokens))))
+                                         parameter_count(key.model), len(enc.tokens))))
     draw_pages()
 
 

@@ -3,9 +3,8 @@ sessions (the outputs are PyTorch's own printouts, the same in every language)."
 
 from __future__ import annotations
 
-import streamlit as st
-
-from components.cache import get_model
+from components.cache import get_model, results_cache
+from components.input_key import InputKey
 from core.lessons import EMBEDDING_CELLS, PARAMETER_CELLS, CellOutput, run_cells
 
 LESSON_CELLS = {"embedding": EMBEDDING_CELLS, "parameters": PARAMETER_CELLS}
@@ -17,7 +16,8 @@ def lesson_cells(lesson: str, sentence: str) -> list[str]:
             for cell in LESSON_CELLS[lesson]]
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def lesson_outputs(model_name: str, lesson: str, sentence: str) -> list[CellOutput]:
-    """Every cell's output, run in order in one namespace on the loaded model."""
-    return run_cells(get_model(model_name), lesson_cells(lesson, sentence))
+@results_cache("lesson: cell outputs", share=0.02)
+def lesson_outputs(key: InputKey, lesson: str) -> list[CellOutput]:
+    """Every cell's output for the sentence ``key.text_a``, run in order in one namespace on
+    the loaded model (the tutorial's code tokenises it its own way)."""
+    return run_cells(get_model(key.model), lesson_cells(lesson, key.text_a))

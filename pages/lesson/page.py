@@ -8,7 +8,8 @@ import streamlit as st
 from components.analysis_view import encoding_of, model_of
 from components.explain import explain, page_header
 from components.i18n import N_, _
-from components.inputs import DEFAULT_SENTENCE, SharedInputs, shared_inputs
+from components.input_key import InputKey
+from components.inputs import DEFAULT_SENTENCE, shared_inputs
 from core.lessons import setup_cell
 from pages.lesson import cache
 from pages.lesson.figures import LESSONS, Step
@@ -84,34 +85,34 @@ def draw_navigation(lesson: Lesson) -> None:
                icon=":material/arrow_forward:")
 
 
-def lesson_sentence(inputs: SharedInputs) -> str:
+def lesson_sentence(key: InputKey) -> str:
     """Sentence A, as the tutorial's code takes it, or the tutorial's own sentence when A does
     not fit the model whole (the code cells tokenise without truncation, as the tutorial does)."""
-    enc = encoding_of(inputs)   # also says what is wrong with the text, and stops if it must
+    enc = encoding_of(key)   # also says what is wrong with the text, and stops if it must
     if enc.truncated or enc.chars_cut:
         st.info(_("The tutorial's code does not truncate, and this text does not fit the "
                   "model's {limit} positions: the lesson runs on “{sentence}” instead.").format(
-            limit=model_of(inputs).config.max_position_embeddings, sentence=DEFAULT_SENTENCE),
+            limit=model_of(key).config.max_position_embeddings, sentence=DEFAULT_SENTENCE),
             icon=":material/info:")
         return DEFAULT_SENTENCE
-    if inputs.is_pair:
+    if key.is_pair:
         st.info(_("The tutorial's code takes one sentence: the lesson runs on sentence A."),
                 icon=":material/info:")
-    return inputs.text_a
+    return key.text_a
 
 
-def draw_step(lesson: Lesson, inputs: SharedInputs) -> None:
+def draw_step(lesson: Lesson, key: InputKey) -> None:
     """The step's code, its live output, what to read in it, and the question."""
     step = lesson.steps[lesson.step - 1]
-    sentence = lesson_sentence(inputs)
+    sentence = lesson_sentence(key)
     st.subheader(f"{lesson.step}. {_(step.title)}")
-    outputs = cache.lesson_outputs(inputs.model, lesson.key, sentence)
+    outputs = cache.lesson_outputs(key.with_texts(sentence), lesson.key)
     if lesson.step == 1:
         with st.expander(_("First, load the model (run once)"), expanded=True):
-            st.code(setup_cell(inputs.model), language="python")
+            st.code(setup_cell(key.model), language="python")
     cell = outputs[lesson.step - 1]
     st.code(cell.code, language="python")
-    st.markdown(_("Output for {model}:").format(model=f"`{inputs.model}`"))
+    st.markdown(_("Output for {model}:").format(model=f"`{key.model}`"))
     st.code(cell.text or " ", language="text")
     explain(_(step.explanation))
     draw_question(lesson, step)
@@ -134,7 +135,7 @@ def draw_question(lesson: Lesson, step: Step) -> None:
 
 
 def main() -> None:
-    inputs = shared_inputs()
+    key = shared_inputs()
     if st.query_params.get(PRESENT_KEY) == "1":
         st.html(PRESENTER_CSS)
         st.title(_(LESSONS[_lesson_from_url()][0]))
@@ -142,7 +143,7 @@ def main() -> None:
         page_header(TITLE, EXPLANATION)
     lesson = choose_lesson()
     draw_navigation(lesson)
-    draw_step(lesson, inputs)
+    draw_step(lesson, key)
 
 
 if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names

@@ -12,10 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from components.cache import MODEL_CACHE_ENTRIES, get_encoding, get_model, parameter_count
+from components.cache import MODEL_CACHE_ENTRIES, get_model, parameter_count
 from components.i18n import LANGUAGES
-from components.inputs import SharedInputs
-from core import Encoding
 from core.parameters.listing import (
     Block,
     NamedParameter,
@@ -87,18 +85,3 @@ def custom_meta_count(
     """sum(p.numel()) of a custom BertModel built on the meta device (sizes already validated)."""
     sizes = Sizes(layers, hidden, heads, intermediate, vocab, positions, types)
     return meta_count(config_from_sizes(sizes))
-
-
-def total_parameters(model_name: str) -> int:
-    """The loaded model's count: the one Home shows too (components.cache.parameter_count)."""
-    return parameter_count(model_name)
-
-
-def encoding(inputs: SharedInputs) -> Encoding:
-    """The shared inputs tokenised, with the shared tokenizer options (the architecture's T).
-
-    Raises core's InputError for text it cannot take: the page says why and still shows every
-    count, which needs no input.
-    """
-    return get_encoding(inputs.model, inputs.text_a, inputs.text_b, inputs.max_length,
-                        inputs.truncation, inputs.padding)

@@ -10,10 +10,12 @@ import pandas as pd
 import streamlit as st
 
 from components.analysis_view import model_of, show_error, show_notices
+from components.cache import get_encoding, parameter_count
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.i18n import N_, _, language
-from components.inputs import SharedInputs, shared_inputs
+from components.input_key import InputKey
+from components.inputs import shared_inputs
 from components.sections import Section, draw_sections
 from core import Encoding, ExplorerError, ModelBundle
 from core.parameters.counting import (
@@ -77,7 +79,7 @@ FORM_KEYS = {  # Sizes field -> (widget key, short label with the formula's symb
 
 @dataclass(frozen=True)
 class Context:
-    inputs: SharedInputs
+    key: InputKey
     bundle: ModelBundle
     rows: tuple[NamedParameter, ...]
     total: int
@@ -341,11 +343,11 @@ SECTIONS = (
 )
 
 
-def input_encoding(inputs: SharedInputs) -> Encoding | None:
+def input_encoding(key: InputKey) -> Encoding | None:
     """The input's tokens with their notices; for text core refuses, its reason and None (the
     counts need no input, so the page goes on)."""
     try:
-        enc = cache.encoding(inputs)
+        enc = get_encoding(key)
     except ExplorerError as exc:
         show_error(exc)
         return None
@@ -354,11 +356,11 @@ def input_encoding(inputs: SharedInputs) -> Encoding | None:
 
 
 def main() -> None:
-    inputs = shared_inputs()
+    key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(inputs)
-    ctx = Context(inputs, bundle, tuple(cache.live_parameters(bundle.name)),
-                  cache.total_parameters(bundle.name), input_encoding(inputs))
+    bundle = model_of(key)
+    ctx = Context(key, bundle, tuple(cache.live_parameters(bundle.name)),
+                  parameter_count(bundle.name), input_encoding(key))
     draw_headline(ctx)
     draw_sections(SECTIONS, SECTION_KEY, ctx)
 

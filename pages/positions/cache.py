@@ -17,9 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from components.cache import get_encoding, get_model
-from components.inputs import SharedInputs
-from core import Encoding
+from components.cache import get_model
 from core.positions import (
     TABLE_KINDS,
     ProbeFit,
@@ -120,10 +118,3 @@ def clear_position_caches() -> None:
     """Forget every cached position result (not the models): for benchmarks of a first visit."""
     for cached in (get_table, get_projection, get_cosine, get_offset_curve, get_probe, get_norms):
         cached.clear()
-
-
-def encoding(inputs: SharedInputs) -> Encoding:
-    """The shared inputs tokenised with the shared tokenizer options (raises on bad text: the
-    position tables do not need a sentence, so the page goes on without one)."""
-    return get_encoding(inputs.model, inputs.text_a, inputs.text_b, inputs.max_length,
-                        inputs.truncation, inputs.padding)

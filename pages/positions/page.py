@@ -13,11 +13,13 @@ import numpy as np
 import streamlit as st
 
 from components.analysis_view import model_of, show_notices
+from components.cache import get_encoding
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.i18n import N_, _, language
-from components.inputs import SharedInputs, shared_inputs
+from components.input_key import InputKey
+from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
 from components.sections import Section, draw_sections
 from core import ExplorerError, ModelBundle
@@ -62,13 +64,13 @@ HEATMAP_SIDE = 128                # larger windows are thinned to this many rows
 class PositionsContext:
     """What every section draws from: the inputs, the model and the input's marks."""
 
-    inputs: SharedInputs
+    key: InputKey
     bundle: ModelBundle
     marks: figs.InputMarks | None
 
     @property
     def model(self) -> str:
-        return self.inputs.model   # the exact string the model cache is keyed on
+        return self.key.model   # the exact string the model cache is keyed on
 
     @property
     def n_positions(self) -> int:
@@ -353,10 +355,10 @@ SECTIONS = (
 )
 
 
-def input_marks(inputs: SharedInputs) -> figs.InputMarks | None:
+def input_marks(key: InputKey) -> figs.InputMarks | None:
     """The current input's positions and tokens; None (with a message) when there is no input."""
     try:
-        enc = cache.encoding(inputs)
+        enc = get_encoding(key)
     except ExplorerError as exc:
         st.info(markdown_template(_(exc.template), **exc.params) + " " + _(NO_INPUT),
                 icon=":material/edit_note:")
@@ -379,10 +381,10 @@ def draw_table_line(ctx: PositionsContext) -> None:
 
 
 def main() -> None:
-    inputs = shared_inputs()
+    key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(inputs)
-    ctx = PositionsContext(inputs=inputs, bundle=bundle, marks=input_marks(inputs))
+    bundle = model_of(key)
+    ctx = PositionsContext(key=key, bundle=bundle, marks=input_marks(key))
     draw_table_line(ctx)
     draw_sections(SECTIONS, SECTION_KEY, ctx)
 

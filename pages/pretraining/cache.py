@@ -1,5 +1,6 @@
 """Pretraining's data: the MLM corruption, the two pretraining heads and the fine-tuning heads,
-each cached on plain strings and numbers. Results hold numbers and tokens, never translated text.
+each per-input result keyed on the InputKey first (so the masking honours the shared tokenizer
+options, as every page does). Results hold numbers and tokens, never translated text.
 Every function raises core's ExplorerError (not cached) for input core cannot take."""
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ import zlib
 
 import streamlit as st
 
-from components.cache import get_encoding, get_model
+from components.cache import MODEL_CACHE_ENTRIES, get_encoding, get_model, results_cache
+from components.input_key import InputKey
 from core.corpus import CORPUS
 from core.pretraining import (
     FinetuningPattern,
@@ -26,35 +28,38 @@ from core.pretraining import (
     next_sentence,
 )
 
-ENTRIES = 32
+SHARE = 0.02   # of the results budget, for each cache: token lists and small probability tables
 
 
-def heads(model: str) -> tuple[bool, bool]:
+def heads(model_name: str) -> tuple[bool, bool]:
     """(has the MLM head, has the NSP head) of the model in use."""
-    bundle = get_model(model)
+    bundle = get_model(model_name)
     return has_mlm_head(bundle), has_nsp_head(bundle)
 
 
-@st.cache_data(max_entries=ENTRIES, show_spinner=False)
-def masking(model: str, a: str, b: str | None, seed: int, probability: float,
-            whole_word: bool) -> Masking:
-    return mask_tokens(get_model(model), a, b, seed=seed, probability=probability,
-                       whole_word=whole_word)
+@results_cache("pretraining: masking", SHARE)
+def masking(key: InputKey, seed: int, probability: float, whole_word: bool) -> Masking:
+    """The MLM corruption of the input, tokenised with the shared options as on every page."""
+    return mask_tokens(get_model(key.model), key.text_a, key.text_b, seed=seed,
+                       probability=probability, whole_word=whole_word,
+                       max_length=key.max_length, truncation=key.truncation,
+                       padding=key.padding)
 
 
-@st.cache_data(max_entries=ENTRIES, show_spinner=False)
-def predictions(model: str, text: str, top_k: int) -> list[list[Prediction]]:
-    return fill_mask(get_model(model), text, top_k=top_k)
+@results_cache("pretraining: predictions", SHARE)
+def predictions(key: InputKey, top_k: int) -> list[list[Prediction]]:
+    """The MLM head's guesses at each [MASK] of ``key.text_a``."""
+    return fill_mask(get_model(key.model), key.text_a, top_k=top_k)
 
 
-@st.cache_data(max_entries=ENTRIES, show_spinner=False)
-def traces(model: str, text: str) -> list[MaskTrace]:
-    return mask_by_layer(get_model(model), text)
+@results_cache("pretraining: layer by layer", SHARE)
+def traces(key: InputKey) -> list[MaskTrace]:
+    return mask_by_layer(get_model(key.model), key.text_a)
 
 
-@st.cache_data(max_entries=ENTRIES, show_spinner=False)
-def is_next(model: str, a: str, b: str) -> NextSentence:
-    return next_sentence(get_model(model), a, b)
+@results_cache("pretraining: next sentence", SHARE)
+def is_next(key: InputKey) -> NextSentence:
+    return next_sentence(get_model(key.model), key.text_a, key.text_b)
 
 
 def random_sentence(a: str, b: str) -> str:
@@ -64,27 +69,28 @@ def random_sentence(a: str, b: str) -> str:
     return random.Random(zlib.crc32(f"{a}\x00{b}".encode())).choice(choices)
 
 
-@st.cache_data(max_entries=ENTRIES, show_spinner=False)
-def patterns(model: str, n_classes: int) -> list[FinetuningPattern]:
-    return finetuning_patterns(get_model(model).config, n_classes)
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * 4, show_spinner=False)
+def patterns(model_name: str, n_classes: int) -> list[FinetuningPattern]:
+    """The four fine-tuning heads for this model's config (per model, not per input)."""
+    return finetuning_patterns(get_model(model_name).config, n_classes)
 
 
-def tokens(model: str, a: str, b: str | None) -> list[str]:
-    """The tokens of A (and B), as the tokenizer gives them."""
-    return list(get_encoding(model, a, b).tokens)
+def tokens(key: InputKey) -> list[str]:
+    """The tokens of A (and B), as every page tokenises them."""
+    return list(get_encoding(key).tokens)
 
 
-def maskable(model: str, a: str) -> list[tuple[int, str]]:
+def maskable(key: InputKey) -> list[tuple[int, str]]:
     """(position, token) of sentence A's tokens that are not special."""
-    enc = get_encoding(model, a, None)
+    enc = get_encoding(key.with_texts(key.text_a))
     return [(i, t) for i, (t, s) in enumerate(zip(enc.tokens, enc.special_tokens_mask,
                                                    strict=True)) if not s]
 
 
-def masked_text(model: str, a: str, position: int) -> str:
+def masked_text(key: InputKey, position: int) -> str:
     """Sentence A with the token at ``position`` replaced by [MASK], written back as text."""
-    bundle = get_model(model)
-    enc = get_encoding(model, a, None)
+    bundle = get_model(key.model)
+    enc = get_encoding(key.with_texts(key.text_a))
     pieces = [bundle.tokenizer.mask_token if i == position else t
               for i, (t, s) in enumerate(zip(enc.tokens, enc.special_tokens_mask, strict=True))
               if not s]

@@ -13,7 +13,8 @@ from components.controls import whole_number
 from components.explain import explain, page_header
 from components.html_table import draw_table
 from components.i18n import N_, _
-from components.inputs import SharedInputs, shared_inputs
+from components.input_key import InputKey
+from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_template, markdown_text
 from components.sections import Section, draw_sections
 from core import ExplorerError, ModelBundle
@@ -50,7 +51,7 @@ FILL_TASK, NSP_TASK = N_("fill in [MASK]"), N_("say whether sentence B follows s
 
 @dataclass(frozen=True)
 class Context:
-    inputs: SharedInputs
+    key: InputKey
     bundle: ModelBundle
 
 
@@ -109,8 +110,7 @@ def draw_masking(ctx: Context) -> None:
         explain(_("Whole-word masking: a word split into pieces (“play ##ing”) is picked or "
                   "left as a whole, so the model cannot guess “##ing” from “play” next to it."))
     try:
-        m = cache.masking(ctx.inputs.model, ctx.inputs.text_a, ctx.inputs.text_b, s.seed,
-                          s.probability, s.whole_word)
+        m = cache.masking(ctx.key, s.seed, s.probability, s.whole_word)
     except ExplorerError as exc:
         show_error(exc)
         return
@@ -145,7 +145,7 @@ def fill_input(ctx: Context) -> tuple[str, str | None]:
         return st.text_input(_("Text with [MASK]"), DEFAULT_TEXT, key=TEXT_KEY, max_chars=1000,
                              bind="query-params"), None
     try:
-        options = cache.maskable(ctx.inputs.model, ctx.inputs.text_a)
+        options = cache.maskable(ctx.key)
     except ExplorerError as exc:
         show_error(exc)
         return "", None
@@ -155,7 +155,7 @@ def fill_input(ctx: Context) -> tuple[str, str | None]:
     labels = {f"{i} {t}": i for i, t in options}
     picked = st.selectbox(_("Token to mask"), list(labels), key=PICK_KEY, bind="query-params")
     position = labels.get(picked, options[0][0])
-    text = cache.masked_text(ctx.inputs.model, ctx.inputs.text_a, position)
+    text = cache.masked_text(ctx.key, position)
     st.markdown(_("The model reads: {text}").format(text=markdown_code(text)))
     return text, dict(options)[position]
 
@@ -163,7 +163,7 @@ def fill_input(ctx: Context) -> tuple[str, str | None]:
 def draw_fill(ctx: Context) -> None:
     explain(_("The masked-language-model head turns the last layer's vector at a [MASK] into "
               "a probability for every token of the vocabulary. Guess first, then reveal."))
-    if not cache.heads(ctx.inputs.model)[0]:
+    if not cache.heads(ctx.key.model)[0]:
         draw_no_head(ctx.bundle.name, FILL_TASK)
         return
     text, hidden = fill_input(ctx)
@@ -172,8 +172,8 @@ def draw_fill(ctx: Context) -> None:
     top_k = whole_number(st, _("How many guesses to show"), min_value=1, max_value=20, value=5,
                          key=TOPK_KEY)
     try:
-        preds = cache.predictions(ctx.inputs.model, text, top_k)
-        traces = cache.traces(ctx.inputs.model, text)
+        preds = cache.predictions(ctx.key.with_texts(text), top_k)
+        traces = cache.traces(ctx.key.with_texts(text))
     except ExplorerError as exc:
         show_error(exc)
         return
@@ -213,18 +213,18 @@ def draw_next_sentence(ctx: Context) -> None:
     explain(_("Half of BERT's training pairs were a sentence and the one that really follows "
               "it, half a sentence and a random one. The next-sentence head reads the pooled "
               "[CLS] vector and gives the probability that B follows A (IsNext)."))
-    if not cache.heads(ctx.inputs.model)[1]:
+    if not cache.heads(ctx.key.model)[1]:
         draw_no_head(ctx.bundle.name, NSP_TASK)
         return
-    a, b = ctx.inputs.text_a, ctx.inputs.text_b
+    a, b = ctx.key.text_a, ctx.key.text_b
     if not b:
         st.info(_("Type sentence B in the sidebar: the one that may or may not follow "
                   "sentence A."), icon=":material/edit_note:")
         return
     other = cache.random_sentence(a, b)
     try:
-        real = cache.is_next(ctx.inputs.model, a, b)
-        swapped = cache.is_next(ctx.inputs.model, a, other)
+        real = cache.is_next(ctx.key)
+        swapped = cache.is_next(ctx.key.with_texts(a, other))
     except ExplorerError as exc:
         show_error(exc)
         return
@@ -241,14 +241,14 @@ def draw_finetuning(ctx: Context) -> None:
     n_classes = whole_number(st, _("Number of classes"), min_value=2, max_value=20, value=2,
                              key=CLASSES_KEY)
     try:
-        patterns = cache.patterns(ctx.inputs.model, n_classes)
-        one = cache.tokens(ctx.inputs.model, ctx.inputs.text_a, None)
-        pair = cache.tokens(ctx.inputs.model, ctx.inputs.text_a, ctx.inputs.text_b or "…")
+        patterns = cache.patterns(ctx.key.model, n_classes)
+        one = cache.tokens(ctx.key.with_texts(ctx.key.text_a))
+        pair = cache.tokens(ctx.key.with_texts(ctx.key.text_a, ctx.key.text_b or "…"))
     except ExplorerError as exc:
         show_error(exc)
         return
     st.table(fig.patterns_frame(patterns), hide_index=True)
-    if not ctx.inputs.text_b:
+    if not ctx.key.text_b:
         st.markdown(_("Sentence B is empty, so the two-sentence diagrams use “…” as B."))
     for p in patterns:
         st.subheader(_(p.title))
@@ -269,11 +269,11 @@ SECTIONS = (
 
 
 def main() -> None:
-    inputs = shared_inputs()
+    key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(inputs)
-    encoding_of(inputs)   # the input's notices (truncation, the character cap), as on every page
-    draw_sections(SECTIONS, SECTION_KEY, Context(inputs=inputs, bundle=bundle))
+    bundle = model_of(key)
+    encoding_of(key)   # the input's notices (truncation, the character cap), as on every page
+    draw_sections(SECTIONS, SECTION_KEY, Context(key=key, bundle=bundle))
 
 
 if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names

@@ -2,10 +2,9 @@
 
 The corpus statistics (anisotropy baselines, per-dimension mean and std) depend only on the
 model, so they are computed once per model name in ``st.cache_resource`` and shared by every
-session (never mutated). Everything that depends on what the user typed is ``st.cache_data``
-keyed on plain strings, ints and bools: the model, the two sentences and the shared tokenizer
-options (max_length, truncation, padding), in that order, the ``INPUT`` arguments below. Results
-hold numbers only, never translated text. Bounded like the shared caches.
+session (never mutated). Everything that depends on what the user typed is a
+``results_cache`` keyed on the InputKey first, then plain strings, ints and bools, and bounded by
+the bytes it holds. Results hold numbers only, never translated text, and are never mutated.
 """
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model
-from components.inputs import SharedInputs
+from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model, results_cache
+from components.input_key import InputKey
 from core import Analysis
 from core.similarity import anisotropy
 from core.similarity.anisotropy import CorpusStats
@@ -33,16 +32,7 @@ from core.similarity.cosines import (
 )
 from core.similarity.sentences import SentenceComparison, compare_sentences, encoder_max_length
 
-RESULT_CACHE_ENTRIES = 48   # each entry is a curve or at most a 512 x 512 float matrix (2 MB)
-Input = tuple[str, str, str | None, int | None, bool, bool]
-
-
-def input_of(inputs: SharedInputs, model_name: str) -> Input:
-    """The plain values a cached function is keyed on: the loaded model's name (the one the
-    corpus statistics are cached under), A, B, max_length, truncation, padding (pass them on as
-    ``*input_of(inputs, bundle.name)``)."""
-    return (model_name, inputs.text_a, inputs.text_b, inputs.max_length, inputs.truncation,
-            inputs.padding)
+SHARE = 0.02   # of the results budget, for each cache: a curve or one T x T matrix an entry
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
@@ -62,49 +52,39 @@ def get_encoder_max_length(model_name: str) -> int | None:
     return encoder_max_length(model_name)
 
 
-def get_pair(model: str, a: str, b: str | None, max_length: int | None = None,
-             truncation: bool = True, padding: bool = False) -> Analysis:
-    """The input as the other pages see it: one sentence, or [CLS] A [SEP] B [SEP]."""
-    return get_analysis(model, a, b, max_length, truncation, padding)
+def get_alone(key: InputKey, text: str) -> Analysis:
+    """One sentence on its own, cut where sentence-transformers would cut it (the shared padding
+    and truncation do not apply: this is the model's own reading of the sentence)."""
+    return get_analysis(InputKey(key.model, text, None, get_encoder_max_length(key.model)))
 
 
-def get_alone(model_name: str, text: str) -> Analysis:
-    """One sentence on its own, cut where sentence-transformers would cut it."""
-    return get_analysis(model_name, text, None, max_length=get_encoder_max_length(model_name))
-
-
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_token_matrix(model: str, a: str, b: str | None, max_length: int | None,
-                     truncation: bool, padding: bool, stage: str, mode: str) -> np.ndarray:
+@results_cache("similarity: token matrix", SHARE)
+def get_token_matrix(key: InputKey, stage: str, mode: str) -> np.ndarray:
     """(T, T) cosine between the input's real tokens at ``stage`` in ``mode``."""
-    pair = get_pair(model, a, b, max_length, truncation, padding)
-    return token_matrix(pair, stage, mode, get_corpus_stats(model))
+    return token_matrix(get_analysis(key), stage, mode, get_corpus_stats(key.model))
 
 
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_token_dominance(model: str, a: str, b: str | None, max_length: int | None,
-                        truncation: bool, padding: bool,
-                        stage: str) -> tuple[np.ndarray, np.ndarray]:
+@results_cache("similarity: dominance", SHARE)
+def get_token_dominance(key: InputKey, stage: str) -> tuple[np.ndarray, np.ndarray]:
     """Per real token at ``stage``: its largest dimension and that dimension's share of the
     squared length."""
-    pair = get_pair(model, a, b, max_length, truncation, padding)
+    pair = get_analysis(key)
     return norm_dominance(pair.stages[stage][real_positions(pair.encoding)])
 
 
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_sentence_comparison(model: str, a: str, b: str, max_length: int | None,
-                            truncation: bool, padding: bool) -> SentenceComparison:
+@results_cache("similarity: sentences", SHARE)
+def get_sentence_comparison(key: InputKey) -> SentenceComparison:
     """Sentence A vs B per depth stage; the model's own figure from A and B run separately."""
-    return compare_sentences(get_pair(model, a, b, max_length, truncation, padding),
-                             get_alone(model, a), get_alone(model, b))
+    return compare_sentences(get_analysis(key), get_alone(key, key.text_a),
+                             get_alone(key, key.text_b))
 
 
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_cls_checks(model: str, a: str, b: str) -> tuple[list[Dominance], np.ndarray]:
+@results_cache("similarity: [CLS] checks", SHARE)
+def get_cls_checks(key: InputKey) -> tuple[list[Dominance], np.ndarray]:
     """Per depth stage, for A's and B's [CLS] vectors run separately: the dimension that carries
     most of their dot product, and their standardised cosine."""
-    alone_a, alone_b = get_alone(model, a), get_alone(model, b)
-    stats = get_corpus_stats(model)
+    alone_a, alone_b = get_alone(key, key.text_a), get_alone(key, key.text_b)
+    stats = get_corpus_stats(key.model)
     stages = depth_stages(alone_a.stages)
     flags = [dominance(alone_a.stages[s][0], alone_b.stages[s][0]) for s in stages]
     cosines = np.array([standardised_cosine(alone_a.stages[s][0], alone_b.stages[s][0], s, stats)
@@ -112,56 +92,49 @@ def get_cls_checks(model: str, a: str, b: str) -> tuple[list[Dominance], np.ndar
     return flags, cosines
 
 
-def get_token_refs(model: str, a: str, b: str | None, max_length: int | None, truncation: bool,
-                   padding: bool, first: int, second: int, separately: bool,
+def get_token_refs(key: InputKey, first: int, second: int, separately: bool,
                    ) -> tuple[TokenRef, TokenRef]:
     """Where to read the two chosen tokens (positions in the input): the input itself, or A and B
     each run on its own. Raises InputError when a token does not exist there."""
-    pair = get_pair(model, a, b, max_length, truncation, padding)
-    if not separately or b is None:
+    pair = get_analysis(key)
+    if not separately or key.text_b is None:
         return TokenRef(pair, first), TokenRef(pair, second)
-    alone_a, alone_b = get_alone(model, a), get_alone(model, b)
+    alone_a, alone_b = get_alone(key, key.text_a), get_alone(key, key.text_b)
     return (separate_token(pair, first, alone_a, alone_b),
             separate_token(pair, second, alone_a, alone_b))
 
 
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_token_curve(model: str, a: str, b: str | None, max_length: int | None, truncation: bool,
-                    padding: bool, first: int, second: int, separately: bool,
+@results_cache("similarity: token curve", SHARE)
+def get_token_curve(key: InputKey, first: int, second: int, separately: bool,
                     mode: str) -> np.ndarray:
     """(S,) cosine between the two chosen tokens at each depth stage."""
-    refs = get_token_refs(model, a, b, max_length, truncation, padding, first, second,
-                          separately)
+    refs = get_token_refs(key, first, second, separately)
     stages = depth_stages(refs[0].analysis.stages)
-    return token_curve(*refs, stages, mode, get_corpus_stats(model))
+    return token_curve(*refs, stages, mode, get_corpus_stats(key.model))
 
 
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_top_dimensions(model: str, a: str, b: str | None, max_length: int | None,
-                       truncation: bool, padding: bool, first: int, second: int,
-                       separately: bool, stage: str, mode: str,
-                       k: int = 10) -> tuple[float, pd.DataFrame, Dominance]:
+@results_cache("similarity: top dimensions", SHARE)
+def get_top_dimensions(key: InputKey, first: int, second: int, separately: bool, stage: str,
+                       mode: str, k: int = 10) -> tuple[float, pd.DataFrame, Dominance]:
     """The two tokens' cosine at ``stage`` in ``mode``, the k dimensions that make most of it,
     and the dimension that carries most of their raw dot product."""
-    refs = get_token_refs(model, a, b, max_length, truncation, padding, first, second,
-                          separately)
-    stats = get_corpus_stats(model)
+    refs = get_token_refs(key, first, second, separately)
+    stats = get_corpus_stats(key.model)
     u, v = refs[0].vector(stage), refs[1].vector(stage)
     cosine = float(token_curve(*refs, [stage], mode, stats)[0])
     return cosine, top_dimensions(u, v, stage, mode, stats, k), dominance(u, v)
 
 
-@st.cache_data(max_entries=RESULT_CACHE_ENTRIES, show_spinner=False)
-def get_control_curve(model: str, a: str, b: str | None, max_length: int | None,
-                      truncation: bool, padding: bool, first: int, separately: bool,
-                      control: str, mode: str) -> np.ndarray | None:
+@results_cache("similarity: control curve", SHARE)
+def get_control_curve(key: InputKey, first: int, separately: bool, control: str,
+                      mode: str) -> np.ndarray | None:
     """(S,) cosine of the first chosen token with the same token in ``control`` (run on its
     own), at each depth stage; None when ``control`` lacks that token."""
-    ref = get_token_refs(model, a, b, max_length, truncation, padding, first, first,
-                         separately)[0]
-    other = get_alone(model, control)
+    ref = get_token_refs(key, first, first, separately)[0]
+    other = get_alone(key, control)
     position = matching_position(other.encoding, ref.analysis.encoding.input_ids[ref.position])
     if position is None:
         return None
     stages = depth_stages(ref.analysis.stages)
-    return token_curve(ref, TokenRef(other, position), stages, mode, get_corpus_stats(model))
+    return token_curve(ref, TokenRef(other, position), stages, mode,
+                       get_corpus_stats(key.model))

@@ -18,7 +18,8 @@ from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _
-from components.inputs import SharedInputs, shared_inputs
+from components.input_key import InputKey
+from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
 from components.sections import Section, draw_sections
 from core import Analysis, InputError, ModelBundle
@@ -94,7 +95,7 @@ class Settings:
 
 @dataclass(frozen=True)
 class Context:
-    inputs: SharedInputs
+    key: InputKey
     bundle: ModelBundle
     result: Analysis
     stats: CorpusStats
@@ -118,10 +119,6 @@ def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
     return Settings(stage, mode)
 
 
-def key_of(ctx: Context) -> cache.Input:
-    return cache.input_of(ctx.inputs, ctx.bundle.name)
-
-
 def unknown_flags(result: Analysis, bundle: ModelBundle) -> list[bool]:
     """Per real token: is it [UNK] (every [UNK] is one row of the word table)."""
     unk = bundle.tokenizer.unk_token_id
@@ -142,7 +139,7 @@ def draw_token_matrix(ctx: Context) -> None:
             + (" " + _("The framed block is sentence A's tokens against sentence B's.")
                if has_b else ""))
     draw_coverage(enc, ctx.bundle)
-    matrix = cache.get_token_matrix(*key_of(ctx), stage, mode)
+    matrix = cache.get_token_matrix(ctx.key, stage, mode)
     positions = real_positions(enc)
     n_tokens, lo = len(positions), 0
     if n_tokens > MATRIX_WINDOW:
@@ -165,7 +162,7 @@ def draw_token_matrix(ctx: Context) -> None:
 
 def draw_matrix_dominance(ctx: Context) -> None:
     """Beside the matrix: when one dimension holds most of many tokens' length, say so."""
-    dims, shares = cache.get_token_dominance(*key_of(ctx), ctx.settings.stage)
+    dims, shares = cache.get_token_dominance(ctx.key, ctx.settings.stage)
     flagged = dims[shares > DOMINANCE_LIMIT]
     if not len(flagged):
         return
@@ -181,7 +178,7 @@ def draw_matrix_dominance(ctx: Context) -> None:
 
 def draw_sentence_comparison(ctx: Context) -> None:
     """Sentence A vs B layer by layer, the model's own figure, and its CSV; a hint without B."""
-    name, text_a, text_b = ctx.bundle.name, ctx.inputs.text_a, ctx.inputs.text_b
+    name, text_b = ctx.bundle.name, ctx.key.text_b
     st.subheader(_("Sentence A vs sentence B"))
     if text_b is None or not is_pair(ctx.result.encoding):
         st.info(_("This view needs sentence B: type a second sentence in the sidebar (for "
@@ -196,12 +193,12 @@ def draw_sentence_comparison(ctx: Context) -> None:
         "product. The “one pair input” line runs them together ([CLS] A [SEP] B [SEP]), where A "
         "and B attend to each other, so their segment means grow alike. The Word in context tab "
         "follows one word of A and B the same two ways."))
-    comparison = cache.get_sentence_comparison(*key_of(ctx))
-    flags, cls_std = cache.get_cls_checks(name, text_a, text_b)
+    comparison = cache.get_sentence_comparison(ctx.key)
+    flags, cls_std = cache.get_cls_checks(ctx.key)
     draw_sentence_metrics(ctx, comparison.model_figure, comparison.cls_separate[-1])
     draw_cls_note(comparison.stages, comparison.cls_separate, flags, cls_std,
                   ctx.settings.stage)
-    draw_truncation_notes(name, text_a, text_b)
+    draw_truncation_notes(ctx.key)
     show_figure(sentence_figure(comparison, ctx.stats, ctx.settings.stage, name, cls_std),
                 _("sentence_similarity"), key="sim_sentence_chart")
     download_table(comparison.frame(), _("sentence_similarity"), "sim_sentence_csv")
@@ -241,9 +238,9 @@ def draw_cls_note(stages: list[str], cls: list[float], flags: list[Dominance], c
     st.warning(" ".join(lines), icon=":material/balance:")
 
 
-def draw_truncation_notes(name: str, text_a: str, text_b: str) -> None:
-    for label, text in (("A", text_a), ("B", text_b)):
-        alone = cache.get_alone(name, text).encoding
+def draw_truncation_notes(key: InputKey) -> None:
+    for label, text in (("A", key.text_a), ("B", key.text_b)):
+        alone = cache.get_alone(key, text).encoding
         if alone.truncated:
             explain(_("Sentence {name} alone has {full} tokens; sentence-transformers reads the "
                       "first {limit}, and so do the “separately” curves.").format(
@@ -320,11 +317,11 @@ def draw_word_in_context(ctx: Context) -> None:
             ctx.bundle.tokenizer.unk_token_id:
         st.info(_("Both tokens are [UNK]: the same table row, so they start from identical "
                   "vectors."), icon=":material/info:")
-    args = (*key_of(ctx), choice.first, choice.second, choice.separately)
+    args = (ctx.key, choice.first, choice.second, choice.separately)
     try:
         curve = cache.get_token_curve(*args, ctx.settings.mode)
         here, top, flag = cache.get_top_dimensions(*args, ctx.settings.stage, ctx.settings.mode)
-        control = (cache.get_control_curve(*key_of(ctx), choice.first, choice.separately,
+        control = (cache.get_control_curve(ctx.key, choice.first, choice.separately,
                                            choice.control, ctx.settings.mode)
                    if choice.control else None)
     except InputError as exc:
@@ -414,13 +411,13 @@ SECTIONS = (
 
 
 def main() -> None:
-    inputs = shared_inputs()
+    key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(inputs)
-    result = analysis_of(inputs)
+    bundle = model_of(key)
+    result = analysis_of(key)
     stats = cache.get_corpus_stats(bundle.name)
     settings = stage_and_mode(result, stats)
-    draw_sections(SECTIONS, SECTION_KEY, Context(inputs, bundle, result, stats, settings))
+    draw_sections(SECTIONS, SECTION_KEY, Context(key, bundle, result, stats, settings))
 
 
 if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names

@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-from components.analysis_view import model_of
+from components.analysis_view import encoding_of, model_of
 from components.coverage_panel import draw_coverage
 from components.explain import page_header
 from components.i18n import N_, _
 from components.inputs import shared_inputs
 from components.token_table import draw_token_table
-from pages.tokens import cache
 from pages.tokens.figures import download_frame, metric_values, tutorial_printout
 
 TITLE = N_("Tokens")
@@ -23,10 +22,10 @@ EXPLANATION = N_(
 
 
 def main() -> None:
-    inputs = shared_inputs()
+    key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(inputs)
-    enc = cache.encoding(inputs)
+    bundle = model_of(key)
+    enc = encoding_of(key)   # what the model receives: no model run needed
     for column, (label, value) in zip(st.columns(4), metric_values(enc).items(), strict=True):
         column.metric(_(label), value)
     draw_coverage(enc, bundle)
