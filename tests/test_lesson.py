@@ -12,7 +12,7 @@ import pytest
 
 from core import DEFAULT_MODEL
 from core.lessons import setup_cell
-from pages.lesson.cache import LESSON_CELLS, lesson_cells
+from pages.lesson.cache import LESSON_CELLS, class_poll, lesson_cells
 from pages.lesson.figures import LESSONS
 from tests.conftest import ROOT, assert_clean, open_app
 
@@ -109,3 +109,67 @@ def test_presenter_mode_and_chinese():
     at = open_app(PAGE, lang="zh", step="2")
     assert_clean(at)
     assert at.title[0].value == "课程"
+
+
+def test_the_pretraining_lesson_prints_the_tutorials_numbers():
+    at = open_app(PAGE, lesson="pretraining", step="4", a="This is a test sentence")
+    assert_clean(at)
+    printed = shown(at)[1].splitlines()
+    shares = {line.split(":")[0]: float(line.split(":")[1]) for line in printed}
+    assert abs(shares["picked"] - 0.15) < 0.005
+    assert abs(shares["[MASK]"] - 0.8) < 0.01 and abs(shares["random"] - 0.1) < 0.01
+    at = open_app(PAGE, lesson="pretraining", step="5")
+    assert shown(at)[1].endswith("tensor([[0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]])")
+    # The embedded model has no pretraining heads: the head steps say so, naming it.
+    at = open_app(PAGE, lesson="pretraining", step="3")
+    assert any("cls.predictions" in i.value and DEFAULT_MODEL in i.value for i in at.info)
+    at = open_app(PAGE, lesson="pretraining", step="6")
+    assert any("cls.seq_relationship" in i.value for i in at.info)
+    at = open_app(PAGE, lesson="pretraining", step="8", lang="zh")
+    assert_clean(at)
+    assert shown(at)[1].endswith("True")
+
+
+def class_of(at) -> str:
+    value = at.query_params["class"]
+    return value[0] if isinstance(value, list) else value
+
+
+def test_a_class_teacher_and_students_in_apptest():
+    teacher = open_app(PAGE, lesson="pretraining", present="1", step="2")
+    assert_clean(teacher)
+    next(b for b in teacher.button if b.label == "Start a class").click().run()
+    assert_clean(teacher)
+    code = class_of(teacher)
+    assert any(code in m.value for m in teacher.markdown)           # the code, big
+    assert any(f"class={code}" in c.value for c in teacher.code)    # the students' link
+    assert teacher.get("imgs") or teacher.get("image")               # its QR code
+    # Three students answer step 2 (one changes its mind); no explanation before the reveal.
+    picks = [0, 1, 0]
+    students = []
+    for pick in picks:
+        student = open_app(PAGE, **{"class": code, "step": "2"})
+        assert_clean(student)
+        student.radio(key=f"class_q_{code}_2").set_value(pick).run()
+        assert not student.success and not student.error
+        students.append(student)
+    students[1].radio(key=f"class_q_{code}_2").set_value(0).run()
+    teacher.run()
+    assert any("3 answered" in m.value for m in teacher.markdown)
+    poll = class_poll()
+    assert poll.tally(code, 2).counts == (3, 0, 0)
+    # The reveal: the teacher sees the chart; a student sees the explanation on its next run.
+    next(b for b in teacher.button if b.label == "Reveal the answer").click().run()
+    assert_clean(teacher)
+    chart = teacher.get("plotly_chart")[0].proto.spec
+    assert '"x":[3,0,0]' in chart.replace(" ", "")
+    students[0].run()
+    assert students[0].success
+
+
+def test_a_bad_or_expired_class_code_gives_the_lesson_without_the_poll():
+    for code in ("ZZZZZZ", "<script>alert(1)</script>", "", "k7"):
+        at = open_app(PAGE, **{"class": code, "step": "2"})
+        assert_clean(at)
+        assert at.warning and "no class" in at.warning[0].value
+        assert at.radio(key="lesson_q_embedding_2") is not None

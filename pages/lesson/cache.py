@@ -3,11 +3,16 @@ sessions (the outputs are PyTorch's own printouts, the same in every language)."
 
 from __future__ import annotations
 
+import streamlit as st
+
 from components.cache import get_model, results_cache
 from components.input_key import InputKey
-from core.lessons import EMBEDDING_CELLS, PARAMETER_CELLS, CellOutput, run_cells
+from core.classpoll import ClassPoll, poll_from_environment
+from core.lessons import EMBEDDING_CELLS, PARAMETER_CELLS, PRETRAINING_CELLS, CellOutput, run_cells
+from core.pretraining import has_mlm_head, has_nsp_head
 
-LESSON_CELLS = {"embedding": EMBEDDING_CELLS, "parameters": PARAMETER_CELLS}
+LESSON_CELLS = {"embedding": EMBEDDING_CELLS, "parameters": PARAMETER_CELLS,
+                "pretraining": PRETRAINING_CELLS}
 
 
 def lesson_cells(lesson: str, sentence: str) -> list[str]:
@@ -21,3 +26,17 @@ def lesson_outputs(key: InputKey, lesson: str) -> list[CellOutput]:
     """Every cell's output for the sentence ``key.text_a``, run in order in one namespace on
     the loaded model (the tutorial's code tokenises it its own way)."""
     return run_cells(get_model(key.model), lesson_cells(lesson, key.text_a))
+
+
+def missing_heads(model_name: str) -> frozenset[str]:
+    """The pretraining heads ("mlm", "nsp") the loaded model lacks (cheap: two attribute reads)."""
+    bundle = get_model(model_name)
+    return frozenset(name for name, has in (("mlm", has_mlm_head(bundle)),
+                                            ("nsp", has_nsp_head(bundle))) if not has)
+
+
+@st.cache_resource(show_spinner=False)
+def class_poll() -> ClassPoll:
+    """Every live class of this server, one object shared by all sessions (or the Redis store
+    the replicas share, when BERT_EXPLORER_POLL_REDIS names one)."""
+    return poll_from_environment()

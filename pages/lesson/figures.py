@@ -1,11 +1,19 @@
 """The words of the lessons: for each step its title, what to read in the output, and a question
-whose answer is shown after the student's guess. No Streamlit calls."""
+whose answer is shown after the student's guess; the class's answers as a chart, and the lesson
+as a handout. No Streamlit calls."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.i18n import N_
+import plotly.graph_objects as go
+
+from components.i18n import N_, _, language
+from core.classpoll import Tally
+from core.handout import Handout, HandoutStep, HandoutWords
+from core.lessons import CellOutput
+
+GOOD, OTHER = "#1b7a3d", "#7a8aa0"   # the right answer's bar, the others (4.5:1 on white)
 
 
 @dataclass(frozen=True)
@@ -16,6 +24,7 @@ class Step:
     choices: tuple[str, ...]
     answer: int          # index into choices
     why: str
+    needs_head: str | None = None   # "mlm" or "nsp": a pretraining head the step talks about
 
 
 EMBEDDING_STEPS = (
@@ -103,5 +112,148 @@ PARAMETER_STEPS = (
          N_("True: biases + LayerNorm weights are the whole gap.")),
 )
 
+PRETRAINING_STEPS = (
+    Step(N_("Masked LM: which tokens can be picked"),
+         N_("A language model predicts a word from the words before it (n-grams, RNNs; ELMo runs "
+            "one model each way). BERT's masked LM hides some tokens and predicts them from both "
+            "sides at once. The special tokens are never hidden: the mask printed here is True "
+            "for [CLS] and [SEP]."),
+         N_("Which tokens can never be picked for masking?"),
+         (N_("[CLS] and [SEP]"), N_("The first word"), N_("None: every token can be")), 0,
+         N_("The special tokens are left out; every other token has the same chance.")),
+    Step(N_("Pick 15% of the tokens"),
+         N_("Each token that is not special is picked with probability 0.15 (torch.bernoulli). "
+            "A picked token's label is its own id; every other label is -100. A short sentence "
+            "often has no token or one token picked: 15% is an average over many sentences."),
+         N_("What label does a token that was not picked get?"),
+         (N_("-100"), N_("0"), N_("Its own id")), 0,
+         N_("-100 is the label PyTorch's cross-entropy skips: the loss counts only picked "
+            "tokens.")),
+    Step(N_("80% [MASK], 10% random, 10% kept"),
+         N_("Of the picked tokens, 80% become [MASK], 10% a random token of the vocabulary and "
+            "10% stay as they are; all of them keep their label. Predicting them needs the "
+            "masked-language-model head on top of the encoder."),
+         N_("Of the picked tokens, what share keeps its own token?"),
+         (N_("10%"), N_("80%"), N_("None")), 0,
+         N_("10% are kept and must still be predicted: the model cannot trust any token to be "
+            "the original, and fine-tuning text, which has no [MASK], looks less unfamiliar."),
+         needs_head="mlm"),
+    Step(N_("The shares over 100,000 tokens"),
+         N_("The same three draws over many tokens: about 0.15 of them are picked, and of those "
+            "about 0.8 become [MASK], 0.1 random and 0.1 kept. These are shares of the picked "
+            "tokens, so [MASK] replaces about 12% of all tokens."),
+         N_("Over many tokens, what share of all tokens becomes [MASK]?"),
+         (N_("About 12% (80% of 15%)"), N_("15%"), N_("80%")), 0,
+         N_("0.8 × 0.15 = 0.12 of all tokens; 15% is the share picked.")),
+    Step(N_("A sentence pair for next-sentence prediction"),
+         N_("Next-sentence prediction reads two sentences: [CLS] A [SEP] B [SEP]. Sentence B's "
+            "tokens, its [SEP] included, have token_type_id 1. In pretraining, half of the B "
+            "sentences are the real next sentence and half a random one."),
+         N_("Which token_type_id does the last [SEP] get?"),
+         (N_("1"), N_("0")), 0,
+         N_("The last [SEP] closes sentence B, so it belongs to segment 1.")),
+    Step(N_("What the next-sentence head reads"),
+         N_("The next-sentence head is one linear layer from the pooled [CLS] vector to two "
+            "scores: B follows A, or not. The layer made here is new and untrained; it shows "
+            "the shapes. The model's own head is trained together with the masked LM, their two "
+            "losses added."),
+         N_("How many outputs does the next-sentence head have?"),
+         (N_("2: is next, is not next"), N_("1"), N_("One per token")), 0,
+         N_("Two classes, read from [CLS] through the pooler."),
+         needs_head="nsp"),
+    Step(N_("The four fine-tuning patterns"),
+         N_("Fine-tuning adds one new linear layer and trains it with the whole model: a class "
+            "for a sentence or a pair from the pooled [CLS] vector, a class for every token, or "
+            "a start and an end score for every token to pick an answer span. The layers made "
+            "here are untrained: only their shapes are meaningful."),
+         N_("Which patterns read every token's vector instead of [CLS]?"),
+         (N_("A class per token, and answer spans"), N_("Only sentence classes"),
+          N_("All four")), 0,
+         N_("Token classes and spans need one output per token; the other two need one per "
+            "input.")),
+    Step(N_("A lookup is one-hot times the table"),
+         N_("Each token becomes a one-hot row as long as the vocabulary; multiplied by the word "
+            "table it picks out that token's row. nn.Embedding gives the same numbers without "
+            "building the large one-hot matrix."),
+         N_("What does torch.allclose print?"),
+         (N_("True"), N_("False")), 0,
+         N_("True: the lookup and the product are the same numbers.")),
+    Step(N_("Sinusoidal and learned positions"),
+         N_("The Transformer computes its position table from a formula: sines and cosines whose "
+            "wavelength grows along the columns, so row 0 is 0, 1, 0, 1, …. BERT learns its "
+            "table instead: it is a parameter of the model (hence the grad_fn), one row per "
+            "position up to the model's limit."),
+         N_("Which of the two tables was trained with the model?"),
+         (N_("The learned one"), N_("The sinusoidal one"), N_("Both")), 0,
+         N_("The sinusoid has no parameters; the learned table is updated by backpropagation.")),
+    Step(N_("Segment embeddings"),
+         N_("The token-type table has one row per segment: row 0 for sentence A, row 1 for "
+            "sentence B. Its lookup adds the same vector to every token of a sentence."),
+         N_("Do [CLS] (sentence A) and the last [SEP] (sentence B) get the same token-type "
+            "vector?"),
+         (N_("No: rows 0 and 1 differ"), N_("Yes")), 0,
+         N_("They read different rows of the table, so torch.equal prints False.")),
+)
+
 LESSONS = {"embedding": (N_("The embedding layer"), EMBEDDING_STEPS),
-           "parameters": (N_("Counting parameters"), PARAMETER_STEPS)}
+           "parameters": (N_("Counting parameters"), PARAMETER_STEPS),
+           "pretraining": (N_("From language models to BERT"), PRETRAINING_STEPS)}
+
+
+HEAD_NAMES = {"mlm": ("cls.predictions", N_("the masked-language-model head")),
+              "nsp": ("cls.seq_relationship", N_("the next-sentence head"))}
+
+
+def missing_head_note(step: Step, model: str, missing: frozenset[str]) -> str | None:
+    """What a step about a pretraining head says when the loaded model has none."""
+    if step.needs_head is None or step.needs_head not in missing:
+        return None
+    module, what = HEAD_NAMES[step.needs_head]
+    return _("{model} has no {module} ({what}): it was saved without its pretraining heads, so "
+             "this step shows what goes into the head, not what it predicts. A checkpoint of "
+             "bert-base-uncased has both heads.").format(model=model, module=module, what=_(what))
+
+
+def handout_words() -> HandoutWords:
+    return HandoutWords(
+        lang="zh-Hans" if language() == "zh" else "en",
+        model_label=_("Model"), sentence_label=_("Sentence"), class_label=_("Class"),
+        code_label=_("Code"), output_label=_("Output"), question_label=_("Question"),
+        answer_label=_("Answer: {answer}."),
+        class_answers=_("The class's answers ({count} answered)"),
+    )
+
+
+def lesson_handout(lesson: str, model: str, sentence: str, outputs: list[CellOutput],
+                   missing_heads: frozenset[str] = frozenset(),
+                   tallies: list[Tally | None] | None = None,
+                   class_code: str | None = None) -> Handout:
+    """The whole lesson, every step with its code, output, question and answer, as a handout
+    in the language of this run; with the class's answers (per step, where given) when there
+    was a class."""
+    title, steps = LESSONS[lesson]
+    parts = []
+    for i, (step, cell) in enumerate(zip(steps, outputs, strict=True)):
+        parts.append(HandoutStep(
+            title=_(step.title), code=cell.code, output=cell.text,
+            explanation=_(step.explanation), question=_(step.question),
+            choices=tuple(_(c) for c in step.choices), answer=step.answer, why=_(step.why),
+            counts=tallies[i].counts if tallies and tallies[i] is not None else None,
+            note=missing_head_note(step, model, missing_heads)))
+    return Handout(title=_(title), model=model, sentence=sentence, steps=tuple(parts),
+                   words=handout_words(), class_code=class_code)
+
+
+def answers_chart(step: Step, tally: Tally) -> go.Figure:
+    """The class's answers as horizontal bars, the right answer's bar green."""
+    labels = [_(c) for c in step.choices]
+    colours = [GOOD if i == step.answer else OTHER for i in range(len(labels))]
+    fig = go.Figure(go.Bar(x=list(tally.counts), y=labels, orientation="h",
+                           marker_color=colours, text=list(tally.counts),
+                           textposition="outside", cliponaxis=False,
+                           hovertemplate="%{y}: %{x}<extra></extra>"))
+    fig.update_layout(height=80 + 48 * len(labels), margin={"l": 10, "r": 40, "t": 10, "b": 30},
+                      font={"size": 16}, yaxis={"autorange": "reversed"},
+                      xaxis={"title": _("students"), "rangemode": "tozero", "dtick": 1
+                             if max(tally.counts, default=0) < 10 else None})
+    return fig

@@ -1,18 +1,23 @@
 """Lesson: the tutorials step by step, each cell as the student types it with its live output,
-a question to answer before the answer shows, and a presenter mode for the projector."""
+a question to answer before the answer shows, a presenter mode for the projector, a class poll
+(the teacher starts a class, students answer on their devices) and a handout to keep."""
 
 from dataclasses import dataclass
 
 import streamlit as st
 
 from components.analysis_view import encoding_of, model_of
+from components.downloads import safe_filename
 from components.explain import explain, page_header
-from components.i18n import N_, _
+from components.i18n import N_, _, language, set_language
 from components.input_key import InputKey
 from components.inputs import DEFAULT_SENTENCE, shared_inputs
+from core.classpoll import PollError
+from core.handout import handout_html
 from core.lessons import setup_cell
-from pages.lesson import cache
-from pages.lesson.figures import LESSONS, Step
+from pages.lesson import cache, poll_view
+from pages.lesson.figures import LESSONS, Step, lesson_handout, missing_head_note
+from pages.lesson.poll_view import ClassView
 
 TITLE = N_("Lesson")
 EXPLANATION = N_(
@@ -38,15 +43,18 @@ class Lesson:
     present: bool
 
 
-def choose_lesson() -> Lesson:
-    """The lesson and step from the controls, or from the link (?lesson=parameters&step=4).
+def choose_lesson(klass: ClassView | None = None) -> Lesson:
+    """The lesson and step from the controls, or from the link (?lesson=parameters&step=4); in
+    a class, the class's lesson.
 
     The lesson is carried by its key rather than by a bound control, whose link would hold its
     shown (translated) title.
     """
     present = st.query_params.get(PRESENT_KEY) == "1"
-    key = _lesson_from_url()
-    if not present:
+    key = klass.lesson if klass else _lesson_from_url()
+    if klass and st.query_params.get(LESSON_KEY) != key:
+        st.query_params[LESSON_KEY] = key
+    if not present and not klass:
         picked = st.segmented_control(
             _("Lesson"), list(LESSONS), format_func=lambda k: _(LESSONS[k][0]), default=key,
             key="lesson_pick", required=True)
@@ -101,8 +109,9 @@ def lesson_sentence(key: InputKey) -> str:
     return key.text_a
 
 
-def draw_step(lesson: Lesson, key: InputKey) -> None:
-    """The step's code, its live output, what to read in it, and the question."""
+def draw_step(lesson: Lesson, key: InputKey, klass: ClassView | None) -> str:
+    """The step's code, its live output, what to read in it, and the question (the class's, in
+    a class). Returns the sentence the lesson runs on."""
     step = lesson.steps[lesson.step - 1]
     sentence = lesson_sentence(key)
     st.subheader(f"{lesson.step}. {_(step.title)}")
@@ -115,7 +124,14 @@ def draw_step(lesson: Lesson, key: InputKey) -> None:
     st.markdown(_("Output for {model}:").format(model=f"`{key.model}`"))
     st.code(cell.text or " ", language="text")
     explain(_(step.explanation))
-    draw_question(lesson, step)
+    note = missing_head_note(step, key.model, cache.missing_heads(key.model))
+    if note:
+        st.info(note, icon=":material/info:")
+    if klass:
+        poll_view.draw_class_question(klass, lesson.step, step)
+    else:
+        draw_question(lesson, step)
+    return sentence
 
 
 def draw_question(lesson: Lesson, step: Step) -> None:
@@ -134,16 +150,51 @@ def draw_question(lesson: Lesson, step: Step) -> None:
                 answer=_(step.choices[step.answer]), why=_(step.why)), icon=":material/close:")
 
 
+def draw_handout(lesson: Lesson, key: InputKey, sentence: str, klass: ClassView | None) -> None:
+    """One click: the whole lesson as a page to keep (built on the click, not on every run).
+
+    Streamlit builds it when the browser asks for the file, outside this script run, so the
+    run's language is carried into the build.
+    """
+    lang = language()
+
+    def build() -> bytes:
+        set_language(lang)
+        outputs = cache.lesson_outputs(key.with_texts(sentence), lesson.key)
+        tallies = None
+        if klass:
+            try:
+                tallies = [t if t.revealed or klass.is_teacher else None
+                           for t in cache.class_poll().tallies(klass.code)]
+            except PollError:   # the class ended meanwhile: the handout without its answers
+                tallies = None
+        handout = lesson_handout(lesson.key, key.model, sentence, outputs,
+                                 cache.missing_heads(key.model), tallies,
+                                 klass.code if klass else None)
+        return handout_html(handout).encode("utf-8")
+
+    st.download_button(_("Download the lesson as a page to keep"), data=build,
+                       file_name=f"{safe_filename(_(lesson.title))}.html", mime="text/html",
+                       icon=":material/download:", on_click="ignore", key="lesson_handout")
+
+
 def main() -> None:
     key = shared_inputs()
-    if st.query_params.get(PRESENT_KEY) == "1":
+    klass = poll_view.join_class()
+    present = st.query_params.get(PRESENT_KEY) == "1"
+    if present:
         st.html(PRESENTER_CSS)
-        st.title(_(LESSONS[_lesson_from_url()][0]))
+        st.title(_(LESSONS[klass.lesson if klass else _lesson_from_url()][0]))
     else:
         page_header(TITLE, EXPLANATION)
-    lesson = choose_lesson()
+    lesson = choose_lesson(klass)
+    if klass:
+        poll_view.draw_class_banner(klass, lesson.step)
+    elif present:
+        poll_view.draw_start_class(lesson.key)
     draw_navigation(lesson)
-    draw_step(lesson, key)
+    sentence = draw_step(lesson, key, klass)
+    draw_handout(lesson, key, sentence, klass)
 
 
 if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names
