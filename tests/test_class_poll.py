@@ -5,6 +5,7 @@ their answers."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import secrets
 import shutil
@@ -14,6 +15,7 @@ import time
 
 import pytest
 
+from bench.ws_client import http_get
 from core.classpoll import (
     ALPHABET,
     CODE_LENGTH,
@@ -27,7 +29,8 @@ from core.classpoll import (
     poll_from_environment,
 )
 from core.classpoll_redis import RedisClassPoll
-from tests.conftest import free_port
+from tests import class_sessions
+from tests.conftest import free_port, run_async, start_server, stop_server
 
 CHOICES = (3, 3, 2)
 
@@ -220,3 +223,62 @@ def test_two_replicas_sharing_redis_see_one_class(redis_url, monkeypatch):
     assert one.tally(code, 1).counts == (0, 0, 2) and one.tally(code, 1).revealed
     monkeypatch.delenv(REDIS_ENV)
     assert isinstance(poll_from_environment(), ClassPoll)
+
+
+# -- a class of 30 websocket sessions against a real server ----------------------------------
+
+N_STUDENTS = 30
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    proc, url = start_server()
+    try:
+        deadline = time.monotonic() + 90
+        while run_async(_health(url)) != 200:
+            assert time.monotonic() < deadline, "server not healthy"
+            time.sleep(0.3)
+        yield url
+    finally:
+        stop_server(proc)
+
+
+async def _health(url: str) -> int:
+    try:
+        return (await http_get(f"{url}/_stcore/health", timeout_s=2)).status
+    except (OSError, TimeoutError):
+        return 0
+
+
+def test_thirty_students_answering_at_once_give_the_teacher_exactly_their_answers(app_url):
+    rng = random.Random(28)
+    first = [rng.randrange(3) for _ in range(N_STUDENTS)]
+    changed = {i: rng.randrange(3) for i in rng.sample(range(N_STUDENTS), 8)}
+    final = [changed.get(i, pick) for i, pick in enumerate(first)]
+
+    async def main():
+        teacher, code = await class_sessions.start_class(app_url)
+        students = await asyncio.gather(*(class_sessions.student(app_url, code)
+                                          for _ in range(N_STUDENTS)))
+        try:
+            before = class_sessions.answered(await teacher.rerun())
+            started = time.perf_counter()
+            await asyncio.gather(*(class_sessions.answer(s, c) for s, c in zip(students, first,
+                                                                                strict=True)))
+            await asyncio.gather(*(class_sessions.answer(students[i], c)
+                                   for i, c in changed.items()))
+            seconds = time.perf_counter() - started
+            after = class_sessions.answered(await teacher.rerun())
+            shown = await class_sessions.press(teacher, "Reveal the answer")
+            # A student who answered sees the explanation on its next run after the reveal.
+            late = await students[0].rerun()
+            return before, after, class_sessions.revealed_counts(shown), late, seconds
+        finally:
+            await asyncio.gather(teacher.close(), *(s.close() for s in students))
+
+    before, after, counts, late, seconds = run_async(asyncio.wait_for(main(), 240))
+    assert before == 0
+    assert after == N_STUDENTS
+    assert counts == tuple(final.count(i) for i in range(3)), (counts, final)
+    assert any("-100 is the label" in t for t in late.texts)
+    print(f"\n{N_STUDENTS} students answered (and 8 changed their answer) in {seconds:.2f} s")

@@ -161,6 +161,8 @@ def _teacher_box(view: ClassView, number: int, step: Step) -> None:
                 return
             st.plotly_chart(answers_chart(step, tally), width="stretch",
                             config={"displayModeBar": False}, key=f"answers_{number}")
+            st.markdown(" · ".join(f"{_(c)}: **{n}**" for c, n in zip(step.choices, tally.counts,
+                                                                      strict=True)))
             st.success(_("The answer: “{answer}”. {why}").format(
                 answer=_(step.choices[step.answer]), why=_(step.why)), icon=":material/check:")
 
