@@ -41,6 +41,7 @@ PAGES = (
     PageSpec("positions", N_("Positions"), "positions", ":material/timeline:", EMBEDDINGS),
     PageSpec("similarity", N_("Similarity"), "similarity", ":material/compare_arrows:",
              EMBEDDINGS),
+    PageSpec("pairs", N_("Pairs"), "pairs", ":material/join_inner:", EMBEDDINGS),
     PageSpec("encoder", N_("Encoder"), "encoder", ":material/hub:", MODEL),
     PageSpec("pretraining", N_("Pretraining"), "pretraining", ":material/school:", MODEL),
     PageSpec("parameters", N_("Parameters"), "parameters", ":material/calculate:", MODEL),

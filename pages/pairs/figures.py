@@ -1,0 +1,169 @@
+"""Figures and tables for the Pairs page: pure builders, no Streamlit drawing.
+
+Every plotly figure carries a ``meta`` tag naming its view (the tests find figures by it) and
+float32 values; every text a user typed reaches a figure escaped (``labels.plotly_text``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from components import palette
+from components.heatmap import heatmap_figure
+from components.heatmap_image import HeatmapImage, Scale
+from components.i18n import N_, _
+from components.labels import SEGMENT_COLOURS, plotly_text, token_labels
+from core.similarity.pair_lists import Agreement
+from core.similarity.pairs import PairContributions
+from pages.pairs.cache import UNKNOWN
+
+CELL_TEXT_MAX = 16      # write each contribution in its cell up to this many tokens a side
+HOVER_CHARS = 90        # characters of a sentence in a scatter point's hover
+SHARE = N_("share of the cosine")
+EFFECT = N_("drop when left out")
+
+
+def layer_name(layer: int) -> str:
+    """How a layer is named beside the slider: 0 is the embedding output."""
+    return _("embedding output (LayerNorm)") if layer == 0 else _("layer {k}").format(k=layer)
+
+
+def pair_title(contrib: PairContributions) -> str:
+    return _("{model}: token-pair contributions at {layer}, cosine {cosine}").format(
+        model=plotly_text(contrib.model_name), layer=layer_name(contrib.layer),
+        cosine=f"{contrib.cosine:.3f}")
+
+
+def _bound(matrix: np.ndarray) -> float:
+    return float(np.abs(matrix).max()) or 1.0
+
+
+def contribution_image(contrib: PairContributions) -> HeatmapImage:
+    """The n x m contributions as a picture, A's tokens down, B's across; values written in the
+    cells while they fit."""
+    bound = _bound(contrib.matrix)
+    small = max(contrib.matrix.shape) <= CELL_TEXT_MAX
+    return HeatmapImage(
+        contrib.matrix.astype(np.float32), token_labels(contrib.tokens_a),
+        token_labels(contrib.tokens_b), Scale("RdBu_r", -bound, bound), pair_title(contrib),
+        _("sentence B's tokens (A's down the side)"), colour_title=_("contribution"),
+        word_columns=True, cell_format="{:.3f}" if small else None)
+
+
+def contribution_figure(contrib: PairContributions) -> go.Figure:
+    """The same matrix as an interactive heatmap: hover a cell for its exact value."""
+    bound = _bound(contrib.matrix)
+    fig = heatmap_figure(
+        contrib.matrix.astype(np.float32), token_labels(contrib.tokens_a),
+        token_labels(contrib.tokens_b), title=pair_title(contrib), zmin=-bound, zmax=bound,
+        hover=_("A: %{y}<br>B: %{x}<br>contribution %{z:.5f}") + "<extra></extra>",
+        x_title=_("sentence B's tokens"))
+    fig.update_xaxes(type="category", tickangle=-60)
+    fig.update_layout(meta="pairs_matrix")
+    return fig
+
+
+def top_table(contrib: PairContributions, k: int = 10) -> pd.DataFrame:
+    """The k token pairs with the largest contributions (by size), largest first."""
+    rows = contrib.top(k)
+    return pd.DataFrame({
+        "A": [f"{i} {contrib.tokens_a[i]}" for i, _j, _v in rows],
+        "B": [f"{j} {contrib.tokens_b[j]}" for _i, j, _v in rows],
+        _("term"): [v for _i, _j, v in rows],
+        _(SHARE): [v / contrib.cosine if contrib.cosine else np.nan for _i, _j, v in rows],
+    })
+
+
+def shares_figure(contrib: PairContributions, side: str) -> go.Figure:
+    """Per token of one sentence: its share of the cosine (row or column sum) and how much the
+    cosine drops when it is left out, side by side."""
+    tokens = contrib.tokens_a if side == "a" else contrib.tokens_b
+    shares = contrib.shares_a if side == "a" else contrib.shares_b
+    effect = contrib.effect_a if side == "a" else contrib.effect_b
+    labels = token_labels(tokens)
+    name = _("sentence A") if side == "a" else _("sentence B")
+    fig = go.Figure()
+    fig.add_bar(y=labels, x=shares.astype(np.float32), orientation="h", name=_(SHARE),
+                marker_color=SEGMENT_COLOURS[0 if side == "a" else 1],
+                hovertemplate="%{y}: %{x:.4f}<extra></extra>")
+    fig.add_bar(y=labels, x=np.nan_to_num(effect).astype(np.float32), orientation="h",
+                name=_(EFFECT), marker_color=palette.MUTED,
+                hovertemplate="%{y}: %{x:.4f}<extra></extra>")
+    fig.update_layout(
+        meta=f"pairs_shares_{side}", barmode="group",
+        title={"text": plotly_text(contrib.model_name) + "<br>" + _("each token of {sentence}")
+               .format(sentence=name)},
+        height=max(300, min(900, 150 + 34 * len(tokens))),
+        margin={"l": 10, "r": 10, "t": 110, "b": 10}, font={"size": 14},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0})
+    fig.update_yaxes(autorange="reversed", type="category")
+    return fig
+
+
+def curve_figure(contrib: PairContributions) -> go.Figure:
+    """The pair's cosine at every layer, the layer shown marked."""
+    layers = list(range(contrib.layers + 1))
+    fig = go.Figure()
+    fig.add_scatter(x=layers, y=contrib.curve.astype(np.float32), mode="lines+markers",
+                    name=_("cosine"), line={"color": SEGMENT_COLOURS[0], "width": 4},
+                    hovertemplate=_("layer %{x}: %{y:.4f}") + "<extra></extra>")
+    fig.add_scatter(x=[contrib.layer], y=[np.float32(contrib.cosine)], mode="markers",
+                    name=_("the layer shown"), hoverinfo="skip",
+                    marker={"symbol": "star", "size": 18, "color": palette.HIGHLIGHT})
+    fig.update_layout(
+        meta="pairs_curve", height=360, margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        title={"text": plotly_text(contrib.model_name) + "<br>"
+               + _("sentence A vs sentence B at every layer")},
+        xaxis_title=_("layer (0 = embedding output)"), yaxis_title=_("cosine"),
+        showlegend=False, font={"size": 14})
+    fig.update_xaxes(tickmode="array", tickvals=layers)
+    return fig
+
+
+def _short(text: str) -> str:
+    text = " ".join(str(text).split())
+    return plotly_text(text if len(text) <= HOVER_CHARS else text[:HOVER_CHARS - 1] + "…")
+
+
+def scatter_figure(frame: pd.DataFrame, agreement: Agreement, model: str) -> go.Figure:
+    """The model's cosine against the human score, one point per scored pair (pairs with [UNK]
+    tokens in their own colour); the pairs that disagree most ringed in red."""
+    scored = frame[frame["score"].notna()]
+    unknown = scored[UNKNOWN] > 0
+    fig = go.Figure()
+    for part, name, colour in ((scored[~unknown], _("pairs"), SEGMENT_COLOURS[0]),
+                               (scored[unknown], _("pairs with [UNK] tokens"),
+                                SEGMENT_COLOURS[1])):
+        if part.empty:
+            continue
+        hover = [f"{line}: {_short(a)}<br>{_short(b)}" for line, a, b
+                 in zip(part["line"], part["a"], part["b"], strict=True)]
+        fig.add_scatter(x=part["score"].astype(np.float32), y=part["cosine"].astype(np.float32),
+                        mode="markers", name=name, text=hover,
+                        marker={"size": 9, "color": colour, "opacity": 0.8},
+                        hovertemplate="%{text}<br>" + _("score %{x:.2f} · cosine %{y:.3f}")
+                        + "<extra></extra>")
+    worst = frame.iloc[agreement.disagree]
+    fig.add_scatter(x=worst["score"].astype(np.float32), y=worst["cosine"].astype(np.float32),
+                    mode="markers", name=_("disagree most"), hoverinfo="skip",
+                    marker={"size": 15, "color": "rgba(0,0,0,0)",
+                            "line": {"color": palette.HIGHLIGHT, "width": 2}})
+    fig.update_layout(
+        meta="pairs_scatter", height=460, margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        title={"text": plotly_text(model) + "<br>" + _(
+            "cosine vs score of {n} pairs · Spearman {rho} · Pearson {r}").format(
+            n=agreement.n, rho=f"{agreement.spearman:.3f}", r=f"{agreement.pearson:.3f}")},
+        xaxis_title=_("human score"), yaxis_title=_("the model's cosine"),
+        legend={"orientation": "h", "yanchor": "top", "y": -0.15, "x": 0}, font={"size": 14})
+    return fig
+
+
+def disagree_table(frame: pd.DataFrame, agreement: Agreement) -> pd.DataFrame:
+    """The pairs whose rank by cosine and rank by score are furthest apart."""
+    worst = frame.iloc[agreement.disagree]
+    return pd.DataFrame({
+        _("line"): worst["line"].to_numpy(), _("score"): worst["score"].to_numpy(),
+        _("cosine"): worst["cosine"].to_numpy(), "A": worst["a"].to_numpy(),
+        "B": worst["b"].to_numpy()})

@@ -1,0 +1,176 @@
+"""The Pairs page: AppTest runs checked against the core's numbers, the job that compares a list,
+and one Chromium look at both sections with a bad list, at 1024x768.
+
+Each test opens the section it checks through the URL (``?pr_section=<tab label>``), as a
+shared link would.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from core import compare_pairs, pair_contributions
+from core.similarity.pair_examples import ONE_PAIR, SCORED
+from core.similarity.pair_lists import read_text
+from pages.pairs import cache as pairs_cache
+from tests.conftest import (
+    ARTIFACTS,
+    assert_clean,
+    image_heatmaps,
+    open_app,
+    open_in_browser,
+    wait_for_app,
+)
+
+PAGE = "pages/pairs/page.py"
+NEGATION = ONE_PAIR[0][1:]
+BAD_LIST = "\n".join([
+    "A man is playing the guitar.\tSomeone is strumming a guitar.\t4.6",   # 1
+    "only one column",                                                    # 2
+    "a\tb\t3\textra",                                                     # 3
+    "\tempty A\t2",                                                       # 4
+    "<script>alert(1)</script>\t**bold** [link](http://x)\tfive",         # 5
+    "<img src=x onerror=alert(1)>\t=SUM(A1)\t1",                          # 6
+    "The cat sleeps.\tInterest rates rose.\t0",                           # 7
+])
+
+
+def figures(at) -> dict[str, dict]:
+    return {json.loads(c.proto.spec)["layout"]["meta"]: json.loads(c.proto.spec)
+            for c in at.get("plotly_chart")}
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def many(**query):
+    return open_app(PAGE, pr_section="Many pairs", **query)
+
+
+def test_one_pair_shows_the_core_figures(bundle):
+    at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1])
+    assert_clean(at)
+    expected = pair_contributions(bundle, *NEGATION)
+    assert metrics(at)["cosine at layer 6"] == f"{expected.cosine:.3f}"
+    picture = image_heatmaps(at)["pairs_matrix"]
+    assert picture.rows == [f"{i} {t}" for i, t in enumerate(expected.tokens_a)]
+    cells = np.array([[float(v) for v in row] for row in picture.cells])   # written in the cells
+    np.testing.assert_allclose(cells, expected.matrix, atol=5e-4)
+    assert "all-MiniLM-L6-v2" in picture.title
+    assert any("do not" in i.value for i in at.info)          # what to notice in this example
+    assert {"pairs_curve", "pairs_shares_a", "pairs_shares_b"} <= set(figures(at))
+    top = at.dataframe[0].value
+    assert len(top) == 10 and top.iloc[0, 2] == pytest.approx(expected.top(1)[0][2], abs=1e-9)
+
+
+def test_layer_from_the_link_and_exact_values(bundle):
+    at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_layer="0", pr_exact="true")
+    assert_clean(at)
+    expected = pair_contributions(bundle, *NEGATION, layer=0)
+    assert metrics(at)["cosine at embedding output (LayerNorm)"] == f"{expected.cosine:.3f}"
+    spec = figures(at)["pairs_matrix"]
+    assert spec["data"][0]["type"] == "heatmap"
+    for bad in ("99", "-3", "abc"):   # a layer no model has: the page still draws
+        assert_clean(open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_layer=bad))
+
+
+def test_one_pair_without_b_and_the_example_buttons():
+    at = open_app(PAGE, a="Only one sentence")
+    assert_clean(at)
+    assert any("needs sentence B" in i.value for i in at.info)
+    at.button(key="pr_example_chinese").click().run()
+    assert_clean(at)
+    assert at.session_state["b"] == ONE_PAIR[-1][2]
+    assert any("[UNK]" in w.value for w in at.warning)        # how many tokens are [UNK]
+
+
+def test_chinese_interface():
+    at = open_app(PAGE, lang="zh", a=NEGATION[0], b=NEGATION[1])
+    assert_clean(at)
+    at = open_app(PAGE, lang="zh", pr_section="多组句子", pr_list="examples")
+    assert_clean(at)
+    assert len(at.dataframe[0].value) == len(SCORED)
+
+
+def test_the_example_set_against_scipy(bundle):
+    at = many(pr_list="examples")
+    assert_clean(at)
+    table = at.dataframe[0].value
+    assert len(table) == len(SCORED) and list(table.columns[:5]) == ["line", "a", "b", "score",
+                                                                     "cosine"]
+    expected = compare_pairs(bundle, [(a, b) for a, b, _ in SCORED])
+    np.testing.assert_allclose(table["cosine"], expected["cosine"], atol=1e-6)
+    rho = stats.spearmanr(table["cosine"], [s for _, _, s in SCORED]).statistic
+    assert metrics(at)["Spearman ρ"] == f"{rho:.3f}"
+    assert "pairs_scatter" in figures(at)
+    assert "written for this explorer" in " ".join(m.value for m in at.markdown)
+
+
+def test_a_bad_list_names_its_lines_and_compares_the_rest():
+    at = many()
+    at.text_area(key="pr_text").input(BAD_LIST).run()
+    assert_clean(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "2–3" in warnings and "not two or three fields" in warnings
+    assert "(sentence A or B is empty): 4" in warnings
+    assert "(the score is not a number): 5" in warnings
+    table = at.dataframe[0].value
+    assert table["line"].tolist() == [1, 6, 7]
+    assert table["a"].iloc[1] == "<img src=x onerror=alert(1)>"   # kept as text
+    at.number_input(key="pr_row").set_value(2).run()                # opens line 6
+    assert_clean(at)
+    assert "pairs_matrix" in image_heatmaps(at)
+
+
+def test_refused_lists():
+    at = many()
+    at.text_area(key="pr_text").input("no pair here\n\n").run()
+    assert_clean(at)
+    assert any("No line holds a pair" in e.value for e in at.error)
+    at.text_area(key="pr_text").input("a,b\n" * 300_000).run()     # 1.2 MB
+    assert_clean(at)
+    assert any("at most 1 MB" in e.value for e in at.error)
+
+
+def test_the_job_is_shared_and_equal_to_compare_pairs(bundle):
+    parsed = read_text("\n".join(f"pair {i}\tanother sentence {i % 7}\t{i % 5}"
+                                 for i in range(150)))
+    board = pairs_cache.JobBoard()
+    job = board.submit(bundle.name, parsed)
+    assert board.submit(bundle.name, read_text(
+        "\n".join(f"pair {i},another sentence {i % 7},{i % 5}" for i in range(150)))) is job
+    assert job.finished.wait(120) and not job.failed
+    assert job.done == job.total == 157          # 150 + 7 distinct sentences
+    expected = compare_pairs(bundle, parsed.pairs)
+    pd.testing.assert_series_equal(job.frame["cosine"], expected["cosine"])
+    assert job.frame["line"].tolist() == list(range(1, 151))
+
+
+@pytest.mark.browser
+def test_pairs_in_chromium_at_1024(server, browser):
+    """Both sections with a bad list, as a projector shows them: no exception box, the text a
+    user typed shown as text (no alert ran)."""
+    page = open_in_browser(browser, f"{server}/pairs?a=I+love+this+movie.&b=I+do+not+love+this"
+                                    "+movie.", width=1024, height=768)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.wait_for_selector("[data-figure='pairs_matrix'] img, [data-figure='pairs_matrix'] td",
+                           state="attached")
+    page.screenshot(path=str(ARTIFACTS / "pairs-one-1024x768.png"), full_page=True)
+    page.get_by_role("tab", name="Many pairs").click()
+    wait_for_app(page)
+    box = page.locator("textarea[aria-label^='Pairs, one a line']")
+    box.fill(BAD_LIST)
+    box.press("Control+Enter")
+    page.wait_for_selector("text=not two or three fields", timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert not page.dialogs
+    page.screenshot(path=str(ARTIFACTS / "pairs-many-1024x768.png"), full_page=True)
+    page.close()
