@@ -29,17 +29,22 @@ from core import (
     load_model,
 )
 from core.parameters.listing import model_counts
+from core.settings import MAX_MODELS
 
 T = TypeVar("T")
 
-MODEL_CACHE_ENTRIES = 2       # the default model plus one other, at most ~1.5 GB for bert-large
+# The embedded model plus BERT_EXPLORER_MAX_MODELS others (default 2: bert-base-chinese and
+# bert-base-uncased side by side, ~0.9 GB). Per-model tables elsewhere are sized by this too.
+MODEL_CACHE_ENTRIES = 1 + MAX_MODELS
 
 
 def get_model(name: str) -> ModelBundle:
     """The loaded model, shared by every session. Raises ModelLoadError (not cached).
 
     ``name`` is the name ``core.settings.allowed_name`` gave (a folder by its resolved path). The
-    default model has a cache of its own, so no other model can push it out.
+    default model has a cache of its own, so no other model can push it out. A hub model must be
+    on this machine already (``core.models.needs_download`` is False): its download runs in the
+    background (components.model_download), never inside a page's run.
     """
     return _default_model() if name == DEFAULT_MODEL else _other_model(name)
 
@@ -49,7 +54,9 @@ def _default_model() -> ModelBundle:
     return _loaded(DEFAULT_MODEL)
 
 
-@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES - 1, show_spinner="Loading the model…")
+# Streamlit's resource cache is an LRU cache (its own TTLCache): when full, the least recently used
+# model is dropped first. Two sessions asking for one model at once load it once (a lock per key).
+@st.cache_resource(max_entries=MAX_MODELS, show_spinner="Loading the model…")
 def _other_model(name: str) -> ModelBundle:
     return _loaded(name)
 

@@ -12,13 +12,15 @@ import urllib.parse
 
 import streamlit as st
 
+from components import model_download, model_picker
 from components.cache import get_model
 from components.controls import whole_number
 from components.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, set_language
 from components.input_key import InputKey
 from components.labels import markdown_code, markdown_template
 from core import DEFAULT_MODEL, ModelLoadError
-from core.settings import allowed_name, pickable_models
+from core.models import needs_download
+from core.settings import allowed_name, folder_label, pickable_models
 
 DEFAULT_SENTENCE = "This is a test sentence"
 TEXT_DEFAULTS = {"a": DEFAULT_SENTENCE, "b": ""}
@@ -78,7 +80,8 @@ def draw_shared_inputs() -> None:
     _load_requested_model()  # outside the sidebar: a load error shows at the top of the page
     with st.sidebar:
         st.caption(_("Model in use: {name}").format(
-            name=markdown_code(st.session_state[ACTIVE_MODEL_KEY])))
+            name=markdown_code(folder_label(st.session_state[ACTIVE_MODEL_KEY]))))
+        model_picker.draw_model_facts(options)
         _draw_tokenizer_options()
 
 
@@ -151,15 +154,19 @@ def _load_requested_model() -> None:
     name = allowed_name(typed)
     if name is None:
         # The same words for every refused name, existing folder or not: nothing about the disk.
-        st.error(markdown_template(_(REFUSED), name=typed, fallback=fallback))
+        st.error(markdown_template(_(REFUSED), name=typed, fallback=folder_label(fallback)))
         return _stay_on(fallback)
     try:
+        if needs_download(name):   # in the background, with progress; the page stays on fallback
+            model_download.draw_download(name, typed, folder_label(fallback))
+            return _stay_on(fallback)
         get_model(name)
         st.session_state[ACTIVE_MODEL_KEY] = name
     except ModelLoadError as exc:
         # Core's words, by its template; the name is the one typed, never the resolved path.
         message = markdown_template(_(exc.template), **{**exc.params, "name": typed})
-        st.error(message + "\n\n" + markdown_template(_(STAYING), fallback=fallback))
+        st.error(message + "\n\n" + markdown_template(_(STAYING),
+                                                       fallback=folder_label(fallback)))
         _stay_on(fallback)
 
 

@@ -259,6 +259,7 @@ class DownloadJob:
         self._error: ModelLoadError | None = None
         self._folder: Path | None = None
         self._last_byte = time.monotonic()
+        self.ended_at: float | None = None   # time.monotonic() when it finished or failed
         self._recent: collections.deque[tuple[float, int]] = collections.deque()
         self.thread = threading.Thread(target=self._run, daemon=True, name=f"download {repo}")
 
@@ -331,6 +332,7 @@ class DownloadJob:
         if self._phase in ("done", "failed"):
             return
         self._phase, self._error = "failed", error
+        self.ended_at = time.monotonic()
         self._cond.notify_all()
 
     def _stalled(self) -> DownloadStalledError:
@@ -368,6 +370,7 @@ class DownloadJob:
         with self._cond:
             if self._phase != "failed":
                 self._phase, self._folder = "done", folder
+                self.ended_at = time.monotonic()
             self._cond.notify_all()
 
     def _lost(self, exc: Exception) -> ModelLoadError:

@@ -75,18 +75,42 @@ def model_dirs() -> tuple[Path, ...]:
 def _allowed_folder(name: str) -> str | None:
     """The resolved path of ``name`` if it is a folder under one of ``model_dirs()``, else None.
 
-    Checked on the resolved path (symlinks and ``..`` followed), which is also the cache key: 20
-    spellings of one folder load it once, and no spelling climbs out of a root.
+    ``name`` is a path, or a folder's label as the picker shows it (``folder_label``: the root's
+    own name, then the path below it). Checked on the resolved path (symlinks and ``..``
+    followed), which is also the cache key: 20 spellings of one folder load it once, and no
+    spelling climbs out of a root.
     """
     roots = model_dirs()
     if not roots:
         return None
     try:
-        path = Path(name).expanduser().resolve()
-        inside = any(path == root or root in path.parents for root in roots)
-        return str(path) if inside and path.is_dir() else None
+        candidates = [Path(name).expanduser()]
+        head, _, rest = name.partition("/")
+        candidates += [root / rest for root in roots if head == root.name and rest]
+        for candidate in candidates:
+            path = candidate.resolve()
+            if path.is_dir() and any(path == root or root in path.parents for root in roots):
+                return str(path)
+        return None
     except (OSError, RuntimeError, ValueError):  # name too long, unknown ~user, NUL byte
         return None
+
+
+def folder_label(path: str) -> str:
+    """How a model folder is named on screen: its allowed root's own name, then the path below
+    it (``models/bert-base-chinese``), never the server's absolute path. Other names as given."""
+    try:
+        resolved = Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return path
+    if not Path(path).is_absolute():
+        return path
+    for root in model_dirs():
+        if resolved == root:
+            return root.name
+        if root in resolved.parents:
+            return f"{root.name}/{resolved.relative_to(root).as_posix()}"
+    return path
 
 
 def allowed_name(name: str | None) -> str | None:
@@ -116,12 +140,19 @@ def _looks_like_path(name: str) -> bool:
 
 
 def folder_models() -> list[str]:
-    """The model folders found directly under ``model_dirs()`` (each with a config.json)."""
+    """The model folders directly under ``model_dirs()`` (each with a config.json), by their
+    labels. A link that leads out of its root is left out: picking it would be refused."""
     found = []
     for root in model_dirs():
         candidates = [root, *(sorted(root.iterdir()) if root.is_dir() else [])]
-        found += [str(p) for p in candidates if (p / "config.json").is_file()]
-    return found
+        for path in candidates:
+            try:
+                inside = path.resolve() == root or root in path.resolve().parents
+            except (OSError, RuntimeError):
+                continue
+            if inside and (path / "config.json").is_file():
+                found.append(folder_label(str(path.resolve())))
+    return list(dict.fromkeys(found))
 
 
 def pickable_models() -> list[str]:

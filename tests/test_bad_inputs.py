@@ -496,8 +496,11 @@ def test_folder_model_loads_under_a_configured_root(closed_hub, folder_root, fol
     at = open_app(HOME.path, model=folders["tiny-bert"], a=GOOD)
     assert_clean(at)
     assert not values(at, "error")
-    assert model_in_use(at) == folders["tiny-bert"]
-    assert folders["tiny-bert"] in at.sidebar.selectbox(key="model").options
+    # Named relative to its allowed root, on screen and in the picker: no server path.
+    label = f"{Path(folder_root).name}/tiny-bert"
+    assert model_in_use(at) == label
+    assert label in at.sidebar.selectbox(key="model").options
+    assert folders["tiny-bert"] not in at.sidebar.selectbox(key="model").options[:-1]
 
 
 def test_default_install_refuses_every_folder_alike(closed_hub, folders, tmp_path):
@@ -537,7 +540,7 @@ def test_folder_spellings_load_once(closed_hub, folder_root, folders, monkeypatc
         at = open_app(HOME.path, model=name, a=GOOD)
         assert_clean(at)
         assert not values(at, "error"), name
-        assert model_in_use(at) == str(folder), name
+        assert model_in_use(at) == f"{folder.parent.name}/{folder.name}", name
     assert loads == [str(folder)]
     at = open_app(HOME.path, a=GOOD)   # the default model was never pushed out of its cache
     assert loads == [str(folder)] and model_in_use(at) == DEFAULT_MODEL

@@ -1,0 +1,86 @@
+"""The download of a hub model, drawn for each session while the page goes on with the model in
+use.
+
+The download itself is a ``core.hub.DownloadJob``: one thread per model, held in core's
+process-wide registry, so every session asking for the same model watches the same job (two
+students asking start one download). A session draws it in a fragment that reruns every second
+on its own (``st.fragment(run_every=...)``): calls made from the job's thread would never reach the
+browser, and one ``st.progress`` drawn once does not move. When the job ends, the fragment reruns
+the whole page once: a finished model is then on this machine and loads like any other; a failed
+one shows what happened, with a button to try again (which resumes).
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from components.i18n import N_, _
+from components.labels import markdown_template
+from core import hub
+from core.errors import DownloadStalledError
+from core.models import model_source, start_download
+
+POLL_S = 1.0
+RETRY_AFTER_S = 5.0
+DOWNLOADING = N_("Downloading {name}: {done} of {total} MB ({percent}%){speed}. The page keeps "
+                 "working on {current} meanwhile and switches to {name} when it is here.")
+SPEED = N_(", {speed} MB/s, about {left} left")
+CONNECTING = N_("Asking the model hub for {name}…")
+
+
+def downloading(name: str) -> bool:
+    """Whether ``name``'s download is running in this process (this or another session's)."""
+    job = hub.download_job(model_source(name))
+    return job is not None and not job.state().finished
+
+
+def draw_download(name: str, shown_name: str, current: str) -> None:
+    """Start (or join) the download of hub model ``name`` and draw its progress.
+
+    Raises the job's ``ModelLoadError`` when it failed (the hub does not answer: within the hub
+    timeout, in this run), so the caller shows it like any load error. A failed job is tried
+    again when the model is asked for after ``RETRY_AFTER_S`` (a retry resumes the partial file),
+    not on every rerun of every session that still has it picked; a stalled one also gets a
+    button in the sidebar.
+    """
+    job = hub.download_job(model_source(name))
+    state = job.state() if job is not None else None
+    if state is None or (state.phase == "failed" and job is not None and job.ended_at is not None
+                         and time.monotonic() - job.ended_at > RETRY_AFTER_S):
+        state = start_download(name).wait_until_started()
+    if state.error is not None:
+        if isinstance(state.error, DownloadStalledError):
+            st.sidebar.button(_("Try the download again"), key="download_retry",
+                              icon=":material/refresh:", on_click=start_download, args=(name,),
+                              help=_("It resumes where it stopped."))
+        raise state.error
+    _progress(name, shown_name, current)
+
+
+@st.fragment(run_every=POLL_S)
+def _progress(name: str, shown_name: str, current: str) -> None:
+    job = hub.download_job(model_source(name))
+    state = job.state() if job is not None else None
+    if state is None or state.finished:
+        st.rerun()   # the whole page once: the model loads now, or its message shows
+        return
+    if state.phase == "connecting":
+        st.info(markdown_template(_(CONNECTING), name=shown_name), icon=":material/cloud:")
+        return
+    speed = ""
+    if state.speed and state.seconds_left is not None:
+        speed = _(SPEED).format(speed=f"{state.speed / 1e6:.1f}",
+                                left=_duration(state.seconds_left))
+    text = markdown_template(
+        _(DOWNLOADING), name=shown_name, done=hub.megabytes(state.done_bytes),
+        total=hub.megabytes(state.total_bytes), percent=f"{100 * state.fraction:.0f}",
+        speed=speed, current=current)
+    st.progress(state.fraction, text=text)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return _("{n} s").format(n=max(1, round(seconds)))
+    return _("{n} min").format(n=round(seconds / 60))
