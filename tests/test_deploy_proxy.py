@@ -8,7 +8,8 @@ each session keeps the replica its SERVERID cookie names (and the replicas' own 
 agree); /_stcore/metrics is refused through the proxy; framing is refused on every answer; a
 websocket with a foreign Host header is refused by the replicas (server.allowedHosts); and when
 one replica dies its sessions fail at once with a clear error while the other replica's sessions
-go on and new sessions land on the survivor.
+go on and new sessions land on the survivor; and one class poll whose teacher and students are
+spread over both replicas has one tally, kept in the Redis they share (as compose.yaml runs it).
 """
 
 from __future__ import annotations
@@ -28,9 +29,12 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from bench.ws_client import SessionClosed, StreamlitSession, http_get
+from core.classpoll import REDIS_ENV
+from tests import class_sessions
 from tests.conftest import ARTIFACTS, ROOT, free_port, run_async, start_server, stop_server
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+REDIS_SERVER = shutil.which("redis-server")   # the class poll's shared store (optional here)
 DEPLOY = ROOT / "deploy"
 CONFIG = DEPLOY / "haproxy.cfg"
 # The image's own settings are taken from deploy/Dockerfile, except where it runs: the address
@@ -57,12 +61,25 @@ def image_env() -> dict[str, str]:
     return {k: v for k, v in env.items() if k not in NOT_FROM_IMAGE}
 
 
-def replica_env(home) -> dict[str, str]:
-    """A replica as the image runs it: its ENV, its user's global Streamlit config."""
+def replica_env(home, poll_store: str | None = None) -> dict[str, str]:
+    """A replica as the image runs it: its ENV, its user's global Streamlit config, and the
+    class poll's shared store as compose.yaml gives it."""
     (home / ".streamlit").mkdir(parents=True, exist_ok=True)
     shutil.copy(DEPLOY / "streamlit-public.toml", home / ".streamlit" / "config.toml")
-    return {**image_env(), **DEPLOYMENT_ENV, "HOME": str(home),
+    store = {REDIS_ENV: poll_store} if poll_store else {}
+    return {**image_env(), **DEPLOYMENT_ENV, **store, "HOME": str(home),
             "HF_HOME": str(home / ".cache" / "huggingface")}
+
+
+def start_poll_store(folder) -> tuple[subprocess.Popen | None, str | None]:
+    """A Redis with a password and no persistence, as compose.yaml's poll-store runs."""
+    if REDIS_SERVER is None:
+        return None, None
+    port, password = free_port(), "test-" + os.urandom(8).hex()
+    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1",
+                             "--requirepass", password, "--save", "", "--appendonly", "no"],
+                            cwd=folder, stdout=subprocess.DEVNULL)
+    return proc, f"redis://:{password}@127.0.0.1:{port}/0"
 
 
 @dataclass
@@ -71,6 +88,7 @@ class Cluster:
     replicas: dict[str, str]    # SERVERID cookie value -> replica base URL
     procs: dict[str, subprocess.Popen]
     haproxy: subprocess.Popen
+    poll_store: str | None      # the Redis URL both replicas share, if redis-server is here
 
 
 def run(coro, timeout_s: float = 120.0):
@@ -114,11 +132,12 @@ async def active_sessions(replica: str) -> int:
 def cluster(tmp_path_factory) -> Iterator[Cluster]:
     procs: list[subprocess.Popen] = []
     haproxy: subprocess.Popen | None = None
+    store, store_url = start_poll_store(tmp_path_factory.mktemp("poll-store"))
     try:
         urls = []
         for i in range(2):
             home = tmp_path_factory.mktemp(f"replica{i + 1}-home")
-            proc, url = start_server(env=replica_env(home))
+            proc, url = start_server(env=replica_env(home, store_url))
             procs.append(proc)
             urls.append(url)
         for url in urls:
@@ -131,7 +150,7 @@ def cluster(tmp_path_factory) -> Iterator[Cluster]:
         proxy = f"http://127.0.0.1:{port}"
         wait_for(lambda: haproxy.poll() is None and healthy(proxy), WAIT_S, "proxy healthy")
         yield Cluster(proxy, {"app1": urls[0], "app2": urls[1]},
-                      {"app1": procs[0], "app2": procs[1]}, haproxy)
+                      {"app1": procs[0], "app2": procs[1]}, haproxy, store_url)
     finally:
         if haproxy is not None:
             haproxy.terminate()
@@ -142,6 +161,9 @@ def cluster(tmp_path_factory) -> Iterator[Cluster]:
                 haproxy.wait()
         for proc in procs:
             stop_server(proc)
+        if store is not None:
+            store.terminate()
+            store.wait(timeout=10)
 
 
 async def open_session(proxy: str, text: str, jar: dict[str, str] | None = None,
@@ -261,6 +283,43 @@ def test_sessions_keep_their_replica(cluster):
     for i, word, result in results:
         assert not result.exception, result.exceptions
         assert result.found and word in result.texts, (texts[i], word)
+
+
+def test_one_class_spread_over_both_replicas_has_one_tally(cluster):
+    """The teacher's tab on one replica, students' tabs on both (the proxy places each new tab
+    by its connections, not by its class): every answer is in the teacher's tally."""
+    if cluster.poll_store is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+
+    async def main():
+        teacher, code = await class_sessions.start_class(cluster.proxy, cookies={})
+        students: list[StreamlitSession] = []
+        try:
+            for _ in range(10):   # leastconn spreads them; stop once each replica has three
+                students.append(await class_sessions.student(cluster.proxy, code, cookies={}))
+                on = [s.cookies["SERVERID"] for s in students]
+                if on.count("app1") >= 3 and on.count("app2") >= 3:
+                    break
+            picks = [i % 3 for i in range(len(students))]
+            await asyncio.gather(*(class_sessions.answer(s, c)
+                                   for s, c in zip(students, picks, strict=True)))
+            count = class_sessions.answered(await teacher.rerun())
+            shown = await class_sessions.press(teacher, "Reveal the answer")
+            # A student on the other replica than the teacher sees the reveal too.
+            other = next(s for s in students
+                         if s.cookies["SERVERID"] != teacher.cookies["SERVERID"])
+            late = await other.rerun()
+            return (teacher.cookies["SERVERID"], [s.cookies["SERVERID"] for s in students],
+                    picks, count, class_sessions.revealed_counts(shown), late)
+        finally:
+            await asyncio.gather(teacher.close(), *(s.close() for s in students))
+
+    teacher_on, students_on, picks, count, counts, late = run(main(), timeout_s=180)
+    assert set(students_on) == {"app1", "app2"}, students_on       # the class is spread
+    assert count == len(students_on)
+    assert counts == tuple(picks.count(i) for i in range(3)), (counts, picks)
+    assert any("-100 is the label" in t for t in late.texts), late.texts[:20]
+    assert teacher_on in ("app1", "app2")
 
 
 def test_when_a_replica_dies_its_sessions_fail_fast_and_the_rest_go_on(cluster):
