@@ -72,7 +72,7 @@ def top_table(contrib: PairContributions, k: int = 10) -> pd.DataFrame:
         "A": [f"{i} {contrib.tokens_a[i]}" for i, _j, _v in rows],
         "B": [f"{j} {contrib.tokens_b[j]}" for _i, j, _v in rows],
         _("term"): [v for _i, _j, v in rows],
-        _(SHARE): [v / contrib.cosine if contrib.cosine else np.nan for _i, _j, v in rows],
+        _("share"): [v / contrib.cosine if contrib.cosine else np.nan for _i, _j, v in rows],
     })
 
 
@@ -95,9 +95,10 @@ def shares_figure(contrib: PairContributions, side: str) -> go.Figure:
         meta=f"pairs_shares_{side}", barmode="group",
         title={"text": plotly_text(contrib.model_name) + "<br>" + _("each token of {sentence}")
                .format(sentence=name)},
-        height=max(300, min(900, 150 + 34 * len(tokens))),
-        margin={"l": 10, "r": 10, "t": 110, "b": 10}, font={"size": 14},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0})
+        height=max(280, min(900, 120 + 34 * len(tokens))),
+        # The colours are named in the text above the figures: a legend under the bars
+        # collided with the axis labels at 1024 px.
+        margin={"l": 10, "r": 10, "t": 70, "b": 10}, font={"size": 14}, showlegend=False)
     fig.update_yaxes(autorange="reversed", type="category")
     return fig
 
@@ -115,7 +116,7 @@ def curve_figure(contrib: PairContributions) -> go.Figure:
     fig.update_layout(
         meta="pairs_curve", height=360, margin={"l": 10, "r": 10, "t": 70, "b": 10},
         title={"text": plotly_text(contrib.model_name) + "<br>"
-               + _("sentence A vs sentence B at every layer")},
+               + _("A vs B at every layer")},
         xaxis_title=_("layer (0 = embedding output)"), yaxis_title=_("cosine"),
         showlegend=False, font={"size": 14})
     fig.update_xaxes(tickmode="array", tickvals=layers)

@@ -74,8 +74,8 @@ NOTICE = {
                "sentences share."),
     "chinese": N_("Notice: the sentences differ only by 不 (not). Where the model's vocabulary "
                   "has no entry for a character it reads as [UNK] (the note below says how "
-                  "many), one and the same vector, so the two sentences look almost the same "
-                  "whatever the characters were."),
+                  "many), one and the same vector at the lookup, so much of what tells the two "
+                  "sentences apart is lost before the first layer."),
 }
 REASONS = {
     lists.COLUMNS: N_("not two or three fields"),
@@ -154,7 +154,7 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
         st.markdown("**" + _("The ten largest terms") + "**")
         st.dataframe(top_table(contrib), hide_index=True, width="stretch",
                      column_config={_("term"): st.column_config.NumberColumn(format="%.4f"),
-                                    _("share of the cosine"): st.column_config.NumberColumn(
+                                    _("share"): st.column_config.NumberColumn(
                                         format="percent")})
     with right:
         show_figure(curve_figure(contrib), _("pair_cosine_by_layer"), key="pr_curve")
@@ -184,9 +184,10 @@ def draw_notes(contrib: PairContributions) -> None:
     if unknown:
         total = len(contrib.tokens_a) + len(contrib.tokens_b)
         st.warning(_("{k} of the {n} tokens are [UNK] ({a} in A, {b} in B): {model}'s "
-                     "vocabulary has no entry for them (for Chinese, most characters), and "
-                     "every [UNK] is the same vector, so [UNK] × [UNK] cells are large whatever "
-                     "the characters were.").format(
+                     "vocabulary has no entry for them (for Chinese, most characters). Every "
+                     "[UNK] starts as the same vector, so the rows and columns of [UNK] tokens "
+                     "compare their places and neighbours, not the characters that were "
+                     "typed.").format(
             k=unknown, n=total, a=contrib.unknown_a, b=contrib.unknown_b, model=name),
             icon=":material/help:")
     cut = contrib.truncated_a + contrib.truncated_b
@@ -378,7 +379,7 @@ def draw_agreement(frame: pd.DataFrame, model: str) -> None:
         st.warning(_("{k} of the {n} scored pairs hold [UNK] tokens (in orange): {model}'s "
                      "vocabulary has no entry for those words (for Chinese, most characters), "
                      "and every [UNK] is the same vector, so such pairs look alike whatever "
-                     "they say, and pull Spearman and Pearson down.").format(
+                     "they say.").format(
             k=int((unknown > 0).sum()), n=len(unknown), model=model), icon=":material/help:")
     first, second, third = st.columns(3)
     first.metric(_("scored pairs"), f"{agreement.n:,}")
