@@ -3,22 +3,36 @@
 The whole server should stay within ``BERT_EXPLORER_MEMORY_MB`` (default 1200) with the models it
 has loaded. What Python, torch, Streamlit and the embedded model hold is roughly fixed; the
 per-input results are what grows with a class's long texts (at 512 tokens an analysis with every
-attention is ~90 MB, one layer's encoder steps ~55 MB). So they get a budget of their own,
+attention is ~85 MB, one layer's encoder steps ~55 MB). So they get a budget of their own,
 ``BERT_EXPLORER_CACHE_MB`` (by default the memory goal less what the server holds without them),
 split between the caches by their ``share``; one accountant keeps the sum of all of them within
 that budget, dropping the least recently used entry of the fullest cache first. An entry larger
 than its cache's budget is computed and shown but not kept.
 
+Under load, three more things keep the process's memory near what the caches hold:
+
+- One computation per key at a time: sessions asking for the same input while it is computed
+  wait for that one result instead of computing (and holding) their own copies.
+- Entries nobody has used for ``BERT_EXPLORER_CACHE_IDLE_S`` seconds (default 30) are dropped
+  down to ``BERT_EXPLORER_CACHE_REST_MB`` (default 32) once a class has gone: a hit on a long
+  text that waited longer costs one recomputation (about a second at 512 tokens).
+- After entries are dropped, glibc is asked to give the freed pages back (``malloc_trim``):
+  large arrays freed by numpy and torch otherwise stay in the process's heaps (measured: README,
+  "Performance").
+
 Sizes are the arrays' ``nbytes`` summed over a result (``size_of``), as cachetools'
-``getsizeof`` asks.
+``getsizeof`` asks; a view counts the whole array it keeps alive, once.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import dataclasses
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -28,8 +42,9 @@ import numpy as np
 T = TypeVar("T")
 MB = 1024 * 1024
 # What the server holds with the embedded model loaded and every page imported, before any
-# per-input result (measured here: 0.70-0.75 GB RSS after visiting every page).
+# per-input result (measured here: 0.62-0.75 GB RSS after visiting every page).
 BASELINE_MB = 800
+SWEEP_S = 5.0   # how often idle entries are looked for
 
 
 def memory_goal_mb() -> int:
@@ -42,10 +57,24 @@ def results_budget_bytes() -> int:
     return int(float(os.environ.get("BERT_EXPLORER_CACHE_MB", default)) * MB)
 
 
+def idle_seconds() -> float:
+    """An entry unused this long may be dropped (while the caches hold more than at rest)."""
+    return float(os.environ.get("BERT_EXPLORER_CACHE_IDLE_S", "30"))
+
+
+def rest_bytes() -> int:
+    """What the caches may keep however long they are idle: the short texts of the last class."""
+    return int(float(os.environ.get("BERT_EXPLORER_CACHE_REST_MB", "32")) * MB)
+
+
 def size_of(value: Any, _seen: set[int] | None = None) -> int:
     """The bytes a cached result holds: its arrays' and tensors' ``nbytes`` summed, walking
-    dataclasses, named tuples, lists, dicts and data frames; each object counted once."""
+    dataclasses, named tuples, lists, dicts and data frames; each object counted once, and a
+    numpy view as the whole array it keeps alive."""
     seen = set() if _seen is None else _seen
+    if isinstance(value, np.ndarray):
+        while isinstance(value.base, np.ndarray):   # a view keeps its base alive
+            value = value.base
     if id(value) in seen:
         return 0
     seen.add(id(value))
@@ -66,6 +95,46 @@ def size_of(value: Any, _seen: set[int] | None = None) -> int:
     return sys.getsizeof(value)
 
 
+class _TimedLRU(cachetools.LRUCache):
+    """cachetools' LRU bounded by ``getsizeof``, remembering when each entry was last used."""
+
+    def __init__(self, maxsize: int, getsizeof: Callable[[Any], int]) -> None:
+        super().__init__(maxsize, getsizeof=getsizeof)
+        self.used: dict[Hashable, float] = {}
+        self.evictions = 0
+
+    def __getitem__(self, key: Hashable) -> Any:
+        value = super().__getitem__(key)
+        self.used[key] = time.monotonic()
+        return value
+
+    def __setitem__(self, key: Hashable, value: Any) -> None:
+        super().__setitem__(key, value)
+        self.used[key] = time.monotonic()
+
+    def __delitem__(self, key: Hashable) -> None:
+        super().__delitem__(key)
+        self.used.pop(key, None)
+
+    def popitem(self) -> tuple[Hashable, Any]:   # cachetools' own evictions come here too
+        item = super().popitem()
+        self.evictions += 1
+        return item
+
+    def clear(self) -> None:
+        super().clear()
+        self.used.clear()
+
+
+@dataclasses.dataclass
+class _Flight:
+    """One computation under way, that other sessions asking for the same key wait for."""
+    done: threading.Event = dataclasses.field(default_factory=threading.Event)
+    value: Any = None
+    error: Exception | None = None
+    finished: bool = False   # False after done: it was interrupted (a rerun), compute anew
+
+
 class ResultStore:
     """One cache of per-input results: an LRU bounded by bytes, safe across sessions' threads."""
 
@@ -73,9 +142,9 @@ class ResultStore:
         self.name = name
         self.share = share
         self._lock = threading.Lock()
-        self.hits = self.misses = 0
-        self._lru: cachetools.LRUCache = cachetools.LRUCache(
-            maxsize=max(1, int(results_budget_bytes() * share)), getsizeof=size_of)
+        self.hits = self.misses = self.waits = 0
+        self._lru = _TimedLRU(max(1, int(results_budget_bytes() * share)), size_of)
+        self._flights: dict[Hashable, _Flight] = {}
         _ACCOUNTANT.register(self)
 
     @property
@@ -86,26 +155,73 @@ class ResultStore:
     def bytes_held(self) -> int:
         return int(self._lru.currsize)
 
+    @property
+    def evictions(self) -> int:
+        return self._lru.evictions
+
     def __len__(self) -> int:
         return len(self._lru)
 
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._lru
+
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The cached value of ``key``, else ``compute()``'s, kept if it fits. While one thread
+        computes a key, others asking for it wait and share its result (or its error)."""
+        while True:
+            with self._lock:
+                found = self._lru.get(key, _MISSING)
+                if found is not _MISSING:
+                    self.hits += 1
+                    return found
+                flight = self._flights.get(key)
+                mine = flight is None
+                if mine:
+                    flight = self._flights[key] = _Flight()
+                    self.misses += 1
+                else:
+                    self.waits += 1
+            if mine:
+                return self._compute(key, compute, flight)
+            flight.done.wait()
+            if flight.finished:
+                if flight.error is not None:
+                    raise flight.error
+                return flight.value
+            # The computing session was stopped by its own rerun: this one computes instead.
+
+    def _compute(self, key: Hashable, compute: Callable[[], T], flight: _Flight) -> T:
+        try:
+            # Outside the lock: other inputs' hits need not wait for a model run.
+            value = compute()
+        except Exception as exc:   # e.g. InputError: the same for everyone who waits
+            flight.error, flight.finished = exc, True
+            raise
+        else:
+            flight.value, flight.finished = value, True
+            self.put(key, value)
+            return value
+        finally:   # a BaseException (Streamlit's rerun or stop) leaves finished False
+            with self._lock:
+                self._flights.pop(key, None)
+            flight.done.set()
+
+    def put(self, key: Hashable, value: Any) -> None:
+        """Keep ``value`` under ``key`` unless it is there already or larger than the budget."""
         with self._lock:
-            found = self._lru.get(key, _MISSING)
-            if found is _MISSING:
-                self.misses += 1
-            else:
-                self.hits += 1
-        if found is not _MISSING:
-            return found
-        value = compute()   # outside the lock: other inputs' hits need not wait for a model run
-        with self._lock:
+            if key in self._lru:
+                return
             try:
                 self._lru[key] = value
             except ValueError:   # larger than this cache's whole budget: shown, not kept
-                pass
+                return
         _ACCOUNTANT.enforce()
-        return value
+
+    def oldest_use(self) -> float | None:
+        """When the least recently used entry was last used (time.monotonic), None if empty."""
+        with self._lock:
+            return min(self._lru.used.values(), default=None)
 
     def evict_oldest(self) -> bool:
         """Drop the least recently used entry; False when there was none."""
@@ -121,11 +237,15 @@ class ResultStore:
 
 
 class _Accountant:
-    """Keeps every store's bytes summed within the one budget for all of them."""
+    """Keeps every store's bytes summed within the one budget for all of them, drops idle
+    entries, and hands freed memory back to the system."""
 
     def __init__(self) -> None:
         self.stores: list[ResultStore] = []
         self._lock = threading.Lock()
+        self._dropped = threading.Event()   # something was evicted since the last trim
+        self._sweeper: threading.Thread | None = None
+        self.trims = 0
 
     def register(self, store: ResultStore) -> None:
         with self._lock:
@@ -141,6 +261,69 @@ class _Accountant:
                 fullest = max(self.stores, key=lambda store: store.bytes_held)
                 if not fullest.evict_oldest():
                     break
+                self._dropped.set()
+        self._start_sweeper()
+
+    def sweep(self, now: float | None = None) -> int:
+        """Drop entries idle longer than ``idle_seconds()``, oldest first, while the caches hold
+        more than ``rest_bytes()``. Returns how many were dropped."""
+        now = time.monotonic() if now is None else now
+        idle, rest, dropped = idle_seconds(), rest_bytes(), 0
+        with self._lock:
+            while self.total() > rest:
+                ages = [(used, store) for store in self.stores
+                        if (used := store.oldest_use()) is not None]
+                if not ages:
+                    break
+                used, store = min(ages, key=lambda age: age[0])
+                if now - used < idle or not store.evict_oldest():
+                    break
+                dropped += 1
+        if dropped:
+            self._dropped.set()
+        return dropped
+
+    def trim(self) -> bool:
+        """Give freed heap pages back to the system if anything was dropped since last time."""
+        if not self._dropped.is_set():
+            return False
+        self._dropped.clear()
+        self.trims += 1
+        return malloc_trim()
+
+    def _start_sweeper(self) -> None:
+        if self._sweeper is None:
+            with self._lock:
+                if self._sweeper is None:
+                    self._sweeper = threading.Thread(target=self._sweep_forever,
+                                                     name="results-cache-sweeper", daemon=True)
+                    self._sweeper.start()
+
+    def _sweep_forever(self) -> None:
+        while True:
+            time.sleep(SWEEP_S)
+            try:
+                self.sweep()
+                self.trim()
+            except Exception:   # never let the sweeper die; the next sweep tries again
+                pass
+
+
+def _glibc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):   # not glibc (musl, macOS): nothing to trim
+        return None
+
+
+_MALLOC_TRIM = _glibc_trim()
+
+
+def malloc_trim() -> bool:
+    """glibc's ``malloc_trim(0)``: return free memory at the top and in the middle of every
+    arena to the system. False where there is no glibc."""
+    return bool(_MALLOC_TRIM is not None and _MALLOC_TRIM(0))
 
 
 _MISSING = object()

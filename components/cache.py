@@ -9,12 +9,14 @@ however long the sentences a class types.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import inspect
 from collections.abc import Callable
 from typing import TypeVar
 
+import numpy as np
 import streamlit as st
 
 from components import budget
@@ -88,7 +90,9 @@ def results_cache(name: str, share: float) -> Callable[[Callable[..., T]], Calla
         def call(*args: object, **kwargs: object) -> T:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            return store.get_or_compute(bound.args, lambda: fn(*bound.args))
+            # Keyword-only arguments are part of the key too (bound.kwargs holds only those).
+            key = (*bound.args, *sorted(bound.kwargs.items())) if bound.kwargs else bound.args
+            return store.get_or_compute(key, lambda: fn(*bound.args, **bound.kwargs))
 
         call.store = store  # type: ignore[attr-defined]   # its hits, misses and bytes held
         call.clear = store.clear  # type: ignore[attr-defined]
@@ -107,13 +111,41 @@ def get_encoding(key: InputKey) -> Encoding:
                   key.padding)
 
 
-@results_cache("analyses", share=0.45)
+# An analysis without attention weights (~9 MB at 512 tokens) is what most views read; the
+# weights (layers x heads x T x T, 75 MB at 512 tokens) have a cache of their own, so an input's
+# stages are kept once however it was asked for, and weights too large for their share are
+# computed for the open view and not kept. Views built on the weights cache what they reduce
+# them to (the head atlas of an input: a few KB).
+_ANALYSES = budget.ResultStore("analyses", share=0.35)
+_ATTENTIONS = budget.ResultStore("attention weights", share=0.15)
+
+
 def get_analysis(key: InputKey, attentions: bool = False) -> Analysis:
-    """Every stage for one input, its arrays read-only so sessions can share it.
+    """Every stage for one input, its arrays read-only so sessions can share it; with
+    ``attentions``, every layer's attention weights too.
 
     The tokens come from ``get_encoding``, so an input is tokenised once for both caches. Raises
     InputError (not cached) for text it cannot analyse.
     """
+    if not attentions:
+        return _ANALYSES.get_or_compute(key, lambda: _analyzed(key, attentions=False))
+    weights = _ATTENTIONS.get_or_compute(key, lambda: _attention_weights(key))
+    return dataclasses.replace(get_analysis(key), attentions=weights)
+
+
+get_analysis.store = _ANALYSES  # type: ignore[attr-defined]   # its hits, misses and bytes held
+get_analysis.clear = _ANALYSES.clear  # type: ignore[attr-defined]
+
+
+def _attention_weights(key: InputKey) -> np.ndarray:
+    """One forward pass with the weights; its stages fill the analyses cache if they are not
+    there, so asking for the weights first costs no second run."""
+    full = _analyzed(key, attentions=True)
+    _ANALYSES.put(key, dataclasses.replace(full, attentions=None))
+    return full.attentions
+
+
+def _analyzed(key: InputKey, attentions: bool) -> Analysis:
     encoding = get_encoding(key)
     with st.spinner("Running the model…"):  # only a miss gets here
         result = analyze_encoding(get_model(key.model), encoding, attentions=attentions)

@@ -5,6 +5,9 @@ Per-input results are keyed on the InputKey first (never tensors); results hold 
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import streamlit as st
 
 from components.analysis_view import analysis_of
@@ -43,11 +46,22 @@ def warm(model_name: str) -> None:
     corpus_atlas(model_name)
 
 
+@results_cache("encoder: head atlas", share=0.01)
 def input_atlas(key: InputKey) -> HeadAtlas:
-    """The head atlas of the current input, from an analysis with every layer's attention."""
+    """The head atlas of the current input, from an analysis with every layer's attention.
+
+    Kept (a few numbers per head), so a rerun of the tab needs neither the weights (75 MB at 512
+    tokens, not kept when they exceed their cache's share) nor the atlas's float64 work again.
+    """
     analysis = analysis_of(key, attentions=True, notices=False)   # shown with the steps
     enc = analysis.encoding
-    return head_atlas(analysis.attentions, enc.special_tokens_mask, enc.attention_mask)
+    # One layer at a time: head_atlas works in float64 on several (layers, heads, T, T) arrays
+    # at once, ~0.6 GB at 512 tokens for all six layers together.
+    layers = [head_atlas(analysis.attentions[k:k + 1], enc.special_tokens_mask,
+                         enc.attention_mask) for k in range(analysis.attentions.shape[0])]
+    return HeadAtlas(**{
+        f.name: np.concatenate([getattr(atlas, f.name) for atlas in layers])
+        for f in dataclasses.fields(HeadAtlas) if f.name != "n_inputs"})
 
 
 def pooler_of(key: InputKey, analysis: Analysis) -> PoolerSteps:
