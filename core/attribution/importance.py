@@ -58,6 +58,7 @@ def attention_methods(bundle: ModelBundle, analysis: Analysis, norm: bool = True
     attentions = real_attentions(analysis.attentions, n)
     weighted = None
     if norm:
-        weighted = norm_weighted_of(bundle, analysis).layer[:, :n, :n].astype(np.float64)
+        weighted = norm_weighted_of(bundle, analysis, per_head=False).layer[:, :n, :n]
+        weighted = weighted.astype(np.float64)
     return AttentionMethods(raw=head_mean(attentions), rollout=rollout_of(attentions),
                             norm=weighted)

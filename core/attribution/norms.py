@@ -19,14 +19,12 @@ import torch
 from core.analysis import Analysis, analyze
 from core.models import ModelBundle, model_run
 
-_ROW_CHUNK = 32   # rows of the (T, T, h) tensor built at once: 25 MB at 512 tokens and h = 384
-
 
 @dataclass(frozen=True)
 class NormWeighted:
     """||alpha f(x)|| for every layer of one input (float32)."""
 
-    per_head: np.ndarray    # (L, H, T, T) alpha^h_ij * ||f^h(x_j)||
+    per_head: np.ndarray | None   # (L, H, T, T) alpha^h_ij * ||f^h(x_j)||, when asked for
     layer: np.ndarray       # (L, T, T) ||sum_h alpha^h_ij f^h(x_j)||
     f_norms: np.ndarray     # (L, H, T) ||f^h(x_j)||
 
@@ -42,7 +40,7 @@ def transformed_values(bundle: ModelBundle, layer: int, x: np.ndarray) -> torch.
     attention = bundle.model.encoder.layer[layer - 1].attention
     heads = bundle.config.num_attention_heads
     with model_run():
-        value = attention.self.value(torch.from_numpy(np.ascontiguousarray(x)))   # (T, h)
+        value = attention.self.value(torch.from_numpy(np.array(x)))    # (T, h), a copy
     t, hidden = value.shape
     d = hidden // heads
     value = value.view(t, heads, d).transpose(0, 1)                             # (H, T, d)
@@ -50,23 +48,35 @@ def transformed_values(bundle: ModelBundle, layer: int, x: np.ndarray) -> torch.
     return torch.bmm(value, w_o)                                                # (H, T, h)
 
 
+def summed_norms(alpha: torch.Tensor, f: torch.Tensor) -> torch.Tensor:
+    """(T, T) ||sum_h alpha[h, i, j] f[h, j]|| without building the (T, T, hidden) sum: its
+    square is the quadratic form a^T G_j a with G_j = the heads' Gram matrix of f at token j
+    (H x H), T / H times fewer products (measured 50-85 ms -> a few ms at 64 tokens). float64,
+    so the form cannot lose its small values to rounding."""
+    f64 = f.to(torch.float64).transpose(0, 1)                         # (T_j, H, hidden)
+    gram = torch.bmm(f64, f64.transpose(1, 2))                        # (T_j, H, H)
+    a = alpha.to(torch.float64).permute(2, 1, 0)                      # (T_j, T_i, H)
+    squared = (torch.bmm(a, gram) * a).sum(dim=-1)                    # (T_j, T_i)
+    return squared.clamp_min(0.0).sqrt().T.to(torch.float32)          # (T_i, T_j)
+
+
 @torch.inference_mode()
-def norm_weighted_of(bundle: ModelBundle, analysis: Analysis) -> NormWeighted:
-    """Norm-weighted attention of an analysis made with ``attentions=True``."""
+def norm_weighted_of(bundle: ModelBundle, analysis: Analysis, per_head: bool = True,
+                     ) -> NormWeighted:
+    """Norm-weighted attention of an analysis made with ``attentions=True``; ``per_head=False``
+    leaves out the (L, H, T, T) array (75 MB at 512 tokens with 12 heads)."""
     attentions = analysis.attentions
-    per_head, layer_norms, f_norms = [], [], []
+    heads, layer_norms, f_norms = [], [], []
     for k, x in enumerate(layer_inputs(analysis), start=1):
         f = transformed_values(bundle, k, x)                                 # (H, T, h)
-        alpha = torch.from_numpy(np.ascontiguousarray(attentions[k - 1]))    # (H, T, T)
+        alpha = torch.from_numpy(np.array(attentions[k - 1]))                # (H, T, T)
         norms = f.norm(dim=-1)                                               # (H, T)
-        per_head.append((alpha * norms[:, None, :]).numpy())
-        rows = []
-        for start in range(0, alpha.shape[1], _ROW_CHUNK):
-            block = torch.einsum("hij,hjd->ijd", alpha[:, start:start + _ROW_CHUNK], f)
-            rows.append(block.norm(dim=-1))
-        layer_norms.append(torch.cat(rows).numpy())
+        if per_head:
+            heads.append((alpha * norms[:, None, :]).numpy())
+        layer_norms.append(summed_norms(alpha, f).numpy())
         f_norms.append(norms.numpy())
-    return NormWeighted(per_head=np.stack(per_head), layer=np.stack(layer_norms),
+    return NormWeighted(per_head=np.stack(heads) if per_head else None,
+                        layer=np.stack(layer_norms),
                         f_norms=np.stack(f_norms))
 
 
