@@ -8,6 +8,7 @@ shared link would.
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -53,6 +54,18 @@ def many(**query):
     return open_app(PAGE, pr_section="Many pairs", **query)
 
 
+def results(at, timeout_s: float = 120.0):
+    """Rerun until the list's job has finished and its table is drawn: a list that takes longer
+    than the run's short wait shows a progress bar, polled by a fragment AppTest does not tick."""
+    deadline = time.monotonic() + timeout_s
+    while not at.dataframe and time.monotonic() < deadline:
+        assert_clean(at)
+        assert at.get("progress"), "neither a table nor a progress bar"
+        time.sleep(0.5)
+        at.run()
+    return at
+
+
 def test_one_pair_shows_the_core_figures(bundle):
     at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1])
     assert_clean(at)
@@ -93,13 +106,13 @@ def test_one_pair_without_b_and_the_example_buttons():
 def test_chinese_interface():
     at = open_app(PAGE, lang="zh", a=NEGATION[0], b=NEGATION[1])
     assert_clean(at)
-    at = open_app(PAGE, lang="zh", pr_section="多组句子", pr_list="examples")
+    at = results(open_app(PAGE, lang="zh", pr_section="多组句子", pr_list="examples"))
     assert_clean(at)
     assert len(at.dataframe[0].value) == len(SCORED)
 
 
 def test_the_example_set_against_scipy(bundle):
-    at = many(pr_list="examples")
+    at = results(many(pr_list="examples"))
     assert_clean(at)
     table = at.dataframe[0].value
     assert len(table) == len(SCORED) and list(table.columns[:5]) == ["line", "a", "b", "score",
@@ -114,7 +127,7 @@ def test_the_example_set_against_scipy(bundle):
 
 def test_a_bad_list_names_its_lines_and_compares_the_rest():
     at = many()
-    at.text_area(key="pr_text").input(BAD_LIST).run()
+    results(at.text_area(key="pr_text").input(BAD_LIST).run())
     assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)
     assert "2–3" in warnings and "not two or three fields" in warnings

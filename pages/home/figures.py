@@ -15,6 +15,8 @@ PAGE_BLURBS = {
     "positions": N_("The learned position table: PCA, cosines, a probe, and the sinusoidal "
                     "formula."),
     "similarity": N_("Cosine matrices by layer, sentence A vs B, and one word in two contexts."),
+    "pairs": N_("Which token pairs make two sentences alike, and many pairs against your "
+                "scores."),
     "encoder": N_("Inside one encoder layer: Q, K, V, attention by head, the feed-forward "
                   "block, the pooler."),
     "pretraining": N_("How BERT was trained: masking 15% of the tokens, [MASK] prediction, next "
