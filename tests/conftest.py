@@ -266,6 +266,35 @@ def html_tables(at: AppTest) -> list[pd.DataFrame]:
     return frames
 
 
+@dataclass(frozen=True)
+class LiveCheck:
+    """One live check as the page shows it (components.check), read back from its text."""
+    verdict: str      # "passed", "failed" or "not run"
+    text: str         # the whole line, markdown escapes removed
+    error: float      # the max |difference| shown (NaN when not run)
+    tolerance: float
+
+
+_CHECK = re.compile(r"Live check (passed|failed|not run)")
+_NUMBER = r"(\d+(?:\.\d+)?(?:e[-+]?\d+)?|nan)"
+_NUMBERS = re.compile(rf"= {_NUMBER}, tolerance {_NUMBER}")
+
+
+def live_checks(at: AppTest) -> list[LiveCheck]:
+    """Every live check on the page (they are success, error or info boxes)."""
+    found = []
+    for element in [*at.success, *at.error, *at.info]:
+        text = re.sub(r"\\(.)", r"\1", element.value).replace("**", "")
+        verdict = _CHECK.search(text)
+        if not verdict:
+            continue
+        numbers = _NUMBERS.search(text)
+        error, tolerance = ((float(numbers.group(1)), float(numbers.group(2))) if numbers
+                            else (float("nan"), float("nan")))
+        found.append(LiveCheck(verdict.group(1), text, error, tolerance))
+    return found
+
+
 TOKEN_TABLE = "[data-table='tokens']"   # the token table (components.token_table)
 
 

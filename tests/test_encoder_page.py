@@ -12,9 +12,17 @@ import pytest
 from components.inputs import DEFAULT_SENTENCE
 from core import analyze
 from core.encoder import STEP_NAMES, encoder_steps, pooler_steps
+from core.encoder.ffn import feed_forward_checks
 from pages.encoder.figures import STEP_TEXT
 from pages.encoder.page import HEAD_KEY, LAYER_KEY, SECTION_KEY, SECTIONS, STEP_KEY, TOKEN_KEY
-from tests.conftest import assert_clean, image_heatmaps, open_app, plotly_values, scale_colours
+from tests.conftest import (
+    assert_clean,
+    image_heatmaps,
+    live_checks,
+    open_app,
+    plotly_values,
+    scale_colours,
+)
 
 PAGE = "pages/encoder/page.py"
 PAIR = {"a": "The cat sat on the mat.", "b": "It was tired."}
@@ -61,18 +69,55 @@ def test_checks_shown_equal_core(bundle, step):
     assert_clean(at)
     assert widget(at, "selectbox", LAYER_KEY).value == 2
     expected = encoder_steps(bundle, DEFAULT_SENTENCE, layer=2).checks[step]
-    assert f"max |ours − model| = {expected:.2e}" in page_text(at)
+    [check] = live_checks(at)
+    assert check.text.startswith(f"Live check passed · {step}, ours vs "), check.text
+    assert f"max |difference| = {expected:.2e}," in check.text
+    assert check.error <= check.tolerance
 
 
 def test_pooler_check_equals_core(bundle):
     at = open_app(PAGE, **{SECTION_KEY: "Pooler"})
     assert_clean(at)
     error = pooler_steps(bundle, analyze(bundle, DEFAULT_SENTENCE)).error
-    assert f"= {error:.2e}" in page_text(at)
+    [check] = live_checks(at)
+    assert check.verdict == "passed" and f"= {error:.2e}," in check.text
+
+
+def test_feed_forward_checks_with_their_verdicts(bundle):
+    """The block's four steps against their formulas, then the model's own intermediate and
+    output modules, each with a verdict; the numbers are core's."""
+    at = open_app(PAGE, **{SECTION_KEY: "Feed-forward", LAYER_KEY: "3"})
+    assert_clean(at)
+    steps = encoder_steps(bundle, DEFAULT_SENTENCE, layer=3)
+    module = feed_forward_checks(bundle, steps)
+    checks = live_checks(at)
+    assert [c.verdict for c in checks] == ["passed"] * 6, [c.text for c in checks]
+    expected = [steps.checks[n] for n in ("intermediate.dense", "intermediate", "output.dense",
+                                          "output")] + [module.intermediate, module.output]
+    assert [f"{c.error:.2e}" for c in checks] == [f"{e:.2e}" for e in expected]
+    assert "layer.intermediate" in checks[4].text and "layer.output" in checks[5].text
+
+
+@pytest.mark.parametrize("section", LABELS)
+def test_pickers_only_where_they_change_the_tab(section):
+    at = open_app(PAGE, **{SECTION_KEY: section})
+    assert_clean(at)
+    keys = {w.key for w in at.selectbox}
+    assert (LAYER_KEY in keys) == (section in ("Layer walk", "Attention", "Feed-forward"))
+    assert (HEAD_KEY in keys) == (section in ("Layer walk", "Attention"))
+
+
+def test_hidden_specials_keep_positions():
+    at = open_app(PAGE, **{SECTION_KEY: "Attention"})
+    at.toggle(key="enc_hide_specials").set_value(True).run()
+    assert_clean(at)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    rows = list(spec["data"][0]["y"])
+    assert rows[0].startswith("1 ") and rows[-1].startswith(f"{len(rows)} "), rows
 
 
 @pytest.mark.parametrize("bad", ["99", "-1", "abc", "inf", ""])
-@pytest.mark.parametrize("section", ["Layer walk", "Across layers"])
+@pytest.mark.parametrize("section", ["Layer walk", "Attention"])
 def test_bad_link_values(bad, section):
     at = open_app(PAGE, **{SECTION_KEY: section, LAYER_KEY: bad, HEAD_KEY: bad, STEP_KEY: bad,
                            TOKEN_KEY: bad})
@@ -83,10 +128,15 @@ def test_bad_link_values(bad, section):
         notes = [i.value for i in at.info]
         assert any(f"There is no layer {bad}" in n for n in notes), notes
         assert any(f"There is no head {bad}" in n for n in notes), notes
-    if section == "Across layers":
-        assert widget(at, "selectbox", TOKEN_KEY).value == 0   # [CLS]
-    else:
+    if section == "Layer walk":
         assert widget(at, "select_slider", STEP_KEY).value == STEP_NAMES[0]
+
+
+@pytest.mark.parametrize("bad", ["99", "-1", "abc", ""])
+def test_bad_token_link(bad):
+    at = open_app(PAGE, **{SECTION_KEY: "Across layers", LAYER_KEY: bad, TOKEN_KEY: bad})
+    assert_clean(at)
+    assert widget(at, "selectbox", TOKEN_KEY).value == 0   # [CLS]
 
 
 def test_last_layer_and_head_from_link(bundle):

@@ -179,8 +179,16 @@ def test_finetuning_patterns_show_the_heads(bundle):
     assert_clean(at)
     table = at.table[0].value
     hidden = bundle.config.hidden_size
-    assert list(table["parameters"]) == [f"{hidden * 5 + 5:,}"] * 3 + [f"{hidden * 2 + 2:,}"]
-    assert len(at.get("graphviz_chart")) == 4
+    # Natural language inference has three classes whatever the number asked for.
+    assert list(table["parameters"]) == [f"{hidden * 5 + 5:,}"] * 2 + [f"{hidden * 3 + 3:,}",
+                                                                        f"{hidden * 2 + 2:,}"]
+    charts = at.get("graphviz_chart")
+    assert len(charts) == 4
+    # The two-sentence diagrams draw words of both sentences.
+    pair_dot = charts[2].proto.spec
+    assert "3 class scores" in pair_dot
+    b_words = [t for t in bundle.tokenizer.tokenize(B) if t.isalpha()]
+    assert any(f'label="{w}"' in pair_dot for w in b_words), pair_dot
 
 
 # ---------------------------------------------------------------- bad input

@@ -25,6 +25,7 @@ from tests.conftest import (
     ImageHeatmap,
     assert_clean,
     image_heatmaps,
+    live_checks,
     open_app,
     open_in_browser,
     plotly_values,
@@ -76,8 +77,11 @@ STAGE_KEYS = {
 
 
 def metric(at: AppTest, label_part: str) -> float:
-    [found] = [m for m in at.metric if label_part in m.label]
-    return float(found.value)
+    """The max |difference| of the live check naming ``label_part``, which must have passed
+    (its verdict and its number agree with the tolerance)."""
+    [found] = [c for c in live_checks(at) if label_part in c.text]
+    assert (found.verdict == "passed") == (found.error <= found.tolerance == TOLERANCE), found
+    return found.error
 
 
 def printout(at: AppTest) -> str:
@@ -142,7 +146,8 @@ def assert_shows_section(at: AppTest, section: str) -> None:
         assert charts(at) and all(k.removeprefix("st_fig_") in STAGE_KEYS for k in charts(at))
     else:
         assert set(charts(at)) == want["charts"]
-    labels = [m.label for m in at.metric]
+    labels = [c.text for c in live_checks(at)]
+    assert not at.metric
     assert len(labels) == len(want["metrics"])
     assert all(any(part in label for label in labels) for part in want["metrics"]), labels
     for other, content in CONTENT.items():

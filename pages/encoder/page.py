@@ -16,6 +16,7 @@ from components.analysis_view import (
     show_notices,
     stop_on_input_error,
 )
+from components.check import draw_check as check_widget
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
@@ -24,7 +25,7 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
-from components.sections import Section, draw_sections
+from components.sections import Section, open_section
 from core import Analysis, Encoding, ExplorerError, ModelBundle
 from core.encoder import (
     CLARK_2019,
@@ -36,6 +37,7 @@ from core.encoder import (
     token_trajectory,
     without_specials,
 )
+from core.encoder.ffn import feed_forward_checks
 from pages.encoder import cache
 from pages.encoder import figures as fg
 
@@ -62,16 +64,23 @@ class Pick:
     head: int
 
 
+# Float32 steps against float64 formulas: rounding grows with the size of the values (a sum of
+# 1,536 products reaching |30| differs by ~1e-4), so the tolerance is relative to the largest
+# |value| of the step.
+RELATIVE_TOLERANCE = 1e-5
+POOLER_TOLERANCE = 1e-5   # |tanh| <= 1
+
+
 @dataclass(frozen=True)
 class Context:
     key: InputKey
     bundle: ModelBundle
-    steps: EncoderSteps
-    view: HeadView
+    steps: EncoderSteps | None   # None on the tabs that pick no layer
+    view: HeadView | None
 
     @property
     def encoding(self) -> Encoding:
-        return self.steps.encoding
+        return self.steps.encoding if self.steps else self.analysis().encoding
 
     def analysis(self) -> Analysis:
         """The whole model's run of the input (cached, shared with the other pages), for the
@@ -104,13 +113,16 @@ def picker(where, key: str, label: str, options: list[int], widget_label: str,
     return int(value if value is not None else options[0])
 
 
-def draw_pickers(bundle: ModelBundle) -> Pick:
+def draw_pickers(bundle: ModelBundle, with_head: bool) -> Pick:
+    """The layer picker, and the head picker where the tab shows one head."""
     config = bundle.config
     left, right = st.columns(2)
     layer = picker(left, LAYER_KEY, LAYER_LABEL, list(range(1, config.num_hidden_layers + 1)),
                    _("Encoder layer"), NO_LAYER)
-    head = picker(right, HEAD_KEY, HEAD_LABEL, list(range(config.num_attention_heads)),
-                  _("Attention head"), NO_HEAD)
+    head = 0
+    if with_head:
+        head = picker(right, HEAD_KEY, HEAD_LABEL, list(range(config.num_attention_heads)),
+                      _("Attention head"), NO_HEAD)
     return Pick(layer, head)
 
 
@@ -134,11 +146,21 @@ def show_matrix(ctx: Context, matrix: np.ndarray, name: str, title: str, exact: 
                     key=name)
 
 
+def step_tolerance(values: np.ndarray) -> float:
+    """RELATIVE_TOLERANCE times the step's largest |value| (at least 1), to two digits; the
+    padded keys' float32 minimum among the scores is no value to scale by."""
+    real = np.abs(values[np.abs(values) < 1e30])
+    scale = max(1.0, float(real.max())) if real.size else 1.0
+    return float(f"{RELATIVE_TOLERANCE * scale:.2g}")
+
+
 def draw_check(ctx: Context, name: str) -> None:
-    error = ctx.steps.checks[name]
-    text = _("Live check: max |ours − model| = {error} (compared with {what}).").format(
-        error=f"{error:.2e}", what=_(fg.STEP_TEXT[name][1]))
-    explain(text)
+    """One step's live check: ours against the model or a float64 formula, with its verdict."""
+    values = ctx.steps.steps[name]
+    # Softmax weights are compared bit for bit with the model's own: no scale to allow for.
+    tolerance = RELATIVE_TOLERANCE if name == "attention_probs" else step_tolerance(values)
+    check_widget(ctx.steps.checks[name], tolerance,
+                 _("{step}, ours vs {what}").format(step=name, what=_(fg.STEP_TEXT[name][1])))
 
 
 def draw_layer_walk(ctx: Context) -> None:
@@ -213,7 +235,8 @@ def draw_attention(ctx: Context) -> None:
     if not keep:
         st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
         return
-    labels = token_labels([enc.tokens[i] for i in keep])
+    # Each token keeps its position in the input, so "3 name" is the same token on every tab.
+    labels = [f"{i} {plotly_text(enc.tokens[i])}" for i in keep]
     boundary = fg.boundary_of(enc.token_type_ids, keep)
     head = probs[ctx.view.head]
     name = f"attention_layer{ctx.steps.layer}_head{ctx.view.head}"
@@ -289,6 +312,7 @@ def draw_ffn(ctx: Context) -> None:
                     key="ffn_before")
     download_matrix(f"intermediate_layer{ctx.steps.layer}", s["intermediate"], rows,
                     key="ffn_after")
+    draw_ffn_checks(ctx)
     st.subheader(_("Residual connection: how much each update changes a token"))
     shares = residual_shares(ctx.steps)
     explain(_("The norm of the layer input beside the norms of the attention update and the "
@@ -298,6 +322,24 @@ def draw_ffn(ctx: Context) -> None:
                 f"residual_layer{ctx.steps.layer}", key="fig_residual")
     download_matrix(f"residual_norms_layer{ctx.steps.layer}", fg.residual_matrix(shares), rows,
                     key="residual")
+
+
+def draw_ffn_checks(ctx: Context) -> None:
+    """Each step of the block against its float64 formula, then the model's own intermediate
+    and output modules run on our attention.output."""
+    st.subheader(_("Live checks of the feed-forward block"))
+    for name in ("intermediate.dense", "intermediate", "output.dense", "output"):
+        draw_check(ctx, name)
+    module = feed_forward_checks(ctx.bundle, ctx.steps)
+    s = ctx.steps.steps
+    check_widget(module.intermediate, step_tolerance(s["intermediate"]),
+                 _("GELU(intermediate.dense), ours vs the model's own layer.intermediate "
+                   "module on our attention.output"))
+    check_widget(module.output, step_tolerance(s["output"]),
+                 _("LayerNorm(output.dense + attention.output), ours vs the model's own "
+                   "layer.output module on our intermediate and attention.output"))
+    explain(_("Tolerance: {rel:g} times the step's largest |value|, the rounding of float32 "
+              "sums.").format(rel=RELATIVE_TOLERANCE))
 
 
 def draw_pooler(ctx: Context) -> None:
@@ -312,8 +354,8 @@ def draw_pooler(ctx: Context) -> None:
         return
     title = _("first {k} dimensions · {model}").format(k=fg.MAX_COLUMNS, model=ctx.bundle.name)
     show_figure(fg.pooler_figure(pooled, title), "pooler", key="fig_pooler")
-    explain(_("Live check: max |ours − model's pooler_output| = {error}.").format(
-        error=f"{pooled.error:.2e}"))
+    check_widget(pooled.error, POOLER_TOLERANCE,
+                 _("tanh(pooler.dense([CLS])), ours vs the model's pooler_output"))
     download_matrix("pooler_cls_dense_tanh", fg.pooler_matrix(pooled), key="pooler")
 
 
@@ -346,19 +388,36 @@ SECTIONS = (
 )
 
 
+# The tabs that read the picked layer, and of those the ones that show one head.
+LAYER_TABS, HEAD_TABS = {"Layer walk", "Attention", "Feed-forward"}, {"Layer walk", "Attention"}
+
+
 def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
     bundle = model_of(key)
-    pick = draw_pickers(bundle)
-    # The whole model's analysis only for the tabs that use it (Context.analysis): the same
-    # cached one as the other pages, without attention weights; only the head atlas asks for
-    # every layer's weights.
-    with stop_on_input_error():
-        steps = cache.get_steps(key, pick.layer)
-    show_notices(steps.encoding)
-    context = Context(key, bundle, steps, head_slice(steps, pick.head))
-    draw_sections(SECTIONS, SECTION_KEY, context)
+    label, area = open_section([s.label for s in SECTIONS], SECTION_KEY)
+    with area:
+        draw_tab(label, key, bundle)
+
+
+def draw_tab(label: str, key: InputKey, bundle: ModelBundle) -> None:
+    """The open tab, with the layer and head pickers only where they change what it shows.
+
+    The whole model's analysis only for the tabs that use it (Context.analysis): the same cached
+    one as the other pages, without attention weights; only the head atlas asks for every
+    layer's weights.
+    """
+    if label in LAYER_TABS:
+        pick = draw_pickers(bundle, with_head=label in HEAD_TABS)
+        with stop_on_input_error():
+            steps = cache.get_steps(key, pick.layer)
+        show_notices(steps.encoding)
+        context = Context(key, bundle, steps, head_slice(steps, pick.head))
+    else:
+        context = Context(key, bundle, None, None)
+        analysis_of(key)   # its notices (too long, cut), or why the text cannot be read
+    next(s for s in SECTIONS if s.label == label).draw(context)
 
 
 if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names

@@ -8,6 +8,7 @@ from components.explain import page_header
 from components.i18n import N_, _
 from components.inputs import shared_inputs
 from components.labels import markdown_text
+from components.unk_note import draw_unk_note
 from frame.page_list import available_pages
 from pages.home.figures import PAGE_BLURBS, model_line, pipeline_dot
 
@@ -39,6 +40,8 @@ def main() -> None:
     st.graphviz_chart(pipeline_dot(bundle.config, enc), width="stretch")
     st.markdown(markdown_text(model_line(bundle.name, bundle.config,
                                          parameter_count(key.model), len(enc.tokens))))
+    draw_unk_note(enc, bundle, _("On every page those tokens show as one and the same vector, "
+                                 "so what the figures show for them says little."))
     draw_pages()
 
 

@@ -107,17 +107,30 @@ def patterns_frame(patterns: list[FinetuningPattern]) -> pd.DataFrame:
                                        _("parameters")])
 
 
-def _shown(tokens: list[str]) -> list[tuple[int, str]]:
+def _shown(tokens: list[str], pair: bool = False) -> list[tuple[int, str]]:
+    """(position, token) of the tokens a diagram draws, -1 for an "…" standing for the rest.
+    For a pair, each sentence gets half of the room, so B's words show too."""
     if len(tokens) <= DIAGRAM_TOKENS:
         return list(enumerate(tokens))
-    head = list(enumerate(tokens[:DIAGRAM_TOKENS - 2]))
-    return head + [(-1, "…"), (len(tokens) - 1, tokens[-1])]
+    if pair and "[SEP]" in tokens[:-1]:
+        end_a, half = tokens.index("[SEP]") + 1, DIAGRAM_TOKENS // 2
+        return (_part(tokens, 0, end_a, half)
+                + _part(tokens, end_a, len(tokens), DIAGRAM_TOKENS - half))
+    return _part(tokens, 0, len(tokens), DIAGRAM_TOKENS)
+
+
+def _part(tokens: list[str], start: int, stop: int, room: int) -> list[tuple[int, str]]:
+    """Positions start..stop-1, or the first room - 2 of them, "…" and the last one."""
+    if stop - start <= room:
+        return [(i, tokens[i]) for i in range(start, stop)]
+    head = [(i, tokens[i]) for i in range(start, start + room - 2)]
+    return head + [(-1, "…"), (stop - 1, tokens[stop - 1])]
 
 
 def pattern_dot(p: FinetuningPattern, tokens: list[str], model_name: str) -> str:
     """The pattern over the live tokens: tokens -> the model -> the output vectors the head
     reads (coloured) -> the new linear head -> its output."""
-    shown = _shown(tokens)
+    shown = _shown(tokens, pair=p.inputs == 2)
     nodes, edges = [], []
     model = Node("bert", [model_name, _("(pretrained)")], palette.LAYER_FILL)
     nodes.append(model)

@@ -17,6 +17,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_template, markdown_text
 from components.sections import Section, draw_sections
+from components.unk_note import draw_unk_note
 from core import ExplorerError, ModelBundle
 from pages.pretraining import cache
 from pages.pretraining import figures as fig
@@ -33,6 +34,7 @@ SEED_KEY, PROB_KEY, WWM_KEY = "pre_seed", "pre_prob", "pre_wwm"
 TEXT_KEY, SOURCE_KEY, PICK_KEY = "pre_text", "pre_source", "pre_pick"
 TOPK_KEY, GUESS_KEY, REVEAL_KEY = "pre_topk", "pre_guess", "pre_reveal"
 CLASSES_KEY = "pre_classes"
+NLI_CLASSES = 3   # entailment, neutral, contradiction
 MAX_SEED = 10**6
 PROB_MIN, PROB_MAX, PROB_STEP, PROB_DEFAULT = 0.05, 0.5, 0.05, 0.15
 DEFAULT_TEXT = "The capital of France is [MASK]."
@@ -118,6 +120,10 @@ def draw_masking(ctx: Context) -> None:
         column.metric(_(label), value)
     st.markdown(_("{picked} of the {candidates} ordinary tokens were picked.").format(
         picked=m.n_picked, candidates=m.n_candidates))
+    draw_unk_note(m.encoding, ctx.bundle, _(
+        "The masking never picks them: [UNK] is one of the tokenizer's special tokens, like "
+        "[CLS] and [SEP], so the share is drawn from the other tokens only, and a text of "
+        "mostly [UNK] gets few or no picks."))
     draw_table(fig.masking_frame(m), fig.kind_row_styles(m), "masking")
     st.markdown(_("Purple rows became [MASK], orange rows a random token, green rows were kept "
                   "unchanged but still have to be predicted. A label of -100 means “not "
@@ -241,13 +247,19 @@ def draw_finetuning(ctx: Context) -> None:
     n_classes = whole_number(st, _("Number of classes"), min_value=2, max_value=20, value=2,
                              key=CLASSES_KEY)
     try:
-        patterns = cache.patterns(ctx.key.model, n_classes)
+        # Inference has three classes (entailment, neutral, contradiction) whatever the number
+        # picked for the other tasks.
+        patterns = [nli if p.key == "pair_class" else p
+                    for p, nli in zip(cache.patterns(ctx.key.model, n_classes),
+                                      cache.patterns(ctx.key.model, NLI_CLASSES), strict=True)]
         one = cache.tokens(ctx.key.with_texts(ctx.key.text_a))
         pair = cache.tokens(ctx.key.with_texts(ctx.key.text_a, ctx.key.text_b or "…"))
     except ExplorerError as exc:
         show_error(exc)
         return
     st.table(fig.patterns_frame(patterns), hide_index=True)
+    explain(_("The number of classes is for the one-sentence tasks. Natural language inference "
+              "always has {n}: entailment, neutral and contradiction.").format(n=NLI_CLASSES))
     if not ctx.key.text_b:
         st.markdown(_("Sentence B is empty, so the two-sentence diagrams use “…” as B."))
     for p in patterns:

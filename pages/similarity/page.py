@@ -22,6 +22,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
 from components.sections import Section, draw_sections
+from components.unk_note import draw_unk_note
 from core import Analysis, InputError, ModelBundle
 from core.similarity.anisotropy import (
     MODES,
@@ -139,6 +140,9 @@ def draw_token_matrix(ctx: Context) -> None:
             + (" " + _("The framed block is sentence A's tokens against sentence B's.")
                if has_b else ""))
     draw_coverage(enc, ctx.bundle)
+    draw_unk_note(enc, ctx.bundle, _(
+        "Every cell between two [UNK] tokens starts from a cosine of 1 at word_embeddings and "
+        "stays high in later layers whatever the characters meant, so those cells say little."))
     matrix = cache.get_token_matrix(ctx.key, stage, mode)
     positions = real_positions(enc)
     n_tokens, lo = len(positions), 0
@@ -193,15 +197,34 @@ def draw_sentence_comparison(ctx: Context) -> None:
         "product. The “one pair input” line runs them together ([CLS] A [SEP] B [SEP]), where A "
         "and B attend to each other, so their segment means grow alike. The Word in context tab "
         "follows one word of A and B the same two ways."))
+    draw_unk_note(ctx.result.encoding, ctx.bundle, _(
+        "Both sentence vectors are then partly the same [UNK] vector, which pushes their score "
+        "up whatever the sentences mean: a high score here says little."))
     comparison = cache.get_sentence_comparison(ctx.key)
     flags, cls_std = cache.get_cls_checks(ctx.key)
     draw_sentence_metrics(ctx, comparison.model_figure, comparison.cls_separate[-1])
+    explain(what_the_score_shows(comparison.model_figure,
+                                 ctx.stats.stage(depth_stages(ctx.result.stages)[-1])
+                                 .sentence_baseline))
     draw_cls_note(comparison.stages, comparison.cls_separate, flags, cls_std,
                   ctx.settings.stage)
     draw_truncation_notes(ctx.key)
     show_figure(sentence_figure(comparison, ctx.stats, ctx.settings.stage, name, cls_std),
                 _("sentence_similarity"), key="sim_sentence_chart")
     download_table(comparison.frame(), _("sentence_similarity"), "sim_sentence_csv")
+
+
+def what_the_score_shows(score: float, unrelated: float) -> str:
+    """One sentence reading the model's figure against the unrelated level, and what such a
+    score does and does not measure."""
+    where = (_("{score} is above the {unrelated} of two unrelated sentences, so the model "
+               "reads A and B as being about related things.") if score > unrelated
+             else _("{score} is no higher than the {unrelated} of two unrelated sentences, so "
+                    "the model reads A and B as unrelated."))
+    return (where.format(score=f"{score:.4f}", unrelated=f"{unrelated:.4f}") + " " + _(
+        "Such a score measures shared topic and wording more than agreement: a sentence and its "
+        "negation share almost every word, so they often score above a paraphrase in other "
+        "words (Moeller et al. 2024)."))
 
 
 def draw_sentence_metrics(ctx: Context, model_figure: float, cls_last: float) -> None:
@@ -315,8 +338,9 @@ def draw_word_in_context(ctx: Context) -> None:
     draw_coverage(enc, ctx.bundle)
     if enc.input_ids[choice.first] == enc.input_ids[choice.second] == \
             ctx.bundle.tokenizer.unk_token_id:
-        st.info(_("Both tokens are [UNK]: the same table row, so they start from identical "
-                  "vectors."), icon=":material/info:")
+        draw_unk_note(enc, ctx.bundle, _(
+            "Both chosen tokens are [UNK]: they start from identical vectors, so their curve "
+            "says nothing about the word."))
     args = (ctx.key, choice.first, choice.second, choice.separately)
     try:
         curve = cache.get_token_curve(*args, ctx.settings.mode)
@@ -345,10 +369,29 @@ def draw_word_curve(ctx: Context, curve, control, label: str, choice: WordChoice
         explain(_("Same sense vs other sense at the last layer: {same} (control sentence) vs "
                   "{other} (the two chosen tokens).").format(
             same=f"{control[-1]:.3f}", other=f"{curve[-1]:.3f}"))
-    show_figure(token_curve_figure(depth, curve, unrelated_level(ctx.stats, depth, mode), mode,
+    unrelated = unrelated_level(ctx.stats, depth, mode)
+    show_figure(token_curve_figure(depth, curve, unrelated, mode,
                                    label, ctx.settings.stage, ctx.bundle.name, control),
                 _("word_in_context"), key="sim_words_chart")
+    explain(what_the_curve_shows(float(curve[0]), float(curve[-1]), float(unrelated[-1]),
+                                 depth[-1]))
     download_table(curve_table(depth, curve, mode), _("word_in_context"), "sim_words_csv")
+
+
+def what_the_curve_shows(first: float, last: float, unrelated: float, last_stage: str) -> str:
+    """One sentence reading the curve: where it ends against the unrelated level."""
+    if first <= unrelated:
+        verdict = _("they start no more alike than two unrelated tokens")
+    elif last - unrelated > 0.5 * (first - unrelated):
+        verdict = _("they kept more than half of their lead over the unrelated level, so the "
+                    "model still reads them as much alike")
+    else:
+        verdict = _("they lost most of their lead over the unrelated level: their contexts "
+                    "pulled them apart (what two senses of one word should do)")
+    return _("What it shows: the two tokens start at {first} and end at {last} at {stage}, "
+             "against {unrelated} for two unrelated tokens; {verdict}.").format(
+        first=f"{first:.3f}", last=f"{last:.3f}", stage=last_stage,
+        unrelated=f"{unrelated:.3f}", verdict=verdict)
 
 
 def draw_dimensions(ctx: Context, here: float, top, flag: Dominance) -> None:

@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from components.analysis_view import analysis_of, model_of
+from components.check import draw_check as check_widget
 from components.controls import whole_number
 from components.downloads import download_matrix
 from components.explain import explain, page_header
@@ -19,6 +20,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import token_labels
 from components.sections import Section, draw_sections
+from components.unk_note import draw_unk_note
 from core import Analysis, ModelBundle
 from core.stages.embedding_checks import LAYERNORM_COLUMNS, OneHotCheck, one_hot_matrix
 from core.stages.lookup_components import COMPONENT_COLUMNS
@@ -94,15 +96,10 @@ class HeatmapSettings:
     exact: bool                 # interactive figures instead of images
 
 
-def draw_check(column: DeltaGenerator, label: str, error: float, help_text: str) -> None:
-    """A live check: the max abs difference and whether it is within TOLERANCE."""
-    column.metric(_("max |Δ|, {label}").format(label=_(label)), f"{error:.1e}", help=help_text)
-    if error <= TOLERANCE:
-        column.badge(_("equal within {tolerance}").format(tolerance=f"{TOLERANCE:g}"),
-                     icon=":material/check:", color="green")
-    else:
-        column.badge(_("differs by more than {tolerance}").format(tolerance=f"{TOLERANCE:g}"),
-                     icon=":material/close:", color="red")
+def draw_check(column: DeltaGenerator, label: str, error: float, formula: str) -> None:
+    """A live check with its verdict (components.check): what was compared, the max abs
+    difference and the tolerance."""
+    check_widget(error, TOLERANCE, f"{_(label)}: {formula}", column)
 
 
 def segment_box(ctx: StagesContext) -> None:
@@ -393,6 +390,9 @@ def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
     context = StagesContext(key, model_of(key), analysis_of(key))
+    draw_unk_note(context.result.encoding, context.bundle, _(
+        "Their word_embeddings rows are identical, so on every tab their rows differ only by "
+        "position and segment, and say little about the text."))
     draw_sections(SECTIONS, SECTION_KEY, context)
 
 
