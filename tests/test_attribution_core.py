@@ -272,3 +272,12 @@ def test_agreement_table(bundle):
     assert best is not None and best.rho == max(np.nanmax(r) for r in table.values())
     assert np.isnan(spearman(np.ones(5), np.arange(5.0)))
     assert best_agreement({"x": np.array([np.nan])}) is None
+
+
+def test_blank_out_limit(bundle):
+    from core.attribution import blank_out_token_limit
+    limit = blank_out_token_limit(bundle.config)
+    plan = plan_target(bundle, SENTENCE_COSINE, " ".join(["word"] * (limit - 1)))
+    assert len(plan.tokens) == limit + 1
+    with pytest.raises(InputError, match=f"up to {limit} tokens"):
+        blank_out(bundle, plan)

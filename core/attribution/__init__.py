@@ -17,6 +17,7 @@ from core.attribution.blank_out import (
     agreement,
     best_agreement,
     blank_out,
+    blank_out_token_limit,
     spearman,
 )
 from core.attribution.flow import (
@@ -86,6 +87,7 @@ __all__ = [
     "attention_rollout",
     "best_agreement",
     "blank_out",
+    "blank_out_token_limit",
     "check_flow_length",
     "default_target",
     "flow_of",

@@ -18,11 +18,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from scipy.stats import spearmanr
+from transformers import PretrainedConfig
 
 from core.attribution.targets import PartBatch, TargetPlan, evaluate, full_batch
+from core.errors import N_, InputError
 from core.models import ModelBundle
 
 _TOKENS_PER_BATCH = 2048   # tokens per batched forward pass of the left-out variants
+# Work budget: (tokens)^2 x layers x hidden, that of 128 tokens on the embedded model (6 layers,
+# 384 wide: about a second here). bert-base (12 x 768) gets 64 tokens.
+BLANK_OUT_BUDGET = 128**2 * 6 * 384
 
 # Abnar & Zuidema (2020), Spearman with blank-out importance, their own models (not ours).
 ABNAR_ZUIDEMA_2020: dict[str, str] = {
@@ -47,9 +52,29 @@ class BlankOut:
         return np.concatenate(self.changes)
 
 
+def blank_out_token_limit(config: PretrainedConfig) -> int:
+    """The longest input (all parts together) the blank-out test runs for with this model."""
+    return max(8, int((BLANK_OUT_BUDGET / (config.num_hidden_layers * config.hidden_size))
+                      ** 0.5 + 1e-9))
+
+
+def check_blank_out_length(bundle: ModelBundle, plan: TargetPlan) -> None:
+    limit = blank_out_token_limit(bundle.config)
+    count = len(plan.tokens)
+    if count > limit:
+        raise InputError(
+            N_("The blank-out test runs for inputs of up to {limit} tokens with {model}; this "
+               "input has {count}. It runs the model once more for every token left out, so its "
+               "cost grows with the square of the length. Shorten the text to see it."),
+            limit=limit, model=bundle.name, count=count,
+        )
+
+
 @torch.inference_mode()
 def blank_out(bundle: ModelBundle, plan: TargetPlan) -> BlankOut:
-    """Leave out each word token of every part in turn (batched forward passes)."""
+    """Leave out each word token of every part in turn (batched forward passes). Raises
+    InputError past ``blank_out_token_limit``."""
+    check_blank_out_length(bundle, plan)
     model, heads = bundle.model, bundle.heads
     whole = [full_batch(model, plan, p) for p in range(len(plan.parts))]
     full = float(evaluate(model, heads, plan, whole)[0])
