@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shlex
 import subprocess
 import sys
 import threading
@@ -242,20 +244,15 @@ def test_not_bert_is_refused_before_any_weight_moves(serve, files, tmp_path):
 # ---------------------------------------------------------------- the command a teacher runs
 
 
-def run_download(args: list[str], endpoint: str, home: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE")}
-    env.update(HF_ENDPOINT=endpoint, HF_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "core.download", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+def test_download_command_into_a_folder_keeps_the_heads(serve, files, tmp_path, capsys):
+    """What the command prints and writes (run in this process; the commands a user is shown
+    run as they are typed below)."""
+    from core.download import main
 
-
-def test_download_command_into_a_folder_keeps_the_heads(serve, files, tmp_path):
     fake = serve({REPO: files, "bert-base-uncased": files})
     models = tmp_path / "models"
-    done = run_download([REPO, "bert-base-uncased", "--dir", str(models)], fake.url,
-                        tmp_path / "home")
-    assert done.returncode == 0, done.stderr
+    assert main([REPO, "bert-base-uncased", "--dir", str(models)]) == 0
+    out = capsys.readouterr().out
     for name in (REPO, "bert-base-uncased"):
         folder = models / name
         assert sorted(p.name for p in folder.iterdir()) == [
@@ -263,19 +260,47 @@ def test_download_command_into_a_folder_keeps_the_heads(serve, files, tmp_path):
             "vocab.txt"]
         with safe_open(str(folder / "model.safetensors"), framework="pt") as f:
             assert any(k.startswith("cls.predictions") for k in f.keys())
-        assert f"{name}: ready in {folder}" in done.stdout
-    assert "as its config says" in done.stdout and "heads: MLM, NSP" in done.stdout
-    assert f"BERT_EXPLORER_MODEL_DIRS={models}" in done.stdout
+        assert f"{name}: ready in {folder}" in out
+    assert "as its config says" in out and "heads: MLM, NSP" in out
+    assert f"BERT_EXPLORER_MODEL_DIRS={models}" in out and "pick models/bert-base-chinese" in out
     assert "pytorch_model.bin" not in {name for _repo, name in fake.gets}
     # And the folder loads in the explorer with the heads (Fill the mask works on it).
     bundle = load_model(str(models / REPO))
     assert bundle.heads is not None and bundle.heads.predictions is not None
 
+    assert main([REPO]) == 0   # already in the cache: found by its name, nothing to set
+    assert "by its name" in capsys.readouterr().out
+    assert main(["someone/no-such-bert"]) == 1
+    assert "has no model named" in capsys.readouterr().err
 
-def test_download_command_into_the_cache(serve, files, tmp_path):
-    fake = serve({REPO: files})
-    done = run_download([REPO], fake.url, tmp_path / "home")
-    assert done.returncode == 0, done.stderr
-    assert "HF_HOME" in done.stdout and "by its name" in done.stdout
-    missing = run_download(["someone/no-such-bert"], fake.url, tmp_path / "home")
-    assert missing.returncode == 1 and "has no model named" in missing.stderr
+
+def shown_commands() -> list[str]:
+    """Every download command a user is shown: the Pretraining page's and the README's."""
+    from pages.pretraining.page import COMMANDS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = [*COMMANDS, *re.findall(r"`(python3 -m core\.download [^`]*)`", readme)]
+    return list(dict.fromkeys(found))
+
+
+def test_every_command_shown_works_against_the_hub(serve, files, tmp_path):
+    """Each command as the user reads it, run as typed (a subprocess, HF_ENDPOINT at our hub, an
+    empty HF_HOME): it succeeds, keeps the heads, and --dir writes the folder it names."""
+    commands = shown_commands()
+    assert len(commands) >= 3, commands
+    fake = serve({REPO: files, "bert-base-uncased": files})
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE")}
+    for number, command in enumerate(commands):
+        words = shlex.split(command)
+        assert words[:3] == ["python3", "-m", "core.download"], command
+        where = tmp_path / f"run-{number}"
+        where.mkdir()
+        env.update(HF_ENDPOINT=fake.url, HF_HOME=str(where / "home"), PYTHONPATH=str(ROOT))
+        done = subprocess.run([sys.executable, *words[1:]], cwd=where, env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, (command, done.stderr)
+        assert "heads: MLM, NSP" in done.stdout, (command, done.stdout)
+        if "--dir" in words:
+            folder = where / words[words.index("--dir") + 1] / words[3]
+            assert (folder / "model.safetensors").is_file() and (folder / "vocab.txt").is_file()

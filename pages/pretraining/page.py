@@ -16,6 +16,7 @@ from components.i18n import N_, _
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_template, markdown_text
+from components.model_picker import offer_model
 from components.sections import Section, draw_sections
 from components.unk_note import draw_unk_note
 from core import ExplorerError, ModelBundle
@@ -39,14 +40,17 @@ MAX_SEED = 10**6
 PROB_MIN, PROB_MAX, PROB_STEP, PROB_DEFAULT = 0.05, 0.5, 0.05, 0.15
 DEFAULT_TEXT = "The capital of France is [MASK]."
 TYPED, FROM_A = N_("Type a text with [MASK]"), N_("Mask a token of sentence A")
-COMMANDS = ("huggingface-cli download bert-base-uncased",
-            "export BERT_EXPLORER_MODEL_DIRS=/path/to/models")
+# How to get a checkpoint with both heads (core/download.py fetches config, vocabulary and the
+# checkpoint's own model.safetensors, where a re-saved BertModel would have dropped cls.*).
+HEADS_MODEL = "bert-base-uncased"
+COMMANDS = (f"python3 -m core.download {HEADS_MODEL}",
+            f"python3 -m core.download {HEADS_MODEL} --dir models")
 NO_HEAD = N_(
     "{name} was saved without BERT's pretraining heads, so it cannot {task}. The masking view "
-    "works on any model. To use a model that has the heads, on a machine with internet run "
-    "{download} once (it lands in the Hugging Face cache) and pick bert-base-uncased in the "
-    "sidebar; or save bert-base-uncased into a folder, name that folder's parent in "
-    "{setting} before starting the app, and pick the folder in the sidebar."
+    "works on any model. {model} has both heads: pick it below (a model not on this machine is "
+    "downloaded once, with its progress shown). To prepare a machine with no internet in "
+    "class, run {download} once on a connected one (it keeps the heads); with {dir} it writes "
+    "a folder to copy, which the app reads once {setting} names the folder that holds it."
 )
 FILL_TASK, NSP_TASK = N_("fill in [MASK]"), N_("say whether sentence B follows sentence A")
 
@@ -136,9 +140,11 @@ def draw_masking(ctx: Context) -> None:
 
 
 def draw_no_head(name: str, task: str) -> None:
-    st.info(markdown_template(_(NO_HEAD), name=name, task=_(task), download=COMMANDS[0],
+    st.info(markdown_template(_(NO_HEAD), name=name, task=_(task), model=HEADS_MODEL,
+                              download=COMMANDS[0], dir="--dir models",
                               setting="BERT_EXPLORER_MODEL_DIRS").replace(
         markdown_code(_(task)), markdown_text(_(task))), icon=":material/info:")
+    offer_model(HEADS_MODEL, key=f"offer_heads_{task}")
     for command in COMMANDS:
         st.code(command, language="bash")
 
