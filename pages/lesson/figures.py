@@ -253,7 +253,9 @@ def answers_chart(step: Step, tally: Tally) -> go.Figure:
                            textposition="outside", cliponaxis=False,
                            hovertemplate="%{y}: %{x}<extra></extra>"))
     fig.update_layout(height=80 + 48 * len(labels), margin={"l": 10, "r": 40, "t": 10, "b": 30},
-                      font={"size": 16}, yaxis={"autorange": "reversed"},
+                      font={"size": 16},
+                      # Choices such as "-100" or "0" are labels, not numbers.
+                      yaxis={"autorange": "reversed", "type": "category"},
                       xaxis={"title": _("students"), "rangemode": "tozero", "dtick": 1
                              if max(tally.counts, default=0) < 10 else None})
     return fig

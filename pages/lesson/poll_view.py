@@ -117,7 +117,7 @@ def draw_start_class(lesson: str) -> None:
 def draw_class_banner(view: ClassView, step: int) -> None:
     """The code, the students' link and its QR code (teacher); the class's name (students)."""
     if not view.is_teacher:
-        st.caption(_("You are in class {code}: your answers are counted anonymously.").format(
+        st.markdown(_("You are in class {code}: your answers are counted anonymously.").format(
             code=view.code))
         return
     link = student_link(view.code, step)
