@@ -7,6 +7,7 @@ through the URL (``?pos_section=Probe``), as a shared link would.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 
@@ -60,6 +61,8 @@ CONTENT = {
     "PCA": {
         "charts": (f"{LEARNED}: positions 0–511", f"{SINUSOID}: positions 0–511",
                    "Explained variance"),
+        # As it opens: the same three as pictures (interactive with "Exact values on hover")
+        "pictures": ("positions_pca_learned", "positions_pca_sinusoidal", "positions_scree"),
         "header": "PCA of the position table",
         "downloads": 8,    # 2 tables, 2 PCA coordinate sets
         "computes": {"table", "pca"},
@@ -86,6 +89,7 @@ CONTENT = {
     },
 }
 N_CHARTS = sum(len(c["charts"]) for c in CONTENT.values())   # 9: the whole page before the tabs
+EXACT = {"pos_exact": "true"}   # the PCA tab's interactive figures instead of its pictures
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
@@ -96,6 +100,43 @@ def charts(at) -> dict[str, dict]:
     two to a row, whose title has a second line)."""
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     return {heading(spec["layout"]["title"]): spec for spec in specs}
+
+
+def pictures(at) -> dict[str, str]:
+    """Every picture drawn as page HTML (st.html), by its data-figure name."""
+    found = {}
+    for element in at.get("html"):
+        name = re.search(r'data-figure="([^"]+)"', element.proto.body)
+        if name:
+            found[name.group(1)] = element.proto.body
+    return found
+
+
+def picture_labels(body: str) -> list[str]:
+    """The token labels printed beside the input's rings in a PCA picture."""
+    block = re.search(r'<div data-labels="input">(.*?)</div>', body)
+    return re.findall(r'<span class="pp-label"[^>]*>(.*?)</span>', block.group(1)) if block \
+        else []
+
+
+def picture_rings(body: str) -> list[tuple[float, float, str]]:
+    """(left %, top %, pointer text) of every ring in a PCA picture."""
+    return [(float(x), float(y), title) for x, y, title in re.findall(
+        r'<span class="pp-ring" style="left:([\d.-]+)%;top:([\d.-]+)%;[^"]*" title="([^"]*)"',
+        body)]
+
+
+def picture_points(body: str) -> np.ndarray:
+    """The dots of a PCA picture's SVG image, in its view box units, in position order."""
+    data = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', body).group(1)
+    svg = base64.b64decode(data).decode()
+    return np.array([(float(x), float(y)) for x, y in re.findall(r'd="M([\d.-]+) ([\d.-]+)h0"',
+                                                                 svg)])
+
+
+def interactive(at) -> bool:
+    """Whether the PCA tab drew interactive figures (asked for, or the 3D view)."""
+    return bool(at.session_state["pos_exact"]) or at.session_state["pos_view"] == "3D"
 
 
 def heading(title: dict) -> str:
@@ -144,6 +185,11 @@ def assert_shows_section(at, section: str) -> None:
     assert open_tab(at) == section
     assert [h.value for h in at.main.header] == [CONTENT[section]["header"]]
     titles = list(charts(at))
+    drawn = list(pictures(at))
+    if "pictures" in CONTENT[section] and not interactive(at):
+        assert drawn == list(CONTENT[section]["pictures"]) and not titles, (drawn, titles)
+        return
+    assert not drawn, drawn
     assert len(titles) == len(CONTENT[section]["charts"]), titles
     for prefix in CONTENT[section]["charts"]:
         assert any(t.startswith(prefix) for t in titles), (prefix, titles)
@@ -170,12 +216,21 @@ def tables(bundle) -> dict[str, np.ndarray]:
 
 @pytest.fixture(scope="module")
 def single() -> Runs:
-    return Runs(a=SENTENCE)
+    """Each tab with its interactive figures, whose data the checks below read."""
+    return Runs(a=SENTENCE, **EXACT)
 
 
 @pytest.fixture(scope="module")
 def pair() -> Runs:
-    return Runs(a="What is your name?", b="My name is BERT.")
+    return Runs(a="What is your name?", b="My name is BERT.", **EXACT)
+
+
+@pytest.fixture(scope="module")
+def as_opened() -> AppTest:
+    """The PCA tab as it opens: pictures."""
+    at = open_app(PAGE, a=SENTENCE)
+    assert_clean(at)
+    return at
 
 
 # --- the sections ------------------------------------------------------------------------------
@@ -286,6 +341,70 @@ def test_scree_shows_explained_variance(single, tables):
     for kind, name in NAMES.items():
         ratio = pca_projection(tables[kind]).explained_variance_ratio[:20]
         np.testing.assert_array_equal(plotly_values(trace(spec, name)["y"]), ratio)
+
+
+# --- the PCA tab as it opens: pictures ---------------------------------------------------------
+def test_pca_opens_as_pictures_without_a_plotly_figure(as_opened):
+    """Pictures first: the two paths and the scree are page HTML, and "Exact values on hover"
+    turns them into the interactive figures (the data of those is checked above)."""
+    assert_shows_section(as_opened, "PCA")
+    assert not as_opened.get("plotly_chart")
+    assert as_opened.toggle(key="pos_exact").value is False
+    as_opened.toggle(key="pos_exact").set_value(True).run()
+    assert_clean(as_opened)
+    assert_shows_section(as_opened, "PCA")
+    as_opened.toggle(key="pos_exact").set_value(False).run()
+    assert_shows_section(as_opened, "PCA")
+
+
+@pytest.mark.parametrize("kind", ["learned", "sinusoidal"])
+def test_pca_picture_draws_the_core_projection_on_one_scale(as_opened, tables, kind):
+    """Every position is a dot at its PC1 / PC2 coordinates: an affine map of the core's PCA
+    with one scale for both axes (y upwards), in position order."""
+    proj = pca_projection(tables[kind])
+    body = pictures(as_opened)[f"positions_pca_{kind}"]
+    dots = picture_points(body)
+    assert dots.shape == (512, 2)
+    for axis, sign in ((0, 1.0), (1, -1.0)):
+        slope, offset = np.polyfit(proj.coords[:, axis], dots[:, axis], 1)
+        np.testing.assert_allclose(dots[:, axis], slope * proj.coords[:, axis] + offset,
+                                   atol=0.06)   # the picture writes one decimal
+        assert np.sign(slope) == sign
+        if axis == 0:
+            x_slope = slope
+    assert slope == pytest.approx(-x_slope, rel=1e-3)
+    assert f"{NAMES[kind]}" in body and "positions 0–511" in body and "PC1 (" in body
+
+
+def test_pca_picture_rings_and_labels_the_input(as_opened, tables):
+    """The input's tokens are page text beside their rings, at the dots of their positions;
+    the pointer on a ring names its position and token."""
+    body = pictures(as_opened)["positions_pca_learned"]
+    assert picture_labels(body) == TOKENS
+    rings = picture_rings(body)
+    assert [title for *_, title in rings] == [f"{i} {tok}" for i, tok in enumerate(TOKENS)]
+    dots = picture_points(body)
+    box = np.array([1000.0, 750.0])
+    shown = np.array([(x, y) for x, y, _ in rings]) / 100 * box
+    np.testing.assert_allclose(shown, dots[:7], atol=0.2)
+    colours = re.findall(r'border-color:(#[0-9a-f]{6})', body)
+    assert colours == [SEGMENT_COLOURS[0]] * 7
+
+
+def test_scree_picture_bars_are_the_explained_variance(as_opened, tables):
+    body = pictures(as_opened)["positions_scree"]
+    for kind, name in NAMES.items():
+        ratio = pca_projection(tables[kind]).explained_variance_ratio[:20]
+        shown = [float(h) for h in re.findall(
+            rf'height:([\d.]+)%;background:[^"]+" title="{re.escape(name)}: PC\d+', body)]
+        np.testing.assert_allclose(shown, ratio * 100, atol=0.006)
+
+
+def test_the_3d_view_is_interactive_without_the_toggle():
+    at = open_app(PAGE, a=SENTENCE, pos_view="3D")
+    assert_clean(at)
+    assert not pictures(at) and len(charts(at)) == 3
+    assert "The 3D view is always an interactive figure" in "\n".join(c.value for c in at.caption)
 
 
 def reference_folds(n: int = 512) -> np.ndarray:
@@ -423,7 +542,9 @@ def test_page_in_chinese(section):
     assert [tab.label for tab in at.tabs] == list(ZH_SECTIONS)
     label = at.session_state[SECTION_KEY]
     assert label == section and [t.label for t in at.tabs if t.children] == [section]
-    titles = list(charts(at))
+    titles = list(charts(at)) or [
+        re.search(r'<div class="pp-title">(.*?)</div>', body).group(1)
+        for body in pictures(at).values()]
     assert titles and all(re.search(r"[\u4e00-\u9fff]", t) for t in titles), titles
     if section == "探针":
         assert at.table[0].value.columns[0] == "平均绝对误差（位置）"
@@ -443,8 +564,12 @@ def test_changing_the_sentence_does_not_recompute_model_level_results():
     before = {name: CALLS[name] for name in MODEL_LEVEL}
     at.text_area(key="a").set_value("Completely different words now").run()
     assert_clean(at)
+    words = ["[CLS]", "completely", "different", "words", "now", "[SEP]"]
+    assert picture_labels(pictures(at)["positions_pca_learned"]) == words
+    assert {name: CALLS[name] for name in MODEL_LEVEL} == before
+    at.toggle(key="pos_exact").set_value(True).run()
     marks = trace(chart(at, f"{LEARNED}: positions"), "your input")
-    assert marks["text"] == ["[CLS]", "completely", "different", "words", "now", "[SEP]"]
+    assert marks["text"] == words
     assert {name: CALLS[name] for name in MODEL_LEVEL} == before
     at.text_area(key="b").set_value("And a second one.").run()
     assert {name: CALLS[name] for name in MODEL_LEVEL} == before
@@ -471,7 +596,7 @@ def test_deep_link_to_a_3d_view_of_a_range(tables):
 
 def test_garbage_query_values_fall_back_to_defaults():
     garbage = {"pos_range": "abc", "pos_view": "4D", "pos_pc_x": "PC99", "pos_pc_z": "<script>",
-               "pos_cos_window": "-5"}
+               "pos_cos_window": "-5", "pos_exact": "<b>maybe</b>"}
     at = open_app(PAGE, a=SENTENCE, **garbage)
     assert_clean(at)
     assert_shows_section(at, "PCA")
@@ -514,11 +639,17 @@ def test_empty_sentence_still_shows_the_tables(section):
     for spec in charts(at).values():   # no rings, no shaded band, no box: there is no input
         assert trace(spec, "your input") is None
         assert all(s["type"] != "rect" for s in spec["layout"].get("shapes", []))
+    for body in pictures(at).values():
+        assert not picture_rings(body) and not picture_labels(body)
 
 
 def test_markup_in_the_sentence_is_shown_as_text():
     at = open_app(PAGE, a='<b>x</b> <img src=x onerror="alert(1)">')
     assert_clean(at)
+    body = pictures(at)["positions_pca_learned"]
+    assert "&lt;" in picture_labels(body) and "&gt;" in picture_labels(body)
+    assert "<b>" not in body and "onerror" not in body and "<img src=x" not in body
+    at.toggle(key="pos_exact").set_value(True).run()
     marks = trace(chart(at, f"{LEARNED}: positions"), "your input")
     assert "&lt;" in marks["text"] and "&gt;" in marks["text"]
     assert not any("<" in t for t in marks["text"] + marks["hovertext"])
@@ -536,7 +667,7 @@ def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_b
     model.load_state_dict(tiny_bundle.model.state_dict())
     model.save_pretrained(tmp_path)
     tiny_bundle.tokenizer.save_pretrained(tmp_path)
-    at = open_app(PAGE, model=str(tmp_path), a=" ".join(["word"] * 100))
+    at = open_app(PAGE, model=str(tmp_path), a=" ".join(["word"] * 100), **EXACT)
     assert_clean(at)
     assert not at.error, [e.value for e in at.error]
     assert at.slider(key="pos_range").value == (0, 63)
@@ -582,14 +713,25 @@ def full_screenshot(page, name: str) -> None:
 def test_positions_page_in_chromium(server, browser):
     page = open_in_browser(browser, f"{server}/positions?a=What+is+your+name%3F&b=My+name+is+BERT.")
     try:
-        # Only the open tab (PCA) is drawn: the browser lays out 3 figures, not all 9.
-        wait_for_charts(page, len(CONTENT["PCA"]["charts"]))
+        # Only the open tab (PCA) is drawn, as three pictures and no plotly figure.
+        page.wait_for_function(
+            f"document.querySelectorAll('[data-figure]').length === "
+            f"{len(CONTENT['PCA']['pictures'])} && [...document.querySelectorAll("
+            "'[data-figure] img')].every(i => i.complete && i.naturalWidth > 0)",
+            timeout=60_000)
+        wait_for_charts(page, 0)
         tabs = page.get_by_role("tab")
         assert tabs.all_inner_texts() == list(SECTIONS)
         assert page.locator("[data-testid='stException']").count() == 0
+        labels = page.locator("[data-figure='positions_pca_learned'] .pp-label")
+        assert labels.first.inner_text() == "[CLS]"
+        size = labels.first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+        assert size >= 12
+        full_screenshot(page, "positions.png")
+        page.get_by_text("Exact values on hover").click()   # the interactive figures
+        wait_for_charts(page, len(CONTENT["PCA"]["charts"]))
         legend = page.locator(".js-plotly-plot").first.get_by_text("your input")
         assert legend.count() >= 1
-        full_screenshot(page, "positions.png")
 
         # Clicking a tab reruns the page with that section only, and puts it in the URL.
         page.get_by_role("tab", name="Probe").click()

@@ -32,6 +32,7 @@ from core.positions import (
     vector_norms,
 )
 from pages.positions import figures as figs
+from pages.positions import pictures
 
 # Two tables (learned, sinusoidal) for each of the two models the model cache holds.
 TABLE_ENTRIES = 4
@@ -67,6 +68,25 @@ def get_pca_base(model_name: str, kind: TableKind, start: int, stop: int, pcs: t
     """pca_figure of one table's range without marks, as a dict."""
     projection = get_projection(model_name, kind, start, stop)
     return figs.pca_figure(projection, pcs, None, title, subtitle).to_dict()
+
+
+# The PCA tab's pictures without the input's marks (pages/positions/pictures.py), per model,
+# range, components and language: a new sentence only adds its rings and labels.
+@st.cache_resource(max_entries=RANGE_ENTRIES * 2, show_spinner=False)
+def get_pca_picture(model_name: str, kind: TableKind, start: int, stop: int,
+                    pcs: tuple[int, ...], title: str, subtitle: str,
+                    language: str) -> tuple[str, str]:
+    """pictures.pca_base of one table's range in ``language`` (the run's, passed as the key)."""
+    projection = get_projection(model_name, kind, start, stop)
+    x_title, y_title = (figs.axis_title(projection, pc) for pc in pcs[:2])
+    return pictures.pca_base(projection, pcs, title, subtitle, x_title, y_title)
+
+
+@st.cache_resource(max_entries=RANGE_ENTRIES, show_spinner=False)
+def get_scree_picture(model_name: str, start: int, stop: int, language: str) -> str:
+    """The scree as a picture, in ``language`` (the run's, passed as the key)."""
+    projections = {kind: get_projection(model_name, kind, start, stop) for kind in TABLE_KINDS}
+    return pictures.scree_picture(projections, figs.table_names(model_name), "positions_scree")
 
 
 @st.cache_resource(max_entries=RANGE_ENTRIES, show_spinner=False)

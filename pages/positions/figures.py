@@ -119,7 +119,8 @@ def _layout(fig: go.Figure, title: str, height: int, subtitle: str | None = None
     return fig
 
 
-def _axis_title(proj: Projection, pc: int) -> str:
+def axis_title(proj: Projection, pc: int) -> str:
+    """An axis of the PCA: the component and its share of the variance."""
     return _("PC{pc} ({share} of variance)").format(
         pc=pc, share=f"{proj.explained_variance_ratio[pc - 1]:.1%}")
 
@@ -151,8 +152,8 @@ def pca_figure(
             }
         )
         return _layout(fig, title, 580, subtitle)
-    fig.update_xaxes(title=_axis_title(proj, pcs[0]))
-    fig.update_yaxes(title=_axis_title(proj, pcs[1]), scaleanchor="x", scaleratio=1)
+    fig.update_xaxes(title=axis_title(proj, pcs[0]))
+    fig.update_yaxes(title=axis_title(proj, pcs[1]), scaleanchor="x", scaleratio=1)
     return _layout(fig, title, 540, subtitle)
 
 

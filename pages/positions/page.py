@@ -17,6 +17,7 @@ from components.cache import get_encoding
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
+from components.heatmap_image import exact_toggle
 from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
@@ -32,7 +33,7 @@ from core.positions import (
     clamp_range,
     sampled_positions,
 )
-from pages.positions import cache
+from pages.positions import cache, pictures
 from pages.positions import figures as figs
 
 TITLE = N_("Positions")
@@ -51,6 +52,7 @@ NO_INPUT = N_("The position tables do not depend on the sentence, so they are sh
 SECTION_KEY = "pos_section"
 RANGE_KEY = "pos_range"
 VIEW_KEY = "pos_view"
+EXACT_KEY = "pos_exact"   # the PCA tab's pictures -> interactive figures
 PC_KEYS = {axis: f"pos_pc_{axis}" for axis in "xyz"}
 COSINE_WINDOW_KEY = "pos_cos_window"
 
@@ -98,6 +100,12 @@ class PcaSettings:
     stop: int
     view: str
     pcs: tuple[int, ...]
+    exact: bool = False   # "Exact values on hover": interactive figures instead of pictures
+
+    @property
+    def interactive(self) -> bool:
+        """Plotly figures: asked for, or a 3D view (a flat picture of it could not turn)."""
+        return self.exact or self.view == "3D"
 
 
 @dataclass(frozen=True)
@@ -128,7 +136,10 @@ def pca_settings(n_positions: int) -> PcaSettings:
         )
         if axis != "z" or view == "3D":
             pcs.append(pc)
-    return PcaSettings((lo, hi), start, stop, view, tuple(pcs))
+    exact = exact_toggle(EXACT_KEY)
+    if view == "3D" and not exact:
+        st.caption(_("The 3D view is always an interactive figure: drag it to turn it."))
+    return PcaSettings((lo, hi), start, stop, view, tuple(pcs), exact)
 
 
 def pca_notes(ctx: PositionsContext, settings: PcaSettings, available: int) -> tuple[int, ...]:
@@ -175,13 +186,22 @@ def draw_pca(ctx: PositionsContext) -> None:
     subtitle = _("positions {start}–{stop}").format(start=start, stop=stop)
     for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
         with column:
-            base = cache.get_pca_base(ctx.model, kind, start, stop, tuple(pcs), names[kind],
-                                      subtitle)
-            marks_trace = figs.pca_marks_trace(projections[kind], pcs, marks)
-            show_figure(figs.with_trace(base, marks_trace), f"positions_pca_{kind}",
-                        key=f"pos_pca_{kind}")
-    show_figure(cache.get_scree(ctx.model, start, stop, language()), "positions_scree",
-                key="pos_scree")
+            if settings.interactive:
+                base = cache.get_pca_base(ctx.model, kind, start, stop, tuple(pcs),
+                                          names[kind], subtitle)
+                marks_trace = figs.pca_marks_trace(projections[kind], pcs, marks)
+                show_figure(figs.with_trace(base, marks_trace), f"positions_pca_{kind}",
+                            key=f"pos_pca_{kind}")
+            else:   # pictures first: a plotly figure was most of a rerun in the browser
+                picture = cache.get_pca_picture(ctx.model, kind, start, stop, tuple(pcs),
+                                                names[kind], subtitle, language())
+                marks_svg = pictures.pca_marks(projections[kind], pcs, marks)
+                st.html(pictures.pca_picture(picture, marks_svg, f"positions_pca_{kind}"))
+    if settings.interactive:
+        show_figure(cache.get_scree(ctx.model, start, stop, language()), "positions_scree",
+                    key="pos_scree")
+    else:
+        st.html(cache.get_scree_picture(ctx.model, start, stop, language()))
     draw_pca_downloads(ctx, projections, start, stop)
     draw_formula(ctx)
 
