@@ -12,12 +12,16 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from playwright.sync_api import Browser
 
 from bench.browser import AppTab, Rerun, page_url
 from bench.server import Server, start_server
 from bench.texts import SENTENCE_WORDS, Sentence, SentenceFactory
+
+if TYPE_CHECKING:
+    from bench.switch_bench import SwitchRuns
 
 BOOT_SCREEN = "#boot-screen"   # the loading card in the page's HTML (frame/boot_screen.py)
 PAIR_TOKENS = 64             # issue 3: /stages vs /tokens with a 64-token pair
@@ -107,6 +111,8 @@ class AppFigures:
     rss_series: list[tuple[int, int]]           # (distinct sentences so far, server RSS)
     memory_errors: int
     prints_tokens: dict[str, bool]              # url path -> page shows a sentence's tokens
+    switches: list[SwitchRuns] | None = None    # every page from the menu and in a new tab
+    long: dict[str, tuple[str, list[Rerun]]] | None = None   # path -> (title, 512-token reruns)
 
 
 def median_s(runs: list[Rerun]) -> float:
@@ -265,16 +271,24 @@ def memory_series(tabs: list[AppTab], rss: Callable[[], int], factory: SentenceF
 
 
 def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repeat: int,
-            checkpoints: list[int]) -> tuple[AppFigures, Server]:
+            checkpoints: list[int], switch_reps: int = 5, long_reps: int = 5,
+            ) -> tuple[AppFigures, Server]:
     """Parts 2 and 3 in order; returns the app server still running for the many-users part."""
+    from bench.long_bench import long_pair_reruns
+    from bench.switch_bench import page_switches
+
     log("app: cold start")
     server, cold = cold_start(browser, factory)
     memo: MarkerMemo = {}
     try:
         log("app: /positions first visit")
         positions = positions_visits(browser, server, factory, reps_new, memo)
+        log(f"app: page switches, {switch_reps} rounds")
+        switches = page_switches(browser, server.url, factory, switch_reps, log)
         log("app: /stages vs /tokens, 64-token pair")
         pair = stages_vs_tokens(browser, server, factory, reps_new, memo)
+        log(f"app: every page with a long pair, {long_reps} rounds")
+        long = long_pair_reruns(browser, server.url, factory, long_reps, memo)
         references = {title: start_server(ref.script) for title, ref in REFERENCES.items()}
         try:
             targets = [*app_targets(server.url),
@@ -297,5 +311,5 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
         raise
     prints_tokens = {p.path: p.shows_marker for p in pages if p.title not in REFERENCES}
     figures = AppFigures(cold, pages, pair, positions, rss_after_pages, series, memory_errors,
-                         prints_tokens)
+                         prints_tokens, switches, long)
     return figures, server

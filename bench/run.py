@@ -5,8 +5,11 @@ the four parts of issue 7 in one run, and prints the machine and one markdown ta
 to stderr, the result to stdout (and to FILE with --out).
 
     1 Core        core.analyze vs a bare forward; the cache layer's repeat vs its first call
-    2 App         cold start, warm reruns on every page vs a bare Streamlit page, websocket
-                  bytes, /stages vs /tokens (issue 3), /positions first visit (issue 4)
+    2 App         cold start, warm reruns on every page vs the app's frame alone (and the
+                  frame vs a bare Streamlit page), websocket bytes, /stages vs /tokens
+                  (issue 3), /positions first visit (issue 4), every page opened from the
+                  top navigation and in a new tab (switch_bench), every page with a 512-token
+                  pair vs /tokens (long_bench)
     3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences
     4 Many users  browser contexts rerunning against one server: p50 / p95 latency, errors;
                   then a class of browserless students over Streamlit's websocket (ws_load)
@@ -37,12 +40,15 @@ class Plan:
     reps_repeat: int     # reruns with a sentence already analysed, per page
     checkpoints: list[int]
     load_seconds: float
+    switch_reps: int = 5   # rounds of page switches (every page from the menu, and a new tab)
+    long_reps: int = 5     # warm reruns per page with a 512-token pair
 
 
 FULL = Plan("full", core_reps=9, reps_new=7, reps_repeat=5, checkpoints=[10, 25, 50],
             load_seconds=60)
 QUICK = Plan("quick (smoke run: too few repetitions for final figures)", core_reps=3,
-             reps_new=3, reps_repeat=2, checkpoints=[3, 6, 10], load_seconds=15)
+             reps_new=3, reps_repeat=2, checkpoints=[3, 6, 10], load_seconds=15,
+             switch_reps=2, long_reps=2)
 CORE_SIZES = (16, 128, 512)
 
 
@@ -51,7 +57,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
     parser.add_argument("--out", type=Path, help="also write the result as markdown here")
     parser.add_argument("--users", type=int, default=10, help="browser contexts in part 4")
-    parser.add_argument("--students", type=int, default=40,
+    parser.add_argument("--students", type=int, default=100,
                         help="browserless students in part 4 (websocket sessions)")
     parser.add_argument("--think", type=float, default=1.0,
                         help="seconds a user reads the result before the next sentence (part 4)")
@@ -88,7 +94,7 @@ def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         chromium = browser.version
         app, server = app_bench.run_app(browser, factory, plan.reps_new, plan.reps_repeat,
-                                        plan.checkpoints)
+                                        plan.checkpoints, plan.switch_reps, plan.long_reps)
         try:
             browser.close()
         except BaseException:
@@ -100,9 +106,11 @@ def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float
         load = load_bench.run_load(server.url, pages, factory, users, plan.load_seconds, think_s)
         rss_after_load = server.rss_bytes()
         app_bench.log(f"class: {students} browserless students for {plan.load_seconds:.0f} s")
+        # The class spread over every page of the app, Home included.
         students_figures = ws_load.run_ws_load(server.url, users=students,
                                                seconds=plan.load_seconds, think_s=think_s,
-                                               pid=server.proc.pid, factory=factory).summary()
+                                               pages=list(pages), pid=server.proc.pid,
+                                               factory=factory).summary()
     finally:
         server.stop()
     return app, load, rss_after_load, students_figures, chromium, server.log
