@@ -173,3 +173,12 @@ def test_a_bad_or_expired_class_code_gives_the_lesson_without_the_poll():
         assert_clean(at)
         assert at.warning and "no class" in at.warning[0].value
         assert at.radio(key="lesson_q_embedding_2") is not None
+
+
+def test_the_pretraining_lesson_walks_through_in_chinese():
+    for number, step in enumerate(LESSONS["pretraining"][1], start=1):
+        at = open_app(PAGE, lesson="pretraining", step=str(number), lang="zh")
+        assert_clean(at)
+        title = at.subheader[0].value
+        assert title.startswith(f"{number}.") and title != f"{number}. {step.title}"
+        assert at.get("download_button"), "no handout button"
