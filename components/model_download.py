@@ -24,9 +24,10 @@ from core.models import model_source, start_download
 
 POLL_S = 1.0
 RETRY_AFTER_S = 5.0
-DOWNLOADING = N_("Downloading {name}: {done} of {total} MB ({percent}%){speed}. The page keeps "
-                 "working on {current} meanwhile and switches to {name} when it is here.")
-SPEED = N_(", {speed} MB/s, about {left} left")
+PROGRESS = N_("Downloading {name}: {done} of {total} MB ({percent}%).")
+SPEED = N_("{speed} MB/s, about {left} left.")
+MEANWHILE = N_("The page keeps working on {current} meanwhile and switches to {name} when it "
+               "is here.")
 CONNECTING = N_("Asking the model hub for {name}…")
 
 
@@ -69,15 +70,14 @@ def _progress(name: str, shown_name: str, current: str) -> None:
     if state.phase == "connecting":
         st.info(markdown_template(_(CONNECTING), name=shown_name), icon=":material/cloud:")
         return
-    speed = ""
+    parts = [markdown_template(
+        _(PROGRESS), name=shown_name, done=hub.megabytes(state.done_bytes),
+        total=hub.megabytes(state.total_bytes), percent=f"{100 * state.fraction:.0f}")]
     if state.speed and state.seconds_left is not None:
-        speed = _(SPEED).format(speed=f"{state.speed / 1e6:.1f}",
-                                left=_duration(state.seconds_left))
-    text = markdown_template(
-        _(DOWNLOADING), name=shown_name, done=hub.megabytes(state.done_bytes),
-        total=hub.megabytes(state.total_bytes), percent=f"{100 * state.fraction:.0f}",
-        speed=speed, current=current)
-    st.progress(state.fraction, text=text)
+        parts.append(markdown_template(_(SPEED), speed=f"{state.speed / 1e6:.1f}",
+                                       left=_duration(state.seconds_left)))
+    parts.append(markdown_template(_(MEANWHILE), current=current, name=shown_name))
+    st.progress(state.fraction, text=" ".join(parts))
 
 
 def _duration(seconds: float) -> str:

@@ -326,7 +326,9 @@ class DownloadJob:
         if len(self._recent) < 2 or self._phase != "downloading":
             return None
         (t0, d0), (_t1, d1) = self._recent[0], self._recent[-1]
-        return (d1 - d0) / max(now - t0, 1e-3) if d1 > d0 else None
+        if now - t0 < 1.0:
+            return None   # a rate from a fraction of a second is noise (3 min left, then 2 s)
+        return (d1 - d0) / (now - t0) if d1 > d0 else None
 
     def _fail(self, error: ModelLoadError) -> None:
         if self._phase in ("done", "failed"):

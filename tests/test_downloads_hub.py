@@ -304,3 +304,62 @@ def test_every_command_shown_works_against_the_hub(serve, files, tmp_path):
         if "--dir" in words:
             folder = where / words[words.index("--dir") + 1] / words[3]
             assert (folder / "model.safetensors").is_file() and (folder / "vocab.txt").is_file()
+
+
+# ---------------------------------------------------------------- in the app
+
+
+def test_app_shows_progress_then_switches_to_the_model(serve, files):
+    """/tokens?model=bert-base-chinese: the first run starts the download and shows its progress
+    while the page works on the model in use; once it is here, the page reads 我爱你 with the
+    model's own vocabulary. (The fragment's own polling needs a browser; AppTest reruns here.)"""
+    from tests.conftest import assert_clean, html_tables, open_app
+
+    serve({REPO: files}, rate=300_000)
+    at = open_app("pages/tokens/page.py", model=REPO, a="我爱你")
+    assert_clean(at)
+    [bar] = at.get("progress")
+    shown = bar.proto.text.replace("`", "").replace("\\", "")   # as read: no code or escapes
+    assert "Downloading bert-base-chinese: " in shown and " of 1.1 MB" in shown, shown
+    assert "keeps working on all-MiniLM-L6-v2" in shown, shown
+    assert "all-MiniLM-L6-v2" in " ".join(c.value for c in at.sidebar.caption)
+    assert html_tables(at)[0]["token"].tolist() == ["[CLS]", "我", "[UNK]", "[UNK]", "[SEP]"]
+    assert not at.error
+
+    state = hub.download_job(REPO).wait(timeout=30)
+    assert state.phase == "done", state.error
+    at.run()
+    assert_clean(at)
+    assert not at.get("progress") and not at.error
+    assert html_tables(at)[0]["token"].tolist() == ["[CLS]", "我", "爱", "你", "[SEP]"]
+    assert "bert-base-chinese" in " ".join(c.value for c in at.sidebar.caption)
+
+
+@pytest.mark.browser
+def test_browser_shows_progress_then_the_tokens(files, tmp_path, browser):
+    """In Chromium, on a fresh server pointed at a throttled hub: /tokens?model=bert-base-chinese
+    shows the download's progress moving, then the tokens of 我爱你 from the model's own
+    vocabulary, with no reload."""
+    from tests.conftest import TOKEN_TABLE, open_in_browser, start_server, stop_server
+
+    with FakeHub({REPO: files}, rate=250_000) as fake:
+        proc, url = start_server(env={"HF_ENDPOINT": fake.url, "HF_HOME": str(tmp_path / "home"),
+                                      "HF_HUB_OFFLINE": "0"})
+        try:
+            page = open_in_browser(browser, f"{url}/tokens?model={REPO}&a=我爱你")
+            bar = page.locator("[data-testid='stProgress']")
+            bar.first.wait_for(timeout=30_000)
+            first = bar.first.inner_text()
+            assert "Downloading" in first and "1.1" in first, first
+            page.wait_for_timeout(1500)
+            later = bar.first.inner_text() if bar.count() else ""
+            assert later != first or not later, (first, later)   # it moves (or is done)
+            table = page.locator(TOKEN_TABLE)
+            page.wait_for_function(
+                "sel => document.querySelector(sel)?.innerText.includes('爱')",
+                arg=TOKEN_TABLE, timeout=60_000)
+            assert "[UNK]" not in table.first.inner_text()
+            assert bar.count() == 0
+            page.close()
+        finally:
+            stop_server(proc)
