@@ -43,6 +43,7 @@ PAGES = (
              EMBEDDINGS),
     PageSpec("pairs", N_("Pairs"), "pairs", ":material/join_inner:", EMBEDDINGS),
     PageSpec("encoder", N_("Encoder"), "encoder", ":material/hub:", MODEL),
+    PageSpec("attribution", N_("Attribution"), "attribution", ":material/insights:", MODEL),
     PageSpec("pretraining", N_("Pretraining"), "pretraining", ":material/school:", MODEL),
     PageSpec("parameters", N_("Parameters"), "parameters", ":material/calculate:", MODEL),
     PageSpec("lesson", N_("Lesson"), "lesson", ":material/menu_book:", LESSONS),

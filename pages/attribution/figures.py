@@ -1,0 +1,90 @@
+"""Attribution's pictures and tables, no st. calls: token importance as a table of bars (one row
+per input token, one column per method) and the blank-out agreement per layer."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from components import palette
+
+NEGATIVE = palette.HIGHLIGHT
+STYLE = f"""<style>
+.att-wrap {{ overflow:auto; border:1px solid {palette.GRID}; border-radius:6px; }}
+.att {{ border-collapse:collapse; width:100%; font-size:16px; color:{palette.INK};
+  table-layout:fixed; }}
+.att th {{ position:sticky; top:0; background:#ffffff; text-align:left; font-weight:600;
+  border-bottom:2px solid {palette.GRID}; padding:6px 8px; vertical-align:bottom; }}
+.att th.tok, .att td.tok {{ width:9em; }}
+.att th.pos, .att td.pos {{ width:2.6em; text-align:right; }}
+.att td {{ padding:3px 8px; border-bottom:1px solid #e6e6e6; white-space:nowrap;
+  overflow:hidden; text-overflow:ellipsis; }}
+.att td.tok {{ font-family:monospace; }}
+.att .bar {{ position:relative; height:22px; }}
+.att .fill {{ position:absolute; top:2px; bottom:2px; left:0; border-radius:2px; }}
+.att .val {{ position:relative; font-size:14px; line-height:22px; padding-left:4px;
+  font-variant-numeric:tabular-nums; color:{palette.INK}; }}
+.att tr.special td.tok {{ color:{palette.MUTED}; }}
+</style>"""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One method's values over the tokens, as a column of bars."""
+
+    title: str                  # shown as given (translated by the page)
+    values: np.ndarray          # (N,) float; NaN: not computed for this token
+    signed: bool = False        # may be negative (integrated gradients): red bars for < 0
+
+
+def _cell(value: float, scale: float, colour: str, digits: int) -> str:
+    if not np.isfinite(value):
+        return '<td><span class="val">–</span></td>'
+    width = 0.0 if scale <= 0 else min(100.0, 100.0 * abs(value) / scale)
+    fill = NEGATIVE if value < 0 else colour
+    return (f'<td><div class="bar"><div class="fill" style="width:{width:.1f}%;'
+            f'background:{fill}55"></div><span class="val">{value:.{digits}f}</span></div></td>')
+
+
+def importance_html(tokens: Sequence[str], segments: Sequence[int], special: Sequence[bool],
+                    columns: Sequence[Column], position_title: str, token_title: str,
+                    name: str, digits: int = 3) -> str:
+    """The table of bars. Each column's bars are scaled to its own largest |value|, so columns
+    are compared by their shape over the tokens, not by their units."""
+    head = (f'<th class="pos">{html.escape(position_title)}</th>'
+            f'<th class="tok">{html.escape(token_title)}</th>'
+            + "".join(f"<th>{html.escape(c.title)}</th>" for c in columns))
+    scales = [float(np.nanmax(np.abs(c.values))) if np.isfinite(c.values).any() else 0.0
+              for c in columns]
+    rows = []
+    for i, (token, segment, is_special) in enumerate(zip(tokens, segments, special,
+                                                          strict=True)):
+        colour = palette.SEGMENT.get(segment, palette.SEGMENT_A)
+        cells = "".join(_cell(float(c.values[i]), s, colour, digits)
+                        for c, s in zip(columns, scales, strict=True))
+        rows.append(f'<tr class="{"special" if is_special else ""}">'
+                    f'<td class="pos">{i}</td><td class="tok" title="{html.escape(token)}">'
+                    f"{html.escape(token)}</td>{cells}</tr>")
+    return (f'{STYLE}<div class="att-wrap" data-table="{html.escape(name)}" '
+            f'style="max-height:640px"><table class="att"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def agreement_frame(table: Mapping[str, np.ndarray], titles: Mapping[str, str],
+                    layer_title: str, layer_label: str) -> pd.DataFrame:
+    """One row per layer, one column per method that has layers (Spearman's rho, signed, two
+    decimals; "–" where it is undefined)."""
+    layered = {m: r for m, r in table.items() if len(r) > 1}
+    layers = max((len(r) for r in layered.values()), default=0)
+    return pd.DataFrame(
+        [{layer_title: layer_label.format(n=k + 1), **{titles[m]: rho_text(r[k])
+                                                       for m, r in layered.items()}}
+         for k in range(layers)])
+
+
+def rho_text(value: float) -> str:
+    return f"{value:+.2f}" if np.isfinite(value) else "–"

@@ -1,0 +1,172 @@
+"""The Attribution page in AppTest: the bars equal core's numbers, integrated gradients and flow
+on their buttons, the blank-out verdict computed from core, the messages for what a target or a
+length cannot take, garbage in the link, and the Chinese interface. The shared bad-input tests
+(tests/test_bad_inputs.py) cover every registered page, this one included."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import pytest
+
+from components.i18n import _, set_language
+from core import analyze
+from core.attribution import (
+    METHODS,
+    PAIR_COSINE,
+    SENTENCE_COSINE,
+    agreement,
+    attention_methods,
+    best_agreement,
+    blank_out,
+    plan_target,
+    shares,
+    token_importance,
+)
+from core.similarity.sentences import sentence_embedding
+from pages.attribution.page import EXPLANATION, METHOD_TITLES, SECTIONS, TITLE
+from tests.conftest import assert_clean, open_app
+
+PAGE = "pages/attribution/page.py"
+IMPORTANCE, BLANK_OUT = (s.label for s in SECTIONS)
+A = "The cat sat on the warm mat by the door."
+B = "A dog slept on the rug near the fire."
+ROW = re.compile(r'<td class="tok" title="[^"]*">(.*?)</td>(.*?)</tr>')
+VALUE = re.compile(r'<span class="val">([^<]*)</span>')
+
+
+def open_page(**query: str):
+    return open_app(PAGE, **query)
+
+
+def table(at, name: str) -> tuple[list[str], list[str], np.ndarray]:
+    """(column titles, tokens, values (N, columns)) of one bar table on the page."""
+    body = next(h.proto.body for h in at.get("html") if f'data-table="{name}"' in h.proto.body)
+    head = re.search(r"<thead><tr>(.*?)</tr></thead>", body).group(1)
+    titles = [html.unescape(t) for t in re.findall(r"<th[^>]*>(.*?)</th>", head)][2:]
+    tokens, values = [], []
+    for token, cells in ROW.findall(body):
+        tokens.append(html.unescape(token))
+        values.append([float(v) if v != "–" else np.nan for v in VALUE.findall(cells)])
+    return titles, tokens, np.array(values)
+
+
+def messages(at) -> str:
+    """Every notice, its markdown escapes taken out (as a reader sees it)."""
+    return " ".join(e.value for kind in ("warning", "info", "error")
+                    for e in getattr(at, kind)).replace("\\", "")
+
+
+def click(at, label: str):
+    next(b for b in at.button if b.label == label).click().run()
+    return at
+
+
+def test_one_sentence_bars_equal_core(bundle):
+    at = open_page(a=A, att_layer="3")
+    assert_clean(at)
+    titles, tokens, values = table(at, "importance")
+    assert titles == [METHOD_TITLES[m] for m in ("raw attention", "rollout", "norm-weighted")]
+    methods = attention_methods(bundle, analyze(bundle, A, attentions=True))
+    assert tokens == analyze(bundle, A).tokens
+    # The default for one sentence: its vector's cosine, so the mean over every output token.
+    expected = [token_importance(methods.raw, None)[2], token_importance(methods.rollout, None)[2],
+                shares(token_importance(methods.norm, None))[2]]
+    np.testing.assert_allclose(values, np.stack(expected, axis=1), atol=5e-4)
+    assert "all\\-MiniLM\\-L6\\-v2" in " ".join(s.value for s in at.subheader)   # escaped
+
+
+def test_pair_runs_a_and_b_separately_and_ig_is_the_models_figure(bundle):
+    at = open_page(a=A, b=B, att_steps="20")
+    assert_clean(at)
+    _titles, tokens, _values = table(at, "importance")
+    assert tokens == analyze(bundle, A).tokens + analyze(bundle, B).tokens
+    click(at, "Compute integrated gradients")
+    assert_clean(at)
+    titles, _tokens, values = table(at, "importance")
+    assert titles[-1] == "integrated gradients"
+    line = next(m.value for m in at.markdown if m.value.startswith("Integrated gradients of"))
+    figure = sentence_embedding(analyze(bundle, A)) @ sentence_embedding(analyze(bundle, B))
+    target, baseline = (float(x) for x in re.findall(r"(-?\d\.\d{4}) for", line))
+    assert target == pytest.approx(figure, abs=1e-4)
+    assert np.nansum(values[:, -1]) == pytest.approx(target - baseline, rel=0.05, abs=0.01)
+    at.run()   # a rerun keeps what was asked for, from the cache
+    assert table(at, "importance")[0][-1] == "integrated gradients"
+
+
+def test_flow_on_its_button_and_past_its_limit(bundle):
+    at = open_page(a=A, att_token="0")
+    click(at, "Compute attention flow")
+    assert_clean(at)
+    assert "flow" in table(at, "importance")[0]
+    long = " ".join(["word"] * 60)   # the mean over tokens: limit 32 on this model
+    at = open_page(a=long)
+    click(at, "Compute attention flow")
+    assert_clean(at)
+    assert re.search(r"up to \S*32\S* tokens", messages(at)), messages(at)
+    assert "flow" not in table(at, "importance")[0]
+
+
+def test_blank_out_verdict_is_computed_from_core(bundle):
+    at = open_page(a=A, att_section=BLANK_OUT)
+    assert_clean(at)
+    plan = plan_target(bundle, SENTENCE_COSINE, A)
+    change = blank_out(bundle, plan).change
+    methods = attention_methods(bundle, analyze(bundle, A, attentions=True))
+    importances = {m: token_importance(x, None) for m, x in methods.matrices().items()}
+    importances["norm-weighted"] = shares(importances["norm-weighted"])
+    best = best_agreement(agreement(importances, change))
+    verdict = next(m.value for m in at.markdown if m.value.startswith("**On this input"))
+    assert f"{best.method} at layer {best.layer}" in verdict and f"{best.rho:+.2f}" in verdict
+    assert "Abnar & Zuidema (2020)" in " ".join(m.value for m in at.markdown)
+    rows = at.get("html")
+    assert any('data-table="agreement"' in h.proto.body for h in rows)
+    _titles, tokens, values = table(at, "blank_out")
+    np.testing.assert_allclose(values[:, 0], change, atol=1e-4)
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ({"att_target": "mask_probability", "a": "Fill [MASK] in."}, "bert-base-uncased"),
+    ({"att_target": "is_next", "b": B}, "bert-base-uncased"),
+    ({"att_target": PAIR_COSINE}, "sentence B"),
+])
+def test_a_target_the_model_or_input_cannot_take_says_what_to_do(query, words):
+    at = open_page(**query)
+    assert_clean(at)
+    assert words in messages(at), messages(at)
+
+
+@pytest.mark.parametrize("query", [
+    {"att_layer": "99"}, {"att_token": "zz"}, {"att_target": "<img src=x onerror=alert(1)>"},
+    {"att_steps": "1e309"}, {"att_methods": "nonsense"}, {"att_section": "nowhere"},
+])
+def test_garbage_in_the_link(query):
+    at = open_page(**query)
+    assert_clean(at)
+    assert at.title
+
+
+def test_a_link_in_chinese_labels_opens_the_same_view():
+    set_language("zh")
+    try:
+        label = _("layer {n}").format(n=2)
+    finally:
+        set_language("en")
+    at = open_page(a=A, att_layer=label)
+    assert_clean(at)
+    assert at.selectbox(key="att_layer").value == 2
+
+
+def test_chinese_interface():
+    at = open_page(lang="zh", a=A)
+    assert_clean(at)
+    set_language("zh")
+    try:
+        assert at.title[0].value == _(TITLE)
+        assert any(m.value == _(EXPLANATION) for m in at.markdown)
+        titles = table(at, "importance")[0]
+        assert titles[0] == _(METHOD_TITLES[METHODS[0]]) != METHOD_TITLES[METHODS[0]]
+    finally:
+        set_language("en")
