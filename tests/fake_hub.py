@@ -133,19 +133,21 @@ def _handler(hub: FakeHub) -> type[http.server.BaseHTTPRequestHandler]:
             self._send_file(match["repo"], file, body)
 
         def _send_file(self, repo: str, file: Path, body: bool) -> None:
-            data = file.read_bytes()
-            start = 0
+            whole = file.read_bytes()
+            start, data = 0, whole
             asked = self.headers.get("Range")
             if asked and body:
                 hub.ranges.append(asked)
-                start = int(re.match(r"bytes=(\d+)-", asked).group(1))
-            self.send_response(206 if start else 200)
+                first, last = re.match(r"bytes=(\d+)-(\d*)", asked).groups()
+                start = int(first)
+                data = whole[:int(last) + 1] if last else whole   # a header read asks an end
+            self.send_response(206 if asked and body else 200)
             self.send_header("X-Repo-Commit", COMMIT)
             self.send_header("ETag", f'"{_etag(file)}"')
             self.send_header("Accept-Ranges", "bytes")
             self.send_header("Content-Length", str(len(data) - start))
-            if start:
-                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            if asked and body:
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(whole)}")
             self.end_headers()
             if not body:
                 return

@@ -363,3 +363,42 @@ def test_browser_shows_progress_then_the_tokens(files, tmp_path, browser):
             page.close()
         finally:
             stop_server(proc)
+
+
+# ---------------------------------------------------------------- what each model can do
+
+
+def test_model_facts_from_the_hub_then_from_this_machine(serve, files, monkeypatch):
+    """Before the download: its size from the hub's listing, its heads from the weights' header
+    (a Range request, no weight moves), its vocabulary; after: its size on disk. The numbers are
+    counted here from the files the hub serves."""
+    from core.model_facts import is_cjk, model_facts
+    from tests.pretraining_folders import CHINESE_VOCAB
+
+    fake = serve({REPO: files})
+    before = model_facts(REPO, timeout=3)
+    wanted = ("config.json", "vocab.txt", "tokenizer.json", "tokenizer_config.json",
+              "model.safetensors")
+    assert not before.on_machine
+    assert before.size_bytes == sum((files / n).stat().st_size for n in wanted)
+    assert (before.mlm_head, before.nsp_head) == (True, True)
+    assert before.vocab_size == len(CHINESE_VOCAB)
+    assert before.cjk_characters == sum(1 for t in CHINESE_VOCAB if len(t) == 1 and is_cjk(t))
+    assert fake.gets[(REPO, "model.safetensors")] == 1 and fake.ranges   # the header only
+    load_model(REPO)
+    after = model_facts(REPO, timeout=3)
+    assert after.on_machine and after.size_bytes == before.size_bytes
+    assert (after.vocab_size, after.cjk_characters) == (before.vocab_size, before.cjk_characters)
+
+    _point_at(monkeypatch, CLOSED_ENDPOINT)   # the hub gone: unknown, never an error
+    unknown = model_facts("bert-base-uncased", timeout=1)
+    assert unknown.size_bytes is None and unknown.mlm_head is None
+
+
+def test_default_model_facts(bundle):
+    """The shipped vocabulary holds 244 single CJK characters (DESIGN.md's reference figure)."""
+    from core.model_facts import model_facts
+
+    facts = model_facts("all-MiniLM-L6-v2", timeout=1)
+    assert facts.on_machine and (facts.mlm_head, facts.nsp_head) == (False, False)
+    assert (facts.vocab_size, facts.cjk_characters) == (30522, 244)

@@ -389,3 +389,24 @@ def test_vocabulary_of_another_model_is_a_clear_error(tmp_path, bundle):
     wrong = r"vocabulary of 30,522 tokens but a table of \d+ token"
     with pytest.raises(VocabularyError, match=wrong):
         load_model(str(folder))
+
+
+def test_least_recently_used_model_is_dropped_first(tmp_path, bundle, monkeypatch):
+    """BERT_EXPLORER_MAX_MODELS (2 by default) models besides the embedded one stay loaded; a
+    third pushes out the one used longest ago (the embedded model has a cache of its own)."""
+    from components import cache
+    from core.settings import MAX_MODELS
+
+    assert MAX_MODELS == 2 and cache.MODEL_CACHE_ENTRIES == 3
+    names = {}
+    for key in "abc":
+        make_tiny_bert_folder(tmp_path / key, bundle.tokenizer)
+        names[key] = str(tmp_path / key)
+    loads: list[str] = []
+    real_load = cache.load_model
+    monkeypatch.setattr(cache, "load_model", lambda name: loads.append(name) or real_load(name))
+    cache._other_model.clear()
+    for key in "abacab":   # c pushes out b (a was used after b); then b is loaded again
+        cache.get_model(names[key])
+    assert loads == [names["a"], names["b"], names["c"], names["b"]]
+    cache._other_model.clear()
