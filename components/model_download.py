@@ -19,7 +19,7 @@ import streamlit as st
 from components.i18n import N_, _
 from components.labels import markdown_template
 from core import hub
-from core.errors import DownloadStalledError
+from core.errors import DownloadStalledError, ModelLoadError
 from core.models import model_source, start_download
 
 POLL_S = 1.0
@@ -48,9 +48,14 @@ def draw_download(name: str, shown_name: str, current: str) -> None:
     """
     job = hub.download_job(model_source(name))
     state = job.state() if job is not None else None
-    if state is None or (state.phase == "failed" and job is not None and job.ended_at is not None
-                         and time.monotonic() - job.ended_at > RETRY_AFTER_S):
-        state = start_download(name).wait_until_started()
+    ago = time.monotonic() - job.ended_at if job is not None and job.ended_at else 0.0
+    if state is not None and state.phase == "done" and ago <= RETRY_AFTER_S:
+        # Finished a moment ago and still not found complete: say so rather than rerun forever.
+        raise ModelLoadError(N_("“{name}” was downloaded, but its files are not complete in "
+                                "the cache; try again."), name=shown_name)
+    if state is None or (state.finished and ago > RETRY_AFTER_S):
+        # A retry (which resumes), or a model whose files have left the cache since.
+        state = start_download(name, again=True).wait_until_started()
     if state.error is not None:
         if isinstance(state.error, DownloadStalledError):
             st.sidebar.button(_("Try the download again"), key="download_retry",

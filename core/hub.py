@@ -322,6 +322,13 @@ class DownloadJob:
                 self._recent.popleft()
             self._cond.notify_all()
 
+    def _credit(self, n: int) -> None:
+        """Bytes already here (a finished file, a partial one resumed) count as done, but not
+        toward the speed: every sample moves up by ``n``, so their differences stay."""
+        with self._cond:
+            self._done += n
+            self._recent = collections.deque((t, d + n) for t, d in self._recent)
+
     def _speed(self, now: float) -> float | None:
         if len(self._recent) < 2 or self._phase != "downloading":
             return None
@@ -413,7 +420,7 @@ class DownloadJob:
             for _attempt in range(5):
                 with open(partial, "ab") as out:
                     resume = out.tell()
-                    self.update(resume)   # bytes an earlier try fetched count as done
+                    self._credit(resume)   # bytes an earlier try fetched count as done
                     before = self._done
                     try:
                         # Our own bar and no retries inside: a timeout is a stall, decided here.
@@ -424,8 +431,7 @@ class DownloadJob:
                     except (httpx2.ConnectError, httpx2.RemoteProtocolError):
                         if self._done == before:
                             raise   # nothing came this time: not worth another try
-                        with self._cond:
-                            self._done -= out.tell()   # counted again on the next try
+                        self._credit(-out.tell())   # counted again on the next try
             else:
                 raise OSError(f"{name}: too many interrupted tries")
             if meta.size is not None and partial.stat().st_size != meta.size:
@@ -433,7 +439,7 @@ class DownloadJob:
                 raise OSError(f"{name}: size differs from the hub's")
             os.replace(partial, blob)
         else:
-            self.update(blob.stat().st_size)
+            self._credit(blob.stat().st_size)
         # The blob is in place: hf_hub_download only links it into the snapshot and records the
         # main branch's commit (refs/main), by which the cache finds the copy offline.
         path = hf_hub_download(remote.repo, name, etag_timeout=self.timeout_s)
@@ -445,12 +451,15 @@ _JOBS: dict[str, DownloadJob] = {}
 _JOBS_LOCK = threading.Lock()
 
 
-def start_download(repo: str, check_config: Callable[[Path], None]) -> DownloadJob:
+def start_download(repo: str, check_config: Callable[[Path], None],
+                   again: bool = False) -> DownloadJob:
     """The running or finished job for ``repo``, or a new one; a failed job is started afresh
-    (a retry, which resumes the partial file)."""
+    (a retry, which resumes the partial file), and with ``again`` a finished one too (its files
+    have left the cache since)."""
     with _JOBS_LOCK:
         job = _JOBS.get(repo)
-        if job is None or job.state().phase == "failed":
+        phase = None if job is None else job.state().phase
+        if phase in (None, "failed") or (again and phase == "done"):
             job = _JOBS[repo] = DownloadJob(repo, check_config).start()
         return job
 

@@ -200,11 +200,12 @@ def needs_download(name: str | None) -> bool:
     return local_folder(name) is None
 
 
-def start_download(name: str) -> hub.DownloadJob:
-    """The shared background download of hub model ``name`` (started if none is running).
-    The config is checked (BERT, size) as soon as it arrives, before any weight is fetched."""
+def start_download(name: str, again: bool = False) -> hub.DownloadJob:
+    """The shared background download of hub model ``name`` (started if none is running; with
+    ``again``, also if one finished). The config is checked (BERT, size) as soon as it arrives,
+    before any weight is fetched."""
     name = name.strip()
-    return hub.start_download(model_source(name), lambda path: _read_config(name, path))
+    return hub.start_download(model_source(name), lambda path: _read_config(name, path), again)
 
 
 def fetch(name: str) -> Path:
