@@ -58,9 +58,12 @@ def draw_shared_inputs() -> None:
     asked = st.session_state.get("model") or st.query_params.get("model")
     if asked and asked not in options:
         options.append(asked)
-    for key, default in TEXT_DEFAULTS.items():   # a session's first run: the link's sentences
-        if key not in st.session_state:
-            st.session_state[key] = st.query_params.get(key, default)
+    # A session's first run starts the boxes at the link's sentences, as the widgets' `value`:
+    # the browser's own value wins over that. After a server restart or a replica failover the
+    # reconnected tab is a new session whose first run carries what was just typed; a value
+    # written into session state here won over it, and that first edit snapped back.
+    first = {key: None if key in st.session_state else st.query_params.get(key, default)
+             for key, default in TEXT_DEFAULTS.items()}
     with st.sidebar:
         st.header(_("Input"))
         st.selectbox(
@@ -69,9 +72,9 @@ def draw_shared_inputs() -> None:
                    "hub, the Hugging Face cache, or a model folder this server is set up to "
                    "offer."),
         )
-        st.text_area(_("Sentence A"), key="a", height=90)
+        st.text_area(_("Sentence A"), value=first["a"], key="a", height=90)
         st.text_area(
-            _("Sentence B (optional)"), key="b", height=90,
+            _("Sentence B (optional)"), value=first["b"], key="b", height=90,
             help=_("Give a second sentence to see a pair: [CLS] A [SEP] B [SEP], segments 0 "
                    "and 1."),
         )
