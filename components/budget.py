@@ -13,12 +13,19 @@ Under load, three more things keep the process's memory near what the caches hol
 
 - One computation per key at a time: sessions asking for the same input while it is computed
   wait for that one result instead of computing (and holding) their own copies.
+- At most ``BERT_EXPLORER_COMPUTE_SLOTS`` (default 2, this machine's cores) results computed
+  at once, whatever the number of sessions: each holds its working arrays until it is done
+  (hundreds of MB at 512 tokens), and more at once only queue for the same cores.
 - Entries nobody has used for ``BERT_EXPLORER_CACHE_IDLE_S`` seconds (default 30) are dropped
   down to ``BERT_EXPLORER_CACHE_REST_MB`` (default 32) once a class has gone: a hit on a long
   text that waited longer costs one recomputation (about a second at 512 tokens).
-- After entries are dropped, glibc is asked to give the freed pages back (``malloc_trim``):
-  large arrays freed by numpy and torch otherwise stay in the process's heaps (measured: README,
-  "Performance").
+- glibc is set, at import, to serve every allocation of 1 MB or more by its own ``mmap`` (so a
+  freed array goes back to the system at once, instead of glibc's threshold rising to the
+  largest array freed and later arrays landing in heaps that never shrink) and to at most two
+  arenas (one per core, not eight per core); after entries are dropped it is asked to give the
+  freed pages back (``malloc_trim``). Environment variables glibc reads itself
+  (``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) take precedence. Measured: README,
+  "Performance".
 
 Sizes are the arrays' ``nbytes`` summed over a result (``size_of``), as cachetools'
 ``getsizeof`` asks; a view counts the whole array it keeps alive, once.
@@ -26,6 +33,7 @@ Sizes are the arrays' ``nbytes`` summed over a result (``size_of``), as cachetoo
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import dataclasses
@@ -45,6 +53,8 @@ MB = 1024 * 1024
 # per-input result (measured here: 0.62-0.75 GB RSS after visiting every page).
 BASELINE_MB = 800
 SWEEP_S = 5.0   # how often idle entries are looked for
+MMAP_THRESHOLD = 1 * MB   # allocations this large get their own mmap, unmapped when freed
+ARENAS = 2
 
 
 def memory_goal_mb() -> int:
@@ -95,6 +105,37 @@ def size_of(value: Any, _seen: set[int] | None = None) -> int:
     return sys.getsizeof(value)
 
 
+def compute_slots() -> int:
+    return max(1, int(os.environ.get("BERT_EXPLORER_COMPUTE_SLOTS", "2")))
+
+
+class _Slots:
+    """At most ``compute_slots()`` results computed at once, across every store and session.
+
+    Re-entrant per thread: a computation that needs another result (the encoder steps need the
+    analysis) computes it in the slot it holds. A thread takes its slot before it claims a key,
+    so whoever owns a computation others wait for always holds a slot and goes on.
+    """
+
+    def __init__(self) -> None:
+        self._semaphore = threading.BoundedSemaphore(compute_slots())
+        self._held = threading.local()
+
+    def __enter__(self) -> None:
+        depth = getattr(self._held, "depth", 0)
+        if depth == 0:
+            self._semaphore.acquire()
+        self._held.depth = depth + 1
+
+    def __exit__(self, *exc: object) -> None:
+        self._held.depth -= 1
+        if self._held.depth == 0:
+            self._semaphore.release()
+
+
+_SLOTS = _Slots()
+
+
 class _TimedLRU(cachetools.LRUCache):
     """cachetools' LRU bounded by ``getsizeof``, remembering when each entry was last used."""
 
@@ -138,9 +179,10 @@ class _Flight:
 class ResultStore:
     """One cache of per-input results: an LRU bounded by bytes, safe across sessions' threads."""
 
-    def __init__(self, name: str, share: float) -> None:
+    def __init__(self, name: str, share: float, heavy: bool = True) -> None:
         self.name = name
         self.share = share
+        self.heavy = heavy   # computed in one of the few compute slots (False: the tokenizer's)
         self._lock = threading.Lock()
         self.hits = self.misses = self.waits = 0
         self._lru = _TimedLRU(max(1, int(results_budget_bytes() * share)), size_of)
@@ -176,14 +218,22 @@ class ResultStore:
                     self.hits += 1
                     return found
                 flight = self._flights.get(key)
-                mine = flight is None
-                if mine:
-                    flight = self._flights[key] = _Flight()
-                    self.misses += 1
-                else:
-                    self.waits += 1
-            if mine:
-                return self._compute(key, compute, flight)
+            if flight is None:
+                with _SLOTS if self.heavy else contextlib.nullcontext():
+                    with self._lock:   # look again: it may have been computed meanwhile
+                        found = self._lru.get(key, _MISSING)
+                        if found is not _MISSING:
+                            self.hits += 1
+                            return found
+                        flight = self._flights.get(key)
+                        mine = flight is None
+                        if mine:
+                            flight = self._flights[key] = _Flight()
+                            self.misses += 1
+                    if mine:
+                        return self._compute(key, compute, flight)
+            with self._lock:
+                self.waits += 1
             flight.done.wait()
             if flight.finished:
                 if flight.error is not None:
@@ -309,15 +359,35 @@ class _Accountant:
                 pass
 
 
-def _glibc_trim() -> Callable[[int], int] | None:
+def _libc() -> Any:
+    """glibc, or None elsewhere (musl, macOS): nothing to tune or trim there."""
     name = ctypes.util.find_library("c")
     try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):   # not glibc (musl, macOS): nothing to trim
+        libc = ctypes.CDLL(name) if name else None
+        return libc if libc is not None and hasattr(libc, "malloc_trim") else None
+    except OSError:
         return None
 
 
-_MALLOC_TRIM = _glibc_trim()
+_MALLOC_TRIM = getattr(_libc(), "malloc_trim", None)
+
+
+M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8   # mallopt's parameters, from glibc's malloc.h
+
+
+def tune_malloc() -> dict[str, int]:
+    """Set glibc's mmap threshold and arena count (see the module's docstring) unless the
+    environment sets them; returns what was set."""
+    libc = _libc()
+    if libc is None:
+        return {}
+    done = {}
+    if "MALLOC_MMAP_THRESHOLD_" not in os.environ and libc.mallopt(M_MMAP_THRESHOLD,
+                                                                  MMAP_THRESHOLD):
+        done["mmap_threshold"] = MMAP_THRESHOLD
+    if "MALLOC_ARENA_MAX" not in os.environ and libc.mallopt(M_ARENA_MAX, ARENAS):
+        done["arena_max"] = ARENAS
+    return done
 
 
 def malloc_trim() -> bool:
@@ -328,6 +398,7 @@ def malloc_trim() -> bool:
 
 _MISSING = object()
 _ACCOUNTANT = _Accountant()
+MALLOC_TUNED = tune_malloc()
 
 
 def stores() -> list[ResultStore]:

@@ -72,7 +72,8 @@ def _loaded(name: str) -> ModelBundle:
     return bundle
 
 
-def results_cache(name: str, share: float) -> Callable[[Callable[..., T]], Callable[..., T]]:
+def results_cache(name: str, share: float, heavy: bool = True,
+                  ) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """A cache of per-input results bounded by the bytes they hold (``components.budget``).
 
     Keyed on the bound arguments, defaults filled in, so ``f(key, attentions=False)`` and
@@ -80,10 +81,11 @@ def results_cache(name: str, share: float) -> Callable[[Callable[..., T]], Calla
     part of the whole results budget. A hit hands back the one shared result (no unpickled copy
     on every rerun of every page) in microseconds, where Streamlit's own cache spends ~0.2 ms
     hashing the arguments and bounds only the number of entries, while one entry at 512 tokens
-    holds 55-90 MB. Results must never be mutated.
+    holds 55-90 MB. Results must never be mutated. ``heavy=False`` for results cheap to compute
+    (the tokenizer's), which need not queue for a compute slot behind model runs.
     """
     def decorate(fn: Callable[..., T]) -> Callable[..., T]:
-        store = budget.ResultStore(name, share)
+        store = budget.ResultStore(name, share, heavy)
         signature = inspect.signature(fn)
 
         @functools.wraps(fn)
@@ -101,7 +103,7 @@ def results_cache(name: str, share: float) -> Callable[[Callable[..., T]], Calla
     return decorate
 
 
-@results_cache("encodings", share=0.05)
+@results_cache("encodings", share=0.05, heavy=False)
 def get_encoding(key: InputKey) -> Encoding:
     """The tokenizer's output alone, for views that need no model run (tokens, shapes, marks).
 
