@@ -187,3 +187,15 @@ def test_pairs_in_chromium_at_1024(server, browser):
     assert not page.dialogs
     page.screenshot(path=str(ARTIFACTS / "pairs-many-1024x768.png"), full_page=True)
     page.close()
+
+
+def test_the_similarity_page_links_to_the_same_pair():
+    at = open_app("pages/similarity/page.py", a=NEGATION[0], b=NEGATION[1],
+                  sim_section="Sentences")
+    assert_clean(at)
+    link = next(link.proto for link in at.get("page_link") if link.proto.page == "pairs")
+    assert link.query_string == "pr_section=One+pair"
+    # The router carries both sentences into the link it opens; the Pairs page reads them.
+    at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_section="One pair")
+    assert_clean(at)
+    assert "pairs_matrix" in image_heatmaps(at)

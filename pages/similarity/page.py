@@ -212,6 +212,11 @@ def draw_sentence_comparison(ctx: Context) -> None:
     show_figure(sentence_figure(comparison, ctx.stats, ctx.settings.stage, name, cls_std),
                 _("sentence_similarity"), key="sim_sentence_chart")
     download_table(comparison.frame(), _("sentence_similarity"), "sim_sentence_csv")
+    # The same pair, split into one term per token pair, on the Pairs page (the texts go along:
+    # the router carries them into every page's link).
+    st.page_link("pages/pairs/page.py", icon=":material/join_inner:",
+                 label=_("Which token pairs make the model's figure: this pair on the Pairs page"),
+                 query_params={"pr_section": "One pair"})
 
 
 def what_the_score_shows(score: float, unrelated: float) -> str:
