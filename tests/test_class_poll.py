@@ -15,7 +15,6 @@ import time
 
 import pytest
 
-from bench.ws_client import http_get
 from core.classpoll import (
     ALPHABET,
     CODE_LENGTH,
@@ -30,7 +29,7 @@ from core.classpoll import (
 )
 from core.classpoll_redis import RedisClassPoll
 from tests import class_sessions
-from tests.conftest import free_port, run_async, start_server, stop_server
+from tests.conftest import ARTIFACTS, free_port, run_async, wait_for_app
 
 CHOICES = (3, 3, 2)
 
@@ -230,27 +229,8 @@ def test_two_replicas_sharing_redis_see_one_class(redis_url, monkeypatch):
 N_STUDENTS = 30
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    proc, url = start_server()
-    try:
-        deadline = time.monotonic() + 90
-        while run_async(_health(url)) != 200:
-            assert time.monotonic() < deadline, "server not healthy"
-            time.sleep(0.3)
-        yield url
-    finally:
-        stop_server(proc)
-
-
-async def _health(url: str) -> int:
-    try:
-        return (await http_get(f"{url}/_stcore/health", timeout_s=2)).status
-    except (OSError, TimeoutError):
-        return 0
-
-
-def test_thirty_students_answering_at_once_give_the_teacher_exactly_their_answers(app_url):
+def test_thirty_students_answering_at_once_give_the_teacher_exactly_their_answers(server):
+    app_url = server   # the app server the browser tests share
     rng = random.Random(28)
     first = [rng.randrange(3) for _ in range(N_STUDENTS)]
     changed = {i: rng.randrange(3) for i in rng.sample(range(N_STUDENTS), 8)}
@@ -282,3 +262,33 @@ def test_thirty_students_answering_at_once_give_the_teacher_exactly_their_answer
     assert counts == tuple(final.count(i) for i in range(3)), (counts, final)
     assert any("-100 is the label" in t for t in late.texts)
     print(f"\n{N_STUDENTS} students answered (and 8 changed their answer) in {seconds:.2f} s")
+
+
+def test_in_chromium_the_teachers_count_refreshes_by_itself_and_students_see_the_reveal(
+        server, browser):
+    """Three students' browsers answer; the teacher's page, untouched, counts them (its
+    fragment reruns alone), then the reveal reaches a waiting student without a click."""
+    teacher = browser.new_page(viewport={"width": 1024, "height": 768})
+    teacher.goto(server + "/lesson?lesson=pretraining&present=1&step=2")
+    teacher.wait_for_selector("[data-test-script-state='notRunning']", timeout=90_000)
+    teacher.get_by_text("Class poll").click()
+    teacher.get_by_role("button", name="Start a class").click()
+    teacher.wait_for_url("**class=*", timeout=30_000)
+    code = teacher.url.split("class=")[1].split("&")[0]
+    teacher.get_by_text("0 answered").wait_for(timeout=30_000)
+    students = []
+    for pick in (0, 2, 0):
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(f"{server}/lesson?class={code}&step=2")
+        wait_for_app(page)
+        page.locator("[data-testid=stRadio] [role=radiogroup] label").nth(pick).click()
+        page.get_by_text("Your answer is counted").wait_for(timeout=30_000)
+        students.append(page)
+    teacher.get_by_text("3 answered").wait_for(timeout=15_000)     # no click on this page
+    teacher.get_by_role("button", name="Reveal the answer").click()
+    teacher.get_by_text("-100: 2 · 0: 0 · Its own id: 1").wait_for(timeout=15_000)
+    students[0].get_by_text("-100 is the label").wait_for(timeout=15_000)   # no click either
+    teacher.screenshot(path=str(ARTIFACTS / "class-poll-teacher-1024x768.png"))
+    assert teacher.locator("[data-testid='stException']").count() == 0
+    for page in [teacher, *students]:
+        page.close()
