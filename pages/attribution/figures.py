@@ -18,10 +18,11 @@ STYLE = f"""<style>
 .att {{ border-collapse:collapse; width:100%; font-size:16px; color:{palette.INK};
   table-layout:fixed; }}
 .att th {{ position:sticky; top:0; background:#ffffff; text-align:left; font-weight:600;
-  border-bottom:2px solid {palette.GRID}; padding:6px 8px; vertical-align:bottom; }}
-.att th.tok, .att td.tok {{ width:9em; }}
-.att th.pos, .att td.pos {{ width:2.6em; text-align:right; }}
-.att td {{ padding:3px 8px; border-bottom:1px solid #e6e6e6; white-space:nowrap;
+  border-bottom:2px solid {palette.GRID}; padding:6px 4px; vertical-align:bottom;
+  white-space:normal; font-size:14px; }}
+.att th.tok, .att td.tok {{ width:6em; }}
+.att th.pos, .att td.pos {{ width:2.2em; text-align:right; }}
+.att td {{ padding:3px 4px; border-bottom:1px solid #e6e6e6; white-space:nowrap;
   overflow:hidden; text-overflow:ellipsis; }}
 .att td.tok {{ font-family:monospace; }}
 .att .bar {{ position:relative; height:22px; }}

@@ -58,11 +58,18 @@ ASKED_STATE = "att_asked"   # the flows and gradients this session asked for (no
 MEAN = "mean"
 LAYER_LABEL = N_("layer {n}")
 TARGET_TITLES = {
-    PAIR_COSINE: N_("cosine of A and B (the model's similarity figure)"),
-    SENTENCE_COSINE: N_("the sentence vector (its cosine to the whole input's)"),
-    MASK_PROBABILITY: N_("probability of the predicted token at [MASK]"),
-    IS_NEXT: N_("IsNext probability (the next-sentence head)"),
+    PAIR_COSINE: N_("cosine of A and B"),
+    SENTENCE_COSINE: N_("the sentence vector"),
+    MASK_PROBABILITY: N_("probability at [MASK]"),
+    IS_NEXT: N_("IsNext probability"),
 }
+TARGET_HELP = N_(
+    "Cosine of A and B: the model's own similarity figure, each sentence run on its own and "
+    "mean-pooled. The sentence vector: the input's mean-pooled vector, as its cosine with the "
+    "vector of the whole, unchanged input. Probability at [MASK]: the probability of the token "
+    "the masked-language-model head predicts at the first [MASK]. IsNext probability: the "
+    "next-sentence head's belief that B follows A. The last two need a model with those heads."
+)
 METHOD_TITLES = {
     RAW: N_("raw attention"),
     ROLLOUT: N_("rollout"),
@@ -133,7 +140,7 @@ def pick_target(key: InputKey) -> str:
     seed_from_link(TARGET_KEY, list(TARGETS), TARGET_TITLES,
                    N_("There is no quantity “{asked}” to explain: showing the default."))
     value = st.selectbox(_("What to explain"), TARGETS, index=TARGETS.index(default),
-                         key=TARGET_KEY, bind="query-params",
+                         key=TARGET_KEY, bind="query-params", help=_(TARGET_HELP),
                          format_func=lambda t: _(TARGET_TITLES[t]))
     return str(value or default)
 
@@ -315,7 +322,7 @@ def draw_importance(ctx: Context) -> None:
         st.info(_("Pick at least one method above."))
         return
     st.html(fg.importance_html(ctx.plan.tokens, ctx.segments, ctx.special, columns,
-                               _("position"), _("token"), "importance"))
+                               "#", _("token"), "importance"))
     explain(_("Each column's bars are scaled to its own largest value, so read a column's shape "
               "over the tokens, not its units. Raw attention and rollout are shares of "
               "attention (each sums to 1); norm-weighted attention is the share of "
@@ -400,7 +407,7 @@ def draw_blank_out(ctx: Context) -> None:
     st.subheader(_("The change itself"))
     columns = [fg.Column(_(CHANGE_TITLE), result.change, signed=True)]
     st.html(fg.importance_html(ctx.plan.tokens, ctx.segments, ctx.special, columns,
-                               _("position"), _("token"), "blank_out", digits=4))
+                               "#", _("token"), "blank_out", digits=4))
 
 
 def draw_verdict(ctx: Context, table: dict[str, np.ndarray]) -> None:
