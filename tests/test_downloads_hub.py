@@ -402,3 +402,26 @@ def test_default_model_facts(bundle):
     facts = model_facts("all-MiniLM-L6-v2", timeout=1)
     assert facts.on_machine and (facts.mlm_head, facts.nsp_head) == (False, False)
     assert (facts.vocab_size, facts.cjk_characters) == (30522, 244)
+
+
+@pytest.mark.parametrize("allowlist", [None, ""])
+def test_no_head_notice_offers_the_model_that_has_them(allowlist, monkeypatch):
+    """Pretraining's "no MLM head" notice: one click to bert-base-uncased where this server lets
+    a visitor pick it, else the command (the one tested above) that prepares the machine."""
+    from pages.pretraining.page import SECTIONS
+    from tests.conftest import assert_clean, open_app
+
+    if allowlist is None:
+        monkeypatch.delenv("BERT_EXPLORER_ALLOWED_MODELS", raising=False)
+    else:
+        monkeypatch.setenv("BERT_EXPLORER_ALLOWED_MODELS", allowlist)
+    fill = SECTIONS[1].label
+    at = open_app("pages/pretraining/page.py", pre_section=fill)
+    assert_clean(at)
+    buttons = [b.label for b in at.button]
+    codes = [c.value for c in at.code]
+    if allowlist is None:
+        assert "Use bert-base-uncased" in buttons
+    else:
+        assert "Use bert-base-uncased" not in buttons
+        assert "python3 -m core.download bert-base-uncased" in codes
