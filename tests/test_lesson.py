@@ -41,9 +41,24 @@ print(json.dumps(outs[1:]))
 """
 
 
-def plain_python(cells: list[str]) -> list[str]:
+# The same cells as a plain Python script: nothing is shown but what the code prints.
+SCRIPT = r"""
+import io, json, sys, contextlib
+cells = json.loads(sys.argv[1])
+ns = {}
+outs = []
+for code in cells:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(code, ns)
+    outs.append(buf.getvalue().rstrip("\n"))
+print(json.dumps(outs[1:]))
+"""
+
+
+def plain_python(cells: list[str], runner: str = NOTEBOOK) -> list[str]:
     run = subprocess.run(
-        [sys.executable, "-c", NOTEBOOK, json.dumps([setup_cell(DEFAULT_MODEL), *cells])],
+        [sys.executable, "-c", runner, json.dumps([setup_cell(DEFAULT_MODEL), *cells])],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
     )
     return json.loads(run.stdout.strip().splitlines()[-1])
@@ -65,6 +80,15 @@ def test_every_step_prints_what_plain_python_prints(lesson):
         assert code == lesson_cells(lesson, SENTENCE)[number - 1]
         assert output == expected[number - 1], (lesson, number)
         assert f"{number}." in at.subheader[0].value
+
+
+@pytest.mark.parametrize("lesson", list(LESSONS))
+def test_every_cell_prints_in_a_plain_script_what_a_notebook_shows(lesson):
+    """Each cell's last line prints, so a student's script shows the page's output too."""
+    cells = lesson_cells(lesson, SENTENCE)
+    script = plain_python(cells, SCRIPT)
+    assert all(script), [i for i, out in enumerate(script) if not out]
+    assert script == plain_python(cells)
 
 
 def test_the_printouts_are_the_tutorials():
@@ -182,3 +206,13 @@ def test_the_pretraining_lesson_walks_through_in_chinese():
         title = at.subheader[0].value
         assert title.startswith(f"{number}.") and title != f"{number}. {step.title}"
         assert at.get("download_button"), "no handout button"
+
+
+def test_a_second_presenter_tab_of_a_class_is_no_teacher():
+    teacher = open_app(PAGE, lesson="pretraining", present="1")
+    next(b for b in teacher.button if b.label == "Start a class").click().run()
+    code = class_of(teacher)
+    other = open_app(PAGE, present="1", **{"class": code, "step": "1"})
+    assert_clean(other)
+    assert any("not the class's teacher" in i.value for i in other.info)
+    assert not any(b.label == "Reveal the answer" for b in other.button)

@@ -119,6 +119,10 @@ def draw_class_banner(view: ClassView, step: int) -> None:
     if not view.is_teacher:
         st.markdown(_("You are in class {code}: your answers are counted anonymously.").format(
             code=view.code))
+        if st.query_params.get("present") == "1":
+            st.info(_("This tab is not the class's teacher: the teacher's view, with the count "
+                      "and the reveal, stays in the tab that started the class."),
+                    icon=":material/info:")
         return
     link = student_link(view.code, step)
     with st.container(border=True, horizontal=True):
