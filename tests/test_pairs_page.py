@@ -89,8 +89,11 @@ def test_layer_from_the_link_and_exact_values(bundle):
     assert metrics(at)["cosine at embedding output (LayerNorm)"] == f"{expected.cosine:.3f}"
     spec = figures(at)["pairs_matrix"]
     assert spec["data"][0]["type"] == "heatmap"
-    for bad in ("99", "-3", "abc"):   # a layer no model has: the page still draws
-        assert_clean(open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_layer=bad))
+    for bad in ("99", "-3", "abc"):   # a layer no model has: the page says so and draws
+        at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_layer=bad)
+        assert_clean(at)
+        assert any("has layers 0 to 6" in i.value for i in at.info), bad
+        assert "pairs_matrix" in image_heatmaps(at)
 
 
 def test_one_pair_without_b_and_the_example_buttons():

@@ -125,6 +125,13 @@ def pick_layer(bundle: ModelBundle) -> int:
     asked = st.session_state.get(LAYER_KEY)
     if isinstance(asked, int) and not 0 <= asked <= layers:   # a link from a deeper model
         st.session_state[LAYER_KEY] = layers
+    linked = st.query_params.get(LAYER_KEY)
+    if LAYER_KEY not in st.session_state and linked is not None and linked.strip() not in {
+            str(k) for k in range(layers + 1)}:
+        st.info(_("The link asks for layer {asked}, but {model} has layers 0 to {last}: "
+                  "showing layer {last}.").format(asked=markdown_code(linked[:20]),
+                                                  model=bundle.name,
+                                                  last=layers), icon=":material/info:")
     layer = st.slider(_("Layer"), 0, layers, layers, key=LAYER_KEY, bind="query-params",
                       help=_("0 is the embedding output (LayerNorm), k the output of encoder "
                              "layer k. The model's own sentence vector is made from the last "
