@@ -20,7 +20,13 @@ import torch
 from scipy.stats import spearmanr
 from transformers import PretrainedConfig
 
-from core.attribution.targets import PartBatch, TargetPlan, evaluate, full_batch
+from core.attribution.targets import (
+    PartBatch,
+    TargetPlan,
+    evaluate,
+    full_batch,
+    with_reference,
+)
 from core.errors import N_, InputError
 from core.models import ModelBundle
 
@@ -75,6 +81,7 @@ def blank_out(bundle: ModelBundle, plan: TargetPlan) -> BlankOut:
     """Leave out each word token of every part in turn (batched forward passes). Raises
     InputError past ``blank_out_token_limit``."""
     check_blank_out_length(bundle, plan)
+    plan = with_reference(bundle, plan)
     model, heads = bundle.model, bundle.heads
     whole = [full_batch(model, plan, p) for p in range(len(plan.parts))]
     full = float(evaluate(model, heads, plan, whole)[0])

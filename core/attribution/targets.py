@@ -18,7 +18,7 @@ pair_cosine, the one input ([CLS] A [SEP] B [SEP] for a pair) otherwise.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -77,11 +77,14 @@ def _needs_b(text_b: str | None) -> None:
 
 
 def plan_target(bundle: ModelBundle, kind: str, text_a: str, text_b: str | None = None,
-                max_length: int | None = None, truncation: bool = True) -> TargetPlan:
+                max_length: int | None = None, truncation: bool = True,
+                reference: bool = True) -> TargetPlan:
     """Check that the model and the input have what ``kind`` needs, and fix its details.
 
-    Raises InputError (no sentence B, no [MASK]) or NoPretrainingHeadError (saying which model
-    to load) with a message for the user.
+    ``reference=False`` leaves sentence_cosine's reference vector (a forward pass) for
+    ``with_reference`` to add when the target is first evaluated: a view that only needs the
+    tokens then runs no model. Raises InputError (no sentence B, no [MASK]) or
+    NoPretrainingHeadError (saying which model to load) with a message for the user.
     """
     kind = _check_kind(kind)
     if kind == PAIR_COSINE:
@@ -107,10 +110,18 @@ def plan_target(bundle: ModelBundle, kind: str, text_a: str, text_b: str | None 
         answer = int(_mask_logits(bundle, plan).argmax())
         return TargetPlan(kind, bundle.name, (part,), (fixed,), mask_position=position,
                           answer_id=answer, answer_token=bundle.ids_to_tokens([answer])[0])
+    plan = TargetPlan(kind, bundle.name, (part,), (fixed,))
+    return with_reference(bundle, plan) if reference else plan
+
+
+def with_reference(bundle: ModelBundle, plan: TargetPlan) -> TargetPlan:
+    """The plan with sentence_cosine's reference: the whole input's mean-pooled last layer."""
+    if plan.kind != SENTENCE_COSINE or plan.reference is not None:
+        return plan
     with torch.inference_mode(), model_run():
-        last = bundle.model(**input_tensors(part)).last_hidden_state
+        last = bundle.model(**input_tensors(plan.parts[0])).last_hidden_state
     reference = last[0].mean(dim=0).to(torch.float32).numpy().copy()
-    return TargetPlan(kind, bundle.name, (part,), (fixed,), reference=reference)
+    return replace(plan, reference=reference)
 
 
 def _specials(encoding: Encoding) -> np.ndarray:

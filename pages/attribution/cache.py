@@ -34,9 +34,10 @@ _GRADIENTS = ResultStore("attribution: integrated gradients", SHARE)
 
 @results_cache("attribution: targets", SHARE)
 def plan(key: InputKey, target: str) -> TargetPlan:
-    """What ``target`` means for this input: the sequences the model runs, the tokens kept."""
+    """What ``target`` means for this input: the sequences the model runs, the tokens kept (no
+    model run for the opening view: the blank-out test adds what it needs)."""
     return plan_target(get_model(key.model), target, key.text_a, key.text_b, key.max_length,
-                       key.truncation)
+                       key.truncation, reference=False)
 
 
 def part_keys(key: InputKey, target: str) -> list[InputKey]:
