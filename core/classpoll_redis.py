@@ -10,9 +10,11 @@ Every change is one Lua script, so concurrent answers from any replica never los
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from core.classpoll import (
     IDLE_S,
@@ -20,6 +22,7 @@ from core.classpoll import (
     MAX_CLASSES,
     MAX_SESSIONS,
     MAX_STEPS,
+    PollError,
     Tally,
     code_error,
     hash_key,
@@ -31,8 +34,26 @@ from core.classpoll import (
     too_many_students,
     unknown_class,
 )
+from core.errors import N_
 
 _PARTS = ("meta", "answers", "counts", "sessions")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _store_errors(method: F) -> F:
+    """A store that does not answer is a message for the page, not a stack trace."""
+    @functools.wraps(method)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        import redis
+
+        try:
+            return method(*args, **kwargs)
+        except redis.RedisError as exc:
+            raise PollError(N_("The class poll's shared store does not answer, so answers "
+                               "cannot be counted right now ({reason}). The lesson itself "
+                               "goes on."), reason=type(exc).__name__) from exc
+
+    return wrapped  # type: ignore[return-value]
 
 # KEYS: meta, index. ARGV: key hash, lesson, choices, now, idle ms, max classes, code.
 _OPEN = """
@@ -142,6 +163,7 @@ class RedisClassPoll:
 
     # -- the teacher -----------------------------------------------------------------------
 
+    @_store_errors
     def open(self, code: str, teacher_key: str, lesson: str, choices: tuple[int, ...]) -> bool:
         code = self._code(code)
         if not choices or len(choices) > MAX_STEPS or any(
@@ -156,6 +178,7 @@ class RedisClassPoll:
             raise server_full(self.max_classes)
         return result == 1
 
+    @_store_errors
     def reveal(self, code: str, teacher_key: str, step: int, shown: bool = True) -> None:
         normal, meta = self._meta(code)
         self._check_step(self._choices(meta), step)
@@ -167,6 +190,7 @@ class RedisClassPoll:
         if result == 0:
             raise not_the_teacher()
 
+    @_store_errors
     def is_teacher(self, code: str, teacher_key: str | None) -> bool:
         normal = normalise_code(code)
         if normal is None or teacher_key is None:
@@ -176,10 +200,12 @@ class RedisClassPoll:
 
     # -- students --------------------------------------------------------------------------
 
+    @_store_errors
     def lesson_of(self, code: object) -> str | None:
         normal = normalise_code(code)
         return None if normal is None else self._redis.hget(self._keys(normal)[0], "lesson")
 
+    @_store_errors
     def answer(self, code: str, step: int, session_id: str, choice: int) -> None:
         normal, meta = self._meta(code)
         choices = self._choices(meta)
@@ -189,6 +215,7 @@ class RedisClassPoll:
             raise not_a_choice()
         self._run_answer(normal, step, session_id, str(choice))
 
+    @_store_errors
     def withdraw(self, code: str, step: int, session_id: str) -> None:
         normal, meta = self._meta(code)
         self._check_step(self._choices(meta), step)
@@ -202,6 +229,7 @@ class RedisClassPoll:
         if result == -1:
             raise too_many_students(self.max_sessions)
 
+    @_store_errors
     def choice_of(self, code: str, step: int, session_id: str) -> int | None:
         normal, _ = self._meta(code)
         found = self._redis.hget(self._keys(normal)[1], f"{step}:{session_id}")
@@ -209,6 +237,7 @@ class RedisClassPoll:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @_store_errors
     def tally(self, code: str, step: int) -> Tally:
         normal, meta = self._meta(code)
         choices = self._choices(meta)
@@ -217,10 +246,12 @@ class RedisClassPoll:
                                    [f"{step}:{i}" for i in range(choices[step - 1])])
         return Tally(step, tuple(int(c or 0) for c in counts), f"r:{step}" in meta)
 
+    @_store_errors
     def tallies(self, code: str) -> list[Tally]:
         _, meta = self._meta(code)
         return [self.tally(code, step) for step in range(1, len(self._choices(meta)) + 1)]
 
+    @_store_errors
     def __len__(self) -> int:
         self._redis.zremrangebyscore(self._index, "-inf", self._clock() - self.idle_s)
         return int(self._redis.zcard(self._index))

@@ -28,8 +28,9 @@ from core.classpoll import (
     poll_from_environment,
 )
 from core.classpoll_redis import RedisClassPoll
+from pages.lesson import cache
 from tests import class_sessions
-from tests.conftest import ARTIFACTS, free_port, run_async, wait_for_app
+from tests.conftest import ARTIFACTS, assert_clean, free_port, open_app, run_async, wait_for_app
 
 CHOICES = (3, 3, 2)
 
@@ -292,3 +293,26 @@ def test_in_chromium_the_teachers_count_refreshes_by_itself_and_students_see_the
     assert teacher.locator("[data-testid='stException']").count() == 0
     for page in [teacher, *students]:
         page.close()
+
+
+def test_a_store_that_does_not_answer_is_a_message_not_a_crash(monkeypatch):
+    dead = RedisClassPoll(f"redis://127.0.0.1:{free_port()}/0")
+    for call in (lambda: dead.open(new_code(), "k", "pretraining", CHOICES),
+                 lambda: dead.lesson_of("K7Q2AB"), lambda: dead.tally("K7Q2AB", 1),
+                 lambda: dead.answer("K7Q2AB", 1, "s", 0), lambda: len(dead)):
+        with pytest.raises(PollError, match="does not answer"):
+            call()
+    # The page: the lesson without the poll, with the message; starting a class says it too.
+    monkeypatch.setenv(REDIS_ENV, f"redis://127.0.0.1:{free_port()}/0")
+    cache.class_poll.clear()
+    try:
+        at = open_app("pages/lesson/page.py", **{"class": "K7Q2AB", "step": "2"})
+        assert_clean(at)
+        assert any("does not answer" in w.value for w in at.warning)
+        at = open_app("pages/lesson/page.py", present="1")
+        next(b for b in at.button if b.label == "Start a class").click().run()
+        assert_clean(at)
+        assert any("does not answer" in w.value for w in at.warning)
+    finally:
+        monkeypatch.delenv(REDIS_ENV)
+        cache.class_poll.clear()

@@ -58,14 +58,19 @@ def join_class() -> ClassView | None:
         return None
     code = normalise_code(raw)
     poll = cache.class_poll()
-    lesson = poll.lesson_of(code) if code is not None else None
+    try:
+        lesson = poll.lesson_of(code) if code is not None else None
+        key = st.session_state.get(f"teacher_key_{code}")
+        teacher = poll.is_teacher(code, key) if lesson is not None else False
+    except PollError as exc:   # the shared store does not answer
+        st.warning(_(exc.template).format(**exc.params), icon=":material/warning:")
+        return None
     if code is None or lesson is None:
         st.warning(_("There is no class “{code}” on this server: it has ended or the code is "
                      "mistyped. Here is the lesson without the class poll.").format(
             code=str(raw)[:40]), icon=":material/warning:")
         return None
-    key = st.session_state.get(f"teacher_key_{code}")
-    return ClassView(code, lesson, key if poll.is_teacher(code, key) else None)
+    return ClassView(code, lesson, key if teacher else None)
 
 
 def start_class(lesson: str) -> None:
@@ -143,7 +148,10 @@ def draw_class_question(view: ClassView, number: int, step: Step) -> None:
 
 def _teacher_box(view: ClassView, number: int, step: Step) -> None:
     poll = cache.class_poll()
-    revealed = poll.tally(view.code, number).revealed
+    try:
+        revealed = poll.tally(view.code, number).revealed
+    except PollError:
+        revealed = False   # the box below says what is wrong, and keeps trying
 
     @st.fragment(run_every=None if revealed else TEACHER_REFRESH_S)
     def box() -> None:
