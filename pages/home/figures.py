@@ -19,6 +19,8 @@ PAGE_BLURBS = {
                 "scores."),
     "encoder": N_("Inside one encoder layer: Q, K, V, attention by head, the feed-forward "
                   "block, the pooler."),
+    "attribution": N_("Which input tokens drive the output: attention, rollout, flow, gradients, "
+                      "and a blank-out test of which to believe."),
     "pretraining": N_("How BERT was trained: masking 15% of the tokens, [MASK] prediction, next "
                       "sentence, fine-tuning."),
     "parameters": N_("Where every parameter lives, counted from the config and from the model."),
