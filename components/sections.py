@@ -34,13 +34,19 @@ def open_section(labels: Sequence[str], key: str) -> tuple[str, DeltaGenerator]:
     the other language opens the same tab. The other tabs stay empty until clicked.
     """
     shown = [_(label) for label in labels]
-    asked = st.query_params.get(key)
-    # Only for a link in the other language: a default equal to the link's own value would make
-    # Streamlit drop it from the address.
-    default = None if asked in shown else next(
-        (s for s, label in zip(shown, labels, strict=True) if asked in every_language(label)),
-        None)
-    tabs = st.tabs(shown, default=default, key=key, bind="query-params", on_change="rerun")
+    # A label in the other language (a link made in it, or the language switched in the
+    # sidebar) becomes this language's label in the widget's own state. Not through
+    # ``default``: a default that changes from one run to the next (the link's value on the
+    # first, none once the address holds this language's label) is a new widget to
+    # Streamlit, which then forgets the open tab on the next click.
+    current = st.session_state.get(key, st.query_params.get(key))
+    if current is not None and current not in shown:
+        match = next((s for s, label in zip(shown, labels, strict=True)
+                      if current in every_language(label)), None)
+        if match is not None:
+            st.session_state[key] = match
+            st.query_params[key] = match   # and the address names it in this language
+    tabs = st.tabs(shown, key=key, bind="query-params", on_change="rerun")
     for label, tab in zip(labels, tabs, strict=True):
         if tab.open:
             return label, tab

@@ -21,7 +21,7 @@ def test_home_shows_pipeline_with_live_shapes(bundle):
     assert_clean(at)
     assert at.title[0].value == "BERT Embedding Explorer"
     dot = at.get("graphviz_chart")[0].proto.spec
-    assert "[1, 13, 384]" in dot and "word_embeddings 30522×384" in dot and "[1, 13]" in dot
+    assert "[1, 13, 384]" in dot and "word_embeddings\\n30522×384" in dot and "[1, 13]" in dot
     assert HOME.path == "pages/home/page.py"
 
 

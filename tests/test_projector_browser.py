@@ -4,6 +4,11 @@ For each page: no exception box; no number cut off (a metric value or a table ce
 wider than its box); every paragraph of explanation (widget and expander labels aside) at least
 16 px and at least 4.5:1 against white; the title in the page's language; a screenshot in
 tests/artifacts/ for the README.
+
+Then, at 1024x768, every tab of every page and every lesson step, looked at as a person sees
+them (SEEN_JS): code output wider than its box (a scrolled printout hides its right side), a
+formula wider than its box, a data grid whose columns run past its visible width, a diagram
+label drawn under 12 px, chart labels that overlap one another.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from __future__ import annotations
 import pytest
 
 from frame.page_list import HOME, available_pages
-from tests.conftest import ARTIFACTS, open_in_browser
+from pages.lesson.figures import LESSONS
+from tests.conftest import ARTIFACTS, open_in_browser, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -61,5 +67,141 @@ def test_page_on_a_projector(server, browser, spec, size, lang):
         assert has_cjk == (lang == "zh"), title
         nav = page.locator("[data-testid='stTopNavLink'], [data-testid='stTopNavSection']")
         assert nav.count() >= 2
+    finally:
+        page.close()
+
+
+# What a person at 1024x768 cannot read, each as a short description of the element.
+SEEN_JS = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const wide = (sel, what) => [...main.querySelectorAll(sel)].filter(shown)
+    .filter(e => e.scrollWidth > e.clientWidth + 2)
+    .map(e => `${what} ${e.scrollWidth}>${e.clientWidth}px: ${e.innerText.slice(0, 50)}`);
+  const found = [
+    ...wide("[data-testid='stCode'] pre", "code"),
+    ...wide(".katex-display, [data-testid='stMarkdownContainer'] .katex", "formula"),
+    ...wide("[data-testid='stDataFrame'] .dvn-scroller", "grid"),
+    ...wide("[data-testid='stTable'], [data-testid='stHtml'] table", "table"),
+  ];
+  for (const svg of main.querySelectorAll("[data-testid='stGraphVizChart'] svg")) {
+    const small = [...svg.querySelectorAll("text")].filter(shown)
+      .map(t => [t.textContent, t.getBoundingClientRect().height])
+      .filter(([, h]) => h < 12);
+    if (small.length) found.push(`diagram labels under 12px: ` + small.slice(0, 3)
+      .map(([t, h]) => `${t} (${h.toFixed(1)}px)`).join(", "));
+  }
+  // Chart labels: ticks, text on points and cells, annotations, per chart.
+  for (const chart of main.querySelectorAll(".js-plotly-plot")) {
+    const labels = [...chart.querySelectorAll(
+        ".xtick text, .ytick text, .textpoint text, .annotation-text, .legendtext")]
+      .filter(shown).filter(t => t.textContent.trim())
+      // Plotly spaces rotated tick labels itself; their upright boxes overlap by design.
+      .filter(t => !/rotate\(\s*-?[1-9]/.test(t.getAttribute("transform") || ""))
+      .map(t => [t.textContent, t.getBoundingClientRect()]);
+    const hits = [];
+    for (let i = 0; i < labels.length && hits.length < 3; i++)
+      for (let j = i + 1; j < labels.length; j++) {
+        const [ta, a] = labels[i], [tb, b] = labels[j];
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        const small = Math.min(a.width * a.height, b.width * b.height);
+        if (w > 0 && h > 0 && w * h > 0.25 * small) { hits.push(`${ta} / ${tb}`); break; }
+      }
+    if (hits.length) found.push("overlapping chart labels: " + hits.join(", "));
+  }
+  return found;
+}"""
+
+
+def look(page, name: str) -> list[str]:
+    """The screenshot for a person to look at, and what SEEN_JS finds cut off or unreadable."""
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+    assert page.locator("[data-testid='stException']").count() == 0, name
+    return [f"{name}: {problem}" for problem in page.evaluate(SEEN_JS)]
+
+
+TAB = "[data-testid='stMain'] [data-testid='stTab']"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("spec", [s for s in PAGES if s.folder != "lesson"], ids=lambda s: s.folder)
+def test_every_tab_at_1024(server, browser, spec, lang):
+    """Each tab clicked in turn, as a teacher walks the page before class."""
+    url = f"{server}/{spec.url_path}?a=What+is+your+name%3F&b=My+name+is+BERT.&lang={lang}"
+    page = open_in_browser(browser, url, width=1024, height=768)
+    problems: list[str] = []
+    try:
+        tabs = page.locator(TAB)
+        for i in range(max(1, tabs.count())):
+            if i:
+                tabs.nth(i).click()
+                wait_for_app(page)
+            page.wait_for_timeout(500)   # charts and diagrams drawn
+            problems += look(page, f"{spec.folder}-{lang}-tab{i}-1024x768")
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lesson", list(LESSONS))
+def test_every_lesson_step_at_1024(server, browser, lesson, lang):
+    """Each step in turn with Next, then presenter mode's first screen: the step's output and
+    its question visible without scrolling, the choices as large as the question."""
+    page = open_in_browser(browser, f"{server}/lesson?lesson={lesson}&lang={lang}",
+                           width=1024, height=768)
+    problems: list[str] = []
+    try:
+        for step in range(1, len(LESSONS[lesson][1]) + 1):
+            if step > 1:
+                page.locator("[data-testid='stMain'] button").filter(
+                    has=page.locator("[data-testid='stIconMaterial']",
+                                     has_text="arrow_forward")).first.click()
+                wait_for_app(page)
+            problems += look(page, f"lesson-{lesson}-{lang}-step{step}-1024x768")
+    finally:
+        page.close()
+    page = open_in_browser(browser, f"{server}/lesson?lesson={lesson}&lang={lang}&present=1",
+                           width=1024, height=768)
+    try:
+        problems += look(page, f"lesson-{lesson}-{lang}-present-1024x768")
+        seen = page.evaluate(PRESENT_JS)
+        assert seen["choice_px"] >= seen["question_px"] - 0.5, seen
+        assert seen["output_bottom"] <= 768 and seen["question_top"] <= 768, seen
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+
+
+# Presenter mode: the question's and the answer choices' font sizes, and where the step's
+# output ends and the question starts (both must be on the first screen).
+PRESENT_JS = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const radio = main.querySelector("[data-testid='stRadio']");
+  const box = radio.closest("[data-testid='stVerticalBlock']");
+  const question = box.querySelector("[data-testid='stMarkdownContainer'] p");
+  const choice = radio.querySelector("label [data-testid='stMarkdownContainer'] p")
+                 || radio.querySelector("label");
+  const codes = [...main.querySelectorAll("[data-testid='stCode']")];
+  const output = codes[codes.length - 1];
+  return {question_px: parseFloat(getComputedStyle(question).fontSize),
+          choice_px: parseFloat(getComputedStyle(choice).fontSize),
+          output_bottom: output.getBoundingClientRect().bottom,
+          question_top: question.getBoundingClientRect().top};
+}"""
+
+
+def test_a_tab_named_in_the_other_language_stays_open(server, browser):
+    """?lang=zh with the English tab name opens that tab, and it stays open on the next click."""
+    page = open_in_browser(browser, f"{server}/stages?st_section=Printouts&lang=zh",
+                           width=1024, height=768)
+    try:
+        selected = page.locator(TAB + "[aria-selected='true']")
+        assert selected.inner_text().strip() == "打印输出"
+        page.locator("[data-testid='stMain'] [data-testid='stRadio'] label").nth(1).click()
+        wait_for_app(page)
+        assert selected.inner_text().strip() == "打印输出"
+        assert "st_section=" in page.url and "Printouts" not in page.url, page.url
     finally:
         page.close()

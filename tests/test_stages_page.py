@@ -90,8 +90,10 @@ def printout(at: AppTest) -> str:
 
 
 def printout_table(at: AppTest):
-    [frame] = [d.value for d in at.dataframe if "grad_fn" in d.value.columns]
-    return frame.set_index("stage")
+    """The printouts' table (a static table whose cells wrap), its difference as numbers."""
+    [frame] = [t.value for t in at.table if "grad_fn" in t.value.columns]
+    frame = frame.set_index("stage")
+    return frame.assign(**{"max |Δ| to shown": frame["max |Δ| to shown"].astype(float)})
 
 
 def segment_infos(at: AppTest) -> list[str]:

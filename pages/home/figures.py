@@ -30,15 +30,20 @@ PAGE_BLURBS = {
 
 
 def pipeline_dot(config: BertConfig, enc: Encoding) -> str:
-    """The pipeline as a Graphviz graph; every label is our own text with live numbers."""
+    """The pipeline as a Graphviz graph; every label is our own text with live numbers.
+
+    Top to bottom, with a table's name, size and output on lines of their own: drawn left to
+    right on one line each, the graph was so wide that a 1024-pixel screen shrank its labels
+    to 7 px; this way at most the three lookups stand side by side.
+    """
     T, h = len(enc.tokens), config.hidden_size
     text = _("sentences A + B") if 1 in enc.token_type_ids else _("sentence A")
     nodes = [
         Node("text", [_("text"), text]),
-        Node("ids", [_("tokenizer"), f"input_ids [1, {T}]"]),
-        Node("w", [f"word_embeddings {config.vocab_size}×{h}", f"→ [1, {T}, {h}]"]),
-        Node("t", [f"token_type_embeddings {config.type_vocab_size}×{h}", f"→ [1, {T}, {h}]"]),
-        Node("p", [f"position_embeddings {config.max_position_embeddings}×{h}",
+        Node("ids", [_("tokenizer"), "input_ids", f"[1, {T}]"]),
+        Node("w", ["word_embeddings", f"{config.vocab_size}×{h}", f"→ [1, {T}, {h}]"]),
+        Node("t", ["token_type_embeddings", f"{config.type_vocab_size}×{h}", f"→ [1, {T}, {h}]"]),
+        Node("p", ["position_embeddings", f"{config.max_position_embeddings}×{h}",
                    f"→ [1, {T}, {h}]"]),
         Node("sum", [_("sum"), f"[1, {T}, {h}]"]),
         Node("ln", ["LayerNorm", f"[1, {T}, {h}]"]),
@@ -50,7 +55,7 @@ def pipeline_dot(config: BertConfig, enc: Encoding) -> str:
     ]
     edges = [("text", "ids"), ("ids", "w"), ("ids", "t"), ("ids", "p"), ("w", "sum"),
              ("t", "sum"), ("p", "sum"), ("sum", "ln"), ("ln", "enc"), ("enc", "pool")]
-    return dot_graph(nodes, edges)
+    return dot_graph(nodes, edges, direction="TB")
 
 
 def model_line(name: str, config: BertConfig, n_params: int, tokens: int) -> str:

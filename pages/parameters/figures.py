@@ -83,13 +83,15 @@ BREAKDOWN_COLUMNS = {
     # The module path is in the CSV, the treemap's hover and the list of named parameters.
     "group": None,
     "module": None,
-    "stage": ColumnSpec(N_("stage"), width=95),
-    "block": ColumnSpec(N_("block"), width=160),
-    "tensors": ColumnSpec(N_("tensors"), width=220),
-    "per_instance": ColumnSpec(N_("each"), True, 90, COUNT),
-    "instances": ColumnSpec("×", True, 36),
-    "parameters": ColumnSpec(N_("parameters"), True, 100, COUNT),
-    "share": ColumnSpec(N_("share"), True, 75, "%.3f %%"),
+    # Which tensors a block holds is in the list of named parameters: without that column the
+    # grid fits the ~520 px a 1024-pixel screen leaves it, "parameters" and "share" in view.
+    "tensors": None,
+    "stage": ColumnSpec(N_("stage"), width=80),
+    "block": ColumnSpec(N_("block"), width=150),
+    "per_instance": ColumnSpec(N_("each"), True, 85, COUNT),
+    "instances": ColumnSpec("×", True, 30),
+    "parameters": ColumnSpec(N_("parameters"), True, 95, COUNT),
+    "share": ColumnSpec(N_("share"), True, 70, "%.3f %%"),
 }
 RECONCILE_COLUMNS = {
     "block": ColumnSpec(N_("block")), "formula": ColumnSpec(N_("formula")),

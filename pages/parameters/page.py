@@ -198,7 +198,8 @@ def draw_from_config(ctx: Context) -> None:
                                config), RECONCILE_COLUMNS)
     formula_latex = closed_form_latex(config, with_pooler)
     if formula_latex:
-        st.latex(formula_latex)
+        # The pooler's term on a line of its own, so the first line fits a 1024-pixel screen.
+        st.latex(formula_latex.replace(r" \;+\; (h^2 + h)", r" \\ &\quad + (h^2 + h)", 1))
     if exact == held:
         st.success(_("From the config: {exact}. {against}: {held}. Exactly equal.").format(
             exact=f"{exact:,}", against=against, held=f"{held:,}"), icon=":material/check_circle:")

@@ -222,8 +222,9 @@ def draw_pca_downloads(ctx: PositionsContext, projections: dict, start: int, sto
 
 def draw_formula(ctx: PositionsContext) -> None:
     with st.expander(_("The sinusoidal formula"), icon=":material/function:"):
-        st.latex(r"PE_{(p,\,2i)} = \sin\!\left(p / 10000^{2i/d}\right), \qquad "
-                 r"PE_{(p,\,2i+1)} = \cos\!\left(p / 10000^{2i/d}\right)")
+        # One line each, so neither is cut off on a 1024-pixel screen.
+        st.latex(r"PE_{(p,\,2i)} = \sin\!\left(p / 10000^{2i/d}\right)")
+        st.latex(r"PE_{(p,\,2i+1)} = \cos\!\left(p / 10000^{2i/d}\right)")
         explain(_("Here d = {d} and p = 0 … {last}: each pair of columns turns at its own speed, "
                   "from a full turn every 2π positions down to one every 10000·2π.")
                 .format(d=ctx.hidden, last=ctx.n_positions - 1))

@@ -238,7 +238,8 @@ def one_hot_figure(check: OneHotCheck, labels: list[str], words: Sequence[str],
         hover=_("token %{y}<br>column %{x}<br>%{z}") + "<extra></extra>",
     )
     fig.update_traces(showscale=False, xgap=1, ygap=1)
-    fig.update_xaxes(type="category")
+    # Slanted column names: upright, "102 [SEP]" and "1012 ." ran into each other at 1024 px.
+    fig.update_xaxes(type="category", tickangle=-45)
     return fig
 
 
@@ -287,6 +288,13 @@ def lookup_comparison_frame(comp: LookupComparison, tokens: Sequence[str]) -> pd
 
 def component_headers() -> list[str]:
     return [_(COMPONENT_HEADERS[c]) for c in COMPONENT_COLUMNS]
+
+
+def component_groups() -> list[list[str]]:
+    """The shown headers in three groups: the four lengths, the three cosines, the three
+    shares (COMPONENT_COLUMNS' order)."""
+    headers = component_headers()
+    return [headers[:4], headers[4:7], headers[7:]]
 
 
 def layernorm_headers() -> list[str]:

@@ -248,9 +248,9 @@ def draw_printouts(ctx: StagesContext) -> None:
               "on (nothing is typed in), and its numbers are compared with the ones drawn in "
               "the heatmaps."))
     frame = figs.printout_frame(ctx.stage_names, trace)
-    st.dataframe(frame, hide_index=True, width="stretch", height=figs.table_height(len(frame)),
-                 column_config={figs.difference_header(): st.column_config.NumberColumn(
-                     format="%.1e")})
+    # A static table whose cells wrap: its long grad_fn names and expressions in a grid ran
+    # past the right edge of a 1024-pixel screen.
+    st.table(frame.style.format({figs.difference_header(): "{:.1e}"}), hide_index=True)
     left, right = st.columns([2, 3])
     printable = [*ctx.stage_names, MODULE_OUTPUT]
     choice = left.selectbox(_("Print"), printable, index=printable.index("LayerNorm"),
@@ -262,7 +262,8 @@ def draw_printouts(ctx: StagesContext) -> None:
     values = ctx.result.stages["LayerNorm" if choice == MODULE_OUTPUT else choice]
     text = figs.printout_text(choice, values, trace, print_rows == EVERY_TOKEN)
     # A 512-token printout is 512 lines: it scrolls in its own box instead of the page.
-    st.code(text, language="python",
+    # Long rows wrap: a printout scrolled sideways hides its right half on a projector.
+    st.code(text, language="python", wrap_lines=True,
             height="content" if text.count("\n") < PRINT_MAX_LINES else 640)
     if choice == "dropout":
         explain(_("The explorer draws its own fixed random mask, so the last operation is a "
@@ -279,7 +280,7 @@ def draw_one_hot(ctx: StagesContext) -> None:
               "row (a 1 in column input_id, 0 everywhere else) by the whole table. The check "
               "below does the product over all {vocab} columns and compares it with the "
               "lookup.").format(vocab=f"{one_hot.vocab_size:,}"))
-    st.code(figs.one_hot_code(one_hot), language="python")
+    st.code(figs.one_hot_code(one_hot), language="python", wrap_lines=True)
     draw_check(st.container(), ONE_HOT_VS_LOOKUP, one_hot.error,
                "max |one_hot(input_ids) @ word_embeddings.weight − word_embeddings(input_ids)|")
     draw_one_hot_matrix(ctx, one_hot)
@@ -313,7 +314,7 @@ def draw_broadcasting(ctx: StagesContext) -> None:
               "dimension, so its lookup is [tokens, hidden] while the other two are [1, tokens, "
               "hidden]. PyTorch lines up the last dimensions and repeats the position rows for "
               "every sentence in the batch; the last line adds them to a batch of two."))
-    st.code(figs.broadcast_code(demo), language="python")
+    st.code(figs.broadcast_code(demo), language="python", wrap_lines=True)
     draw_check(st.container(), BROADCAST_VS_SUM, demo.error,
                "max |word + token_type + position_embeddings(arange(T)) − sum|")
 
@@ -335,10 +336,16 @@ def draw_parts_of_the_sum(ctx: StagesContext) -> None:
         show_figure(figs.lookup_shares_figure(comp, ctx.labels, ctx.bundle.name),
                     "lookup_shares", key="st_fig_shares")
     table = figs.lookup_comparison_frame(comp, ctx.result.tokens)
-    st.dataframe(table, hide_index=True, width="stretch",
-                 height=figs.table_height(len(table), limit=420),
-                 column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                for c in figs.component_headers()})
+    # Three narrow tables (lengths, shares, cosines) instead of one of twelve columns: each
+    # fits the ~520 px a 1024-pixel screen leaves, no column hidden past the edge.
+    for columns in figs.component_groups():
+        st.dataframe(table[[*table.columns[:2], *columns]], hide_index=True, width="stretch",
+                     height=figs.table_height(len(table), limit=420),
+                     column_config={
+                         table.columns[0]: st.column_config.NumberColumn(width=70),
+                         table.columns[1]: st.column_config.TextColumn(width=100),
+                         **{c: st.column_config.NumberColumn(format="%.3f", width=110)
+                            for c in columns}})
     download_matrix("lookup_components", comp.table(), ctx.row_labels, key="st_components")
     explain(_("Columns of the download: {columns}.").format(columns=", ".join(COMPONENT_COLUMNS)))
     segment_box(ctx)

@@ -36,7 +36,7 @@ def main() -> None:
                   "length, truncation and padding are set under Tokenizer options in the "
                   "sidebar, for every page."))
     with st.expander(_("As the tutorials print it"), icon=":material/terminal:"):
-        st.code(tutorial_printout(enc), language="python")
+        st.code(tutorial_printout(enc), language="python", wrap_lines=True)
     st.download_button(_("Download the table (CSV)"), lambda: frame.to_csv(index=False),
                        _("tokens") + ".csv", "text/csv", icon=":material/download:",
                        on_click="ignore")
