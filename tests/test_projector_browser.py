@@ -72,7 +72,7 @@ def test_page_on_a_projector(server, browser, spec, size, lang):
 
 
 # What a person at 1024x768 cannot read, each as a short description of the element.
-SEEN_JS = """() => {
+SEEN_JS = r"""() => {
   const main = document.querySelector("[data-testid='stMain']");
   const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   const wide = (sel, what) => [...main.querySelectorAll(sel)].filter(shown)
