@@ -246,6 +246,8 @@ def draw_attention(ctx: Context) -> None:
     download_matrix(name, head, [f"{i}:{enc.tokens[i]}" for i in keep], key=name)
     explain(_("Rows are queries, columns the keys they attend to; each row sums to 1.")
             + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
+    st.page_link("pages/attribution/page.py", icon=":material/insights:", label=_(
+        "Does attention show what matters? Attribution sets it beside rollout, flow and gradients"))
     st.subheader(_("Every head of layer {n}").format(n=ctx.steps.layer))
     show_figure(fg.head_grid(probs, model_title(ctx, _("all heads")), boundary),
                 f"all_heads_layer{ctx.steps.layer}", key="fig_att_grid")
