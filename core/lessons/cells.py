@@ -6,6 +6,8 @@ exactly as in a notebook.
 
 from __future__ import annotations
 
+import ast
+
 from core.settings import DEFAULT_MODEL
 
 # The embedding-layer tutorial, one cell a step (the setup cell is setup_cell()).
@@ -60,11 +62,9 @@ PRETRAINING_CELLS: tuple[str, ...] = (
     "test_sentence = {sentence!r}\n"
     "inputs = tokenizer(test_sentence, return_tensors='pt')\n"
     "input_ids = inputs['input_ids']\n"
+    "tokenizer.convert_ids_to_tokens(input_ids[0].tolist())",
     "special = torch.tensor(tokenizer.get_special_tokens_mask(\n"
-    "    input_ids[0].tolist(), already_has_special_tokens=True))\n"
-    "special = special.bool()\n"
-    "print(tokenizer.convert_ids_to_tokens(input_ids[0].tolist()))\n"
-    "special",
+    "    input_ids[0].tolist(), already_has_special_tokens=True)).bool()\n"
     "g = torch.Generator()\n"
     "def draw(p, shape=input_ids.shape):\n"
     "    return torch.bernoulli(torch.full(shape, p), generator=g).bool()\n"
@@ -130,6 +130,28 @@ PRETRAINING_CELLS: tuple[str, ...] = (
     "segments = table(pair['token_type_ids'])\n"
     "torch.equal(segments[0, 0], segments[0, -1])",
 )
+
+
+def printing(cell: str) -> str:
+    """The cell with its last line, when that is a bare expression, wrapped in ``print(...)``:
+    copied into a plain Python script it then prints what a notebook shows. (str and repr agree
+    on every value these cells end with: tensors, shapes, lists, numbers, booleans and the
+    tokenizer's output.)"""
+    *body, last = cell.split("\n")
+    if last.startswith((" ", "print(")):
+        return cell
+    try:
+        statements = ast.parse(last).body
+    except SyntaxError:   # the end of a statement that began on an earlier line
+        return cell
+    if len(statements) == 1 and isinstance(statements[0], ast.Expr):
+        return "\n".join([*body, f"print({last})"])
+    return cell
+
+
+EMBEDDING_CELLS = tuple(map(printing, EMBEDDING_CELLS))
+PARAMETER_CELLS = tuple(map(printing, PARAMETER_CELLS))
+PRETRAINING_CELLS = tuple(map(printing, PRETRAINING_CELLS))
 
 
 def setup_cell(model_name: str) -> str:

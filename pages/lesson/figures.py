@@ -99,8 +99,9 @@ PARAMETER_STEPS = (
          (N_("Smaller"), N_("Larger"), N_("Equal")), 0,
          N_("Smaller: it leaves out every bias and every LayerNorm.")),
     Step(N_("What the formula leaves out"),
-         N_("The difference is the biases (one per output of every dense layer) and the "
-            "LayerNorm weights: for bert-base-chinese, 102,267,648 − 102,145,536 = 122,112."),
+         N_("The output is the loaded model's own difference: its biases (one per output of "
+            "every dense layer) and LayerNorm weights. The tutorial's model, bert-base-chinese, "
+            "is larger, and its difference is 102,267,648 − 102,145,536 = 122,112."),
          N_("How big is the difference for bert-base-chinese?"),
          (N_("122,112"), N_("0"), N_("about 10 million")), 0,
          N_("122,112: biases and LayerNorm parameters, about 0.1% of the model.")),
@@ -116,15 +117,16 @@ PRETRAINING_STEPS = (
     Step(N_("Masked LM: which tokens can be picked"),
          N_("A language model predicts a word from the words before it (n-grams, RNNs; ELMo runs "
             "one model each way). BERT's masked LM hides some tokens and predicts them from both "
-            "sides at once. The special tokens are never hidden: the mask printed here is True "
-            "for [CLS] and [SEP]."),
+            "sides at once. It never hides the special tokens: [CLS] at the start and [SEP] at "
+            "the end."),
          N_("Which tokens can never be picked for masking?"),
          (N_("[CLS] and [SEP]"), N_("The first word"), N_("None: every token can be")), 0,
          N_("The special tokens are left out; every other token has the same chance.")),
     Step(N_("Pick 15% of the tokens"),
-         N_("Each token that is not special is picked with probability 0.15 (torch.bernoulli). "
-            "A picked token's label is its own id; every other label is -100. A short sentence "
-            "often has no token or one token picked: 15% is an average over many sentences."),
+         N_("special is True for [CLS] and [SEP]; every other token is picked with probability "
+            "0.15 (torch.bernoulli). A picked token's label is its own id; every other label is "
+            "-100. A short sentence often has no token or one token picked: 15% is an average "
+            "over many sentences."),
          N_("What label does a token that was not picked get?"),
          (N_("-100"), N_("0"), N_("Its own id")), 0,
          N_("-100 is the label PyTorch's cross-entropy skips: the loss counts only picked "

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 import streamlit as st
 
 from components.analysis_view import encoding_of, model_of
+from components.cache import get_encoding
 from components.downloads import safe_filename
 from components.explain import explain, page_header
 from components.i18n import N_, _, language, set_language
 from components.input_key import InputKey
 from components.inputs import DEFAULT_SENTENCE, shared_inputs
+from components.unk_note import draw_unk_note
 from core.classpoll import PollError
 from core.handout import handout_html
 from core.lessons import setup_cell
@@ -23,14 +25,20 @@ TITLE = N_("Lesson")
 EXPLANATION = N_(
     "The tutorials, one step a screen. Each step shows the code exactly as you type it in a "
     "notebook, the output this model prints for your sentence, and a question: answer it "
-    "before the answer shows. Run the cells yourself to check that you get the same output."
+    "before the answer shows. Run the cells yourself to check that you get the same output: "
+    "each cell's last line is wrapped in print(...), so it prints the same in a plain Python "
+    "script as in a notebook."
 )
 LESSON_KEY, STEP_KEY, PRESENT_KEY = "lesson", "step", "present"
 # Presenter mode: no sidebar or controls, large type (our own CSS: no user text inside).
 PRESENTER_CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] { display: none; }
 .stMarkdown p, .stMarkdown li { font-size: 1.35rem; }
+[data-testid="stRadio"] label p { font-size: 1.35rem !important; line-height: 1.4; }
 pre, code { font-size: 1.1rem !important; }
+/* The step's output and its question on the first screen: less room above them. */
+[data-testid="stMainBlockContainer"] { padding-top: 1.5rem; }
+h1 { font-size: 2rem !important; padding: 0 !important; }
 </style>"""
 
 
@@ -118,12 +126,16 @@ def draw_step(lesson: Lesson, key: InputKey, klass: ClassView | None) -> str:
     outputs = cache.lesson_outputs(key.with_texts(sentence), lesson.key)
     if lesson.step == 1:
         with st.expander(_("First, load the model (run once)"), expanded=True):
-            st.code(setup_cell(key.model), language="python")
+            st.code(setup_cell(key.model), language="python", wrap_lines=True)
     cell = outputs[lesson.step - 1]
-    st.code(cell.code, language="python")
+    st.code(cell.code, language="python", wrap_lines=True)
     st.markdown(_("Output for {model}:").format(model=f"`{key.model}`"))
-    st.code(cell.text or " ", language="text")
+    # Wrapped: token_type_ids and attention_mask sat past the right edge at 1024 px.
+    st.code(cell.text or " ", language="text", wrap_lines=True)
     explain(_(step.explanation))
+    draw_unk_note(get_encoding(key.with_texts(sentence)), model_of(key), _(
+        "Their rows in the outputs above are one and the same, so read this step's question "
+        "for the other tokens."))
     note = missing_head_note(step, key.model, cache.missing_heads(key.model))
     if note:
         st.info(note, icon=":material/info:")
