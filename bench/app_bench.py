@@ -287,8 +287,6 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
         switches = page_switches(browser, server.url, factory, switch_reps, log)
         log("app: /stages vs /tokens, 64-token pair")
         pair = stages_vs_tokens(browser, server, factory, reps_new, memo)
-        log(f"app: every page with a long pair, {long_reps} rounds")
-        long = long_pair_reruns(browser, server.url, factory, long_reps, memo)
         references = {title: start_server(ref.script) for title, ref in REFERENCES.items()}
         try:
             targets = [*app_targets(server.url),
@@ -306,6 +304,9 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
         series, memory_errors = memory_series(tabs, server.rss_bytes, factory, checkpoints)
         for tab in tabs:
             tab.close()
+        # After the short sentences: what each page showed of them saves learning it again.
+        log(f"app: every page with a long pair, {long_reps} rounds")
+        long = long_pair_reruns(browser, server.url, factory, long_reps, memo)
     except BaseException:
         server.stop()
         raise

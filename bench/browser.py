@@ -66,9 +66,13 @@ DONE_JS = """
   const QUIET_MS = 100;   // adds at most this much, and only to runs React batched away
   const b = window.__bench || {};
   const app = document.querySelector("[data-testid='stApp']");
+  // A run already under way when the watch was reset changes no attribute: seen here instead.
+  if (app && app.getAttribute('data-test-script-state') === 'running') b.sawRun = true;
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector("[data-stale='true']")) return false;
-  const started = b.sawRun || (b.frames > 0 && performance.now() - b.lastFrame > QUIET_MS);
+  // One stray frame of an earlier run is not a run: a run sends at least its start, its
+  // elements and its end.
+  const started = b.sawRun || (b.frames > 2 && performance.now() - b.lastFrame > QUIET_MS);
   const failed = document.querySelector("[data-testid='stException']");
   if (marker) {
     const main = document.querySelector("[data-testid='stMain']");

@@ -34,10 +34,11 @@ _TITLE = re.compile(r'^TITLE = N_\("(.+)"\)', re.MULTILINE)
 SWITCHED_JS = """
 ([path, title]) => {
   const b = window.__bench || {};
-  const started = b.sawRun || (b.frames > 0 && performance.now() - b.lastFrame > 100);
+  const app = document.querySelector("[data-testid='stApp']");
+  if (app && app.getAttribute('data-test-script-state') === 'running') b.sawRun = true;
+  const started = b.sawRun || (b.frames > 2 && performance.now() - b.lastFrame > 100);
   if (!started) return false;
   if (location.pathname.replace(/^\\/+|\\/+$/g, '') !== path) return false;
-  const app = document.querySelector("[data-testid='stApp']");
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector("[data-stale='true']")) return false;
   const main = document.querySelector("[data-testid='stMain']");
