@@ -170,3 +170,26 @@ def test_chinese_interface():
         assert titles[0] == _(METHOD_TITLES[METHODS[0]]) != METHOD_TITLES[METHODS[0]]
     finally:
         set_language("en")
+
+
+def test_mask_probability_on_a_checkpoint_with_heads(folder_models_allowed, bundle):
+    from tests.pretraining_folders import make_pretraining_folder
+    folder = folder_models_allowed / "tiny-pretraining"
+    make_pretraining_folder(folder, bundle.tokenizer)
+    text = "The capital of France is [MASK]."
+    at = open_page(model=str(folder), a=text, att_target="mask_probability", att_steps="10")
+    assert_clean(at)
+    assert "bert-base-uncased" not in messages(at)
+    mask = bundle.tokenizer(text)["input_ids"].index(bundle.tokenizer.mask_token_id)
+    assert at.selectbox(key="att_token").value == str(mask)   # the [MASK] by default
+    click(at, "Compute integrated gradients")
+    assert_clean(at)
+    assert any(m.value.startswith("Integrated gradients of probability at [MASK]")
+               for m in at.markdown)
+
+
+def test_padded_input_shows_its_real_tokens_only(bundle):
+    at = open_page(a=A, max_length="32", padding="true", att_target=SENTENCE_COSINE)
+    assert_clean(at)
+    _titles, tokens, _values = table(at, "importance")
+    assert tokens == analyze(bundle, A).tokens and "[PAD]" not in tokens
