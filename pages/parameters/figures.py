@@ -93,35 +93,44 @@ BREAKDOWN_COLUMNS = {
     "parameters": ColumnSpec(N_("parameters"), True, 95, COUNT),
     "share": ColumnSpec(N_("share"), True, 70, "%.3f %%"),
 }
+# Every grid's widths add up to at most ~510 px, what a 1024-pixel screen leaves it beside the
+# sidebar, so no column sits past the right edge. What a grid leaves out is in its CSV and said
+# beside it (the numbers of the formula in the formula below the table; dtype and trainable in
+# the headline).
 RECONCILE_COLUMNS = {
-    "block": ColumnSpec(N_("block")), "formula": ColumnSpec(N_("formula")),
-    "with numbers": ColumnSpec(N_("with numbers")), "each": ColumnSpec(N_("each"), True,
-                                                                       format=COUNT),
-    "times": ColumnSpec(N_("times"), True, "small"), "from config": ColumnSpec(
-        N_("from config"), True, format=COUNT),
-    "in the model": ColumnSpec(N_("in the model"), True, format=COUNT),
-    "equal": ColumnSpec(N_("equal"), width="small"),
+    "block": ColumnSpec(N_("block"), width=90), "formula": ColumnSpec(N_("formula"), width=115),
+    "with numbers": None,
+    "each": ColumnSpec(N_("each"), True, 70, COUNT),
+    "times": ColumnSpec(N_("times"), True, 40), "from config": ColumnSpec(
+        N_("from config"), True, 80, COUNT),
+    "in the model": ColumnSpec(N_("in the model"), True, 80, COUNT),
+    "equal": ColumnSpec(N_("equal"), width=35),
 }
 TERMS_COLUMNS = {
-    "term": ColumnSpec(N_("term")), "formula": ColumnSpec(N_("formula")),
-    "with numbers": ColumnSpec(N_("with numbers")),
-    "total": ColumnSpec(N_("total"), True, format=COUNT),
+    "term": ColumnSpec(N_("term"), width=130), "formula": ColumnSpec(N_("formula"), width=130),
+    "with numbers": ColumnSpec(N_("with numbers"), width=160),
+    "total": ColumnSpec(N_("total"), True, 90, COUNT),
 }
 LIST_COLUMNS = {
-    "name": ColumnSpec(N_("name")), "shape": ColumnSpec(N_("shape")),
-    "numel": ColumnSpec("numel", True, format=COUNT), "dtype": ColumnSpec("dtype"),
-    "trainable": ColumnSpec(N_("trainable")), "stage": ColumnSpec(N_("stage")),
-    "block": ColumnSpec(N_("block")),
+    "name": ColumnSpec(N_("name"), width=255), "shape": ColumnSpec(N_("shape"), width=90),
+    "numel": ColumnSpec("numel", True, 80, COUNT), "dtype": None, "trainable": None,
+    "stage": None, "block": ColumnSpec(N_("block"), width=85),
 }
 _SYMBOLS = {"N": (N_("layers"), 42), "h": (N_("hidden size"), 55),
             "i": (N_("intermediate size"), 55), "V": (N_("vocabulary"), 72),
             "P": (N_("positions"), 45),
             "S": (N_("token types (segments)"), 38)}
-PRESET_COLUMNS = {
-    "model": ColumnSpec(N_("model"), width=195),
+# Two grids of one table: the sizes, then the two counts.
+PRESET_SIZE_COLUMNS = {
+    "model": ColumnSpec(N_("model"), width=150),
     "heads": ColumnSpec(N_("heads"), True, 50),
     "equal": None,  # said once below the table
     **{k: ColumnSpec(k, True, width, COUNT, help) for k, (help, width) in _SYMBOLS.items()},
+    "from config": None, "on meta device": None,
+}
+PRESET_COLUMNS = {
+    "model": ColumnSpec(N_("model"), width=150),
+    "heads": None, "equal": None, **{k: None for k in _SYMBOLS},
     "from config": ColumnSpec(N_("from config"), True, 105, COUNT),
     "on meta device": ColumnSpec(N_("on meta device"), True, 115, COUNT),
 }
@@ -175,15 +184,14 @@ def architecture_dot(config: BertConfig, tokens: int) -> str:
              for s in steps]
     label = _("encoder.layer × {n}: every layer has these shapes").format(
         n=config.num_hidden_layers).replace('"', "'")
+    # One node a row: with the attention steps side by side the graph was so wide that a
+    # 1024-pixel screen shrank its labels to 8 px.
     extra = [
-        "{ rank=same; inp; emb; }",
         "subgraph cluster_layer {",
         f'label="{label}";',
         f'fontname="Helvetica"; fontsize=15; style="solid"; color="{palette.SEGMENT_A}";',
-        "{ rank=same; q; s; ao; }",
-        "{ rank=same; ffn1; ffn2; }",
+        "q; s; ao; ffn1; ffn2;",
         "}",
-        "{ rank=same; out; pool; }",
     ]
     edges = [("inp", "emb"), ("emb", "q"), ("q", "s"), ("s", "ao"), ("ao", "ffn1"),
              ("ffn1", "ffn2"), ("ffn2", "out"), ("out", "pool")]

@@ -44,6 +44,7 @@ from pages.parameters.figures import (
     BREAKDOWN_COLUMNS,
     LIST_COLUMNS,
     PRESET_COLUMNS,
+    PRESET_SIZE_COLUMNS,
     RECONCILE_COLUMNS,
     TERMS_COLUMNS,
     ColumnSpec,
@@ -249,6 +250,7 @@ def draw_presets(ctx: Context) -> None:
               "every tensor's shape but no memory, so nothing is downloaded."))
     presets = presets_frame({name: sum(r.numel for r in cache.preset_parameters(name))
                              for name in PRESETS})
+    show_table(presets, PRESET_SIZE_COLUMNS)
     show_table(presets, PRESET_COLUMNS)
     unequal = presets.loc[~presets["equal"], "model"].tolist()
     if unequal:
