@@ -10,7 +10,9 @@ to stderr, the result to stdout (and to FILE with --out).
                   (issue 3), /positions first visit (issue 4), every page opened from the
                   top navigation and in a new tab (switch_bench), every page with a 512-token
                   pair vs /tokens (long_bench)
-    3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences
+    3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences; then, on a
+                  fresh server, 30 websocket sessions with 512-token pairs on every page
+                  (bench/long_text.py): RSS start / peak / a while after they close
     4 Many users  browser contexts rerunning against one server: p50 / p95 latency, errors;
                   then a class of browserless students over Streamlit's websocket (ws_load)
 """
@@ -39,15 +41,19 @@ class Plan:
     reps_new: int        # warm reruns with a new sentence, per page
     reps_repeat: int     # reruns with a sentence already analysed, per page
     checkpoints: list[int]
+    long_users: int        # part 3's long-text class (bench/long_text.py)
+    long_seconds: float
+    long_after_s: float    # past Streamlit's 120 s for a closed tab's session
     load_seconds: float
     switch_reps: int = 5   # rounds of page switches (every page from the menu, and a new tab)
     long_reps: int = 5     # warm reruns per page with a 512-token pair
 
 
 FULL = Plan("full", core_reps=9, reps_new=7, reps_repeat=5, checkpoints=[10, 25, 50],
-            load_seconds=60)
+            long_users=30, long_seconds=90, long_after_s=150, load_seconds=60)
 QUICK = Plan("quick (smoke run: too few repetitions for final figures)", core_reps=3,
-             reps_new=3, reps_repeat=2, checkpoints=[3, 6, 10], load_seconds=15,
+             reps_new=3, reps_repeat=2, checkpoints=[3, 6, 10], long_users=6,
+             long_seconds=20, long_after_s=40, load_seconds=15,
              switch_reps=2, long_reps=2)
 CORE_SIZES = (16, 128, 512)
 
@@ -128,8 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     forward, cache, factory = measure_core(plan)
     app, load, rss_after_load, students, chromium, server_log = measure_app(
         plan, factory, args.users, args.think, args.students)
+    from bench import long_text  # part 3's long texts, on a fresh server of their own
+
+    long_rows = long_text.long_text_rows(long_text.run_long_texts(
+        factory, plan.long_users, plan.long_seconds, plan.long_after_s))
     rows = [*report.core_rows(forward, cache), *report.app_rows(app),
-            *report.memory_rows(app), *report.load_rows(load, rss_after_load),
+            *report.memory_rows(app), *long_rows, *report.load_rows(load, rss_after_load),
             *report.class_rows(students)]
     printed = ", ".join(p or "Home" for p, shown in app.prints_tokens.items() if shown)
     text = "\n".join([

@@ -4,7 +4,8 @@ The whole server should stay within ``BERT_EXPLORER_MEMORY_MB`` (default 1200) w
 has loaded. What Python, torch, Streamlit and the embedded model hold is roughly fixed; the
 per-input results are what grows with a class's long texts (at 512 tokens an analysis with every
 attention is ~85 MB, one layer's encoder steps ~55 MB). So they get a budget of their own,
-``BERT_EXPLORER_CACHE_MB`` (by default the memory goal less what the server holds without them),
+``BERT_EXPLORER_CACHE_MB`` (by default the memory goal less what the server holds without them
+and less the working memory of the results being computed and the sessions' open views),
 split between the caches by their ``share``; one accountant keeps the sum of all of them within
 that budget, dropping the least recently used entry of the fullest cache first. An entry larger
 than its cache's budget is computed and shown but not kept.
@@ -17,7 +18,7 @@ Under load, three more things keep the process's memory near what the caches hol
   at once, whatever the number of sessions: each holds its working arrays until it is done
   (hundreds of MB at 512 tokens), and more at once only queue for the same cores.
 - Entries nobody has used for ``BERT_EXPLORER_CACHE_IDLE_S`` seconds (default 30) are dropped
-  down to ``BERT_EXPLORER_CACHE_REST_MB`` (default 32) once a class has gone: a hit on a long
+  down to ``BERT_EXPLORER_CACHE_REST_MB`` (default 16) once a class has gone: a hit on a long
   text that waited longer costs one recomputation (about a second at 512 tokens).
 - glibc is set, at import, to serve every allocation of 1 MB or more by its own ``mmap`` (so a
   freed array goes back to the system at once, instead of glibc's threshold rising to the
@@ -50,8 +51,13 @@ import numpy as np
 T = TypeVar("T")
 MB = 1024 * 1024
 # What the server holds with the embedded model loaded and every page imported, before any
-# per-input result (measured here: 0.62-0.75 GB RSS after visiting every page).
-BASELINE_MB = 800
+# per-input result (measured here: 0.70 GB RSS after visiting every page, bench/long_text.py).
+BASELINE_MB = 700
+# Besides the caches: the results being computed (two at once, hundreds of MB each at 512
+# tokens), each open session's view (its figures, and the arrays its download buttons hold) and
+# the allocator's slack. Measured: 30 sessions with 512-token pairs peaked ~230 MB above the
+# baseline plus a full cache (bench/long_text.py; README, "Performance").
+WORKING_MB = 250
 SWEEP_S = 5.0   # how often idle entries are looked for
 MMAP_THRESHOLD = 1 * MB   # allocations this large get their own mmap, unmapped when freed
 ARENAS = 2
@@ -62,8 +68,9 @@ def memory_goal_mb() -> int:
 
 
 def results_budget_bytes() -> int:
-    """Bytes all per-input caches together may hold."""
-    default = max(64, memory_goal_mb() - BASELINE_MB)
+    """Bytes all per-input caches together may hold: by default what the memory goal leaves
+    beside the baseline and the working memory (250 MB for the default 1200)."""
+    default = max(64, memory_goal_mb() - BASELINE_MB - WORKING_MB)
     return int(float(os.environ.get("BERT_EXPLORER_CACHE_MB", default)) * MB)
 
 
@@ -74,7 +81,7 @@ def idle_seconds() -> float:
 
 def rest_bytes() -> int:
     """What the caches may keep however long they are idle: the short texts of the last class."""
-    return int(float(os.environ.get("BERT_EXPLORER_CACHE_REST_MB", "32")) * MB)
+    return int(float(os.environ.get("BERT_EXPLORER_CACHE_REST_MB", "16")) * MB)
 
 
 def size_of(value: Any, _seen: set[int] | None = None) -> int:
@@ -296,6 +303,9 @@ class _Accountant:
         self._dropped = threading.Event()   # something was evicted since the last trim
         self._sweeper: threading.Thread | None = None
         self.trims = 0
+        # Called on every sweep; each returns how many things it let go (components.cache
+        # registers Streamlit's leftovers of ended sessions).
+        self.sweep_hooks: list[Callable[[], int]] = []
 
     def register(self, store: ResultStore) -> None:
         with self._lock:
@@ -354,6 +364,8 @@ class _Accountant:
             time.sleep(SWEEP_S)
             try:
                 self.sweep()
+                if sum(hook() for hook in self.sweep_hooks):
+                    self._dropped.set()
                 self.trim()
             except Exception:   # never let the sweeper die; the next sweep tries again
                 pass
@@ -404,6 +416,11 @@ MALLOC_TUNED = tune_malloc()
 def stores() -> list[ResultStore]:
     """Every per-input cache, for the bench and the tests."""
     return list(_ACCOUNTANT.stores)
+
+
+def on_sweep(hook: Callable[[], int]) -> None:
+    """Run ``hook`` on every sweep; a positive return (things let go) triggers a trim."""
+    _ACCOUNTANT.sweep_hooks.append(hook)
 
 
 def total_bytes() -> int:

@@ -19,7 +19,7 @@ from typing import TypeVar
 import numpy as np
 import streamlit as st
 
-from components import budget
+from components import budget, session_memory
 from components.input_key import InputKey
 from core import (
     DEFAULT_MODEL,
@@ -34,6 +34,7 @@ from core.parameters.listing import model_counts
 from core.settings import MAX_MODELS
 
 T = TypeVar("T")
+budget.on_sweep(session_memory.forget_ended_sessions)
 
 # The embedded model plus BERT_EXPLORER_MAX_MODELS others (default 2: bert-base-chinese and
 # bert-base-uncased side by side, ~0.9 GB). Per-model tables elsewhere are sized by this too.
