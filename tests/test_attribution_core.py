@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import torch
-from transformers import BertForPreTraining
+from transformers import BertForPreTraining, BertModel
 
 from core import InputError, ModelBundle, analyze, encode
 from core.analysis import input_tensors
@@ -281,3 +281,16 @@ def test_blank_out_limit(bundle):
     assert len(plan.tokens) == limit + 1
     with pytest.raises(InputError, match=f"up to {limit} tokens"):
         blank_out(bundle, plan)
+
+
+def test_ig_inside_inference_mode(bundle):
+    """A caller inside torch.inference_mode (a notebook cell, a cached view) still gets gradients:
+    the private copy is made and run with grad mode on."""
+    from core.attribution.gradients import _COPIES
+    torch.manual_seed(2)
+    model = BertModel(tiny_config()).eval()
+    fresh = ModelBundle(name="tiny-fresh", model=model, tokenizer=bundle.tokenizer)
+    with torch.inference_mode():
+        ig = integrated_gradients(fresh, A, steps=20)
+    assert fresh.model in _COPIES
+    assert ig.total == pytest.approx(ig.target - ig.baseline_target, rel=0.05)

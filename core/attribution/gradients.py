@@ -146,9 +146,11 @@ def integrated_gradients(
     steps = check_steps(steps)
     plan = plan_target(bundle, target or default_target(text_b), text_a, text_b, max_length,
                        truncation)
-    model, heads = gradient_copy(bundle)
     weights = trapezoid_weights(steps)
+    # Grad mode on even when the caller is inside torch.inference_mode: a copy made there would
+    # hold inference tensors, which autograd refuses.
     with torch.inference_mode(False), torch.enable_grad():
+        model, heads = gradient_copy(bundle)
         inputs = [full_batch(model, plan, p) for p in range(len(plan.parts))]
         pad = model.embeddings.word_embeddings.weight[pad_id(bundle)]
         x = [b.word_embeddings.detach() for b in inputs]
