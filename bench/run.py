@@ -4,12 +4,13 @@ Starts everything it needs (the app server, a bare Streamlit server, Debian's Ch
 the four parts of issue 7 in one run, and prints the machine and one markdown table. Progress goes
 to stderr, the result to stdout (and to FILE with --out).
 
-    1 Core        core.analyze vs a bare forward; the cache layer's repeat vs its first call
+    1 Core        core.analyze vs a bare forward; the cache layer's repeat vs its first call;
+                  1,000 short pairs through compare_pairs vs a bare batched forward (pairs_bench)
     2 App         cold start, warm reruns on every page vs the app's frame alone (and the
                   frame vs a bare Streamlit page), websocket bytes, /stages vs /tokens
                   (issue 3), /positions first visit (issue 4), every page opened from the
                   top navigation and in a new tab (switch_bench), every page with a 512-token
-                  pair vs /tokens (long_bench)
+                  pair vs /tokens (long_bench), /pairs with a results table vs /tokens
     3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences; then, on a
                   fresh server, 30 websocket sessions with 512-token pairs on every page
                   (bench/long_text.py): RSS start / peak / a while after they close
@@ -88,9 +89,10 @@ def measure_core(plan: Plan) -> tuple[list, list, SentenceFactory]:
 
 
 def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float,
-                students: int) -> tuple[AppFigures, LoadFigures, int, dict, str, Path]:
+                students: int, pair_rows: list | None = None,
+                ) -> tuple[AppFigures, LoadFigures, int, dict, str, Path]:
     """Parts 2 to 4 against one app server. Returns figures, RSS after the load, Chromium's
-    version and the server's log."""
+    version and the server's log; the Pairs page's row is appended to ``pair_rows``."""
     from playwright.sync_api import sync_playwright
 
     from bench import app_bench, load_bench, ws_load
@@ -101,6 +103,14 @@ def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float
         chromium = browser.version
         app, server = app_bench.run_app(browser, factory, plan.reps_new, plan.reps_repeat,
                                         plan.checkpoints, plan.switch_reps, plan.long_reps)
+        if pair_rows is not None:
+            from bench import pairs_bench
+
+            try:
+                pair_rows += pairs_bench.app_rows(browser, server.url, factory, plan.reps_new)
+            except BaseException:
+                server.stop()
+                raise
         try:
             browser.close()
         except BaseException:
@@ -132,13 +142,17 @@ def main(argv: list[str] | None = None) -> int:
 
     load_at_start = machine.load_average()
     forward, cache, factory = measure_core(plan)
+    # Sentence pairs: the core row before any server runs, the /pairs row beside the app rows.
+    from bench import pairs_bench
+    pair_core = pairs_bench.core_rows(factory, plan.core_reps)
+    pair_app: list = []
     app, load, rss_after_load, students, chromium, server_log = measure_app(
-        plan, factory, args.users, args.think, args.students)
+        plan, factory, args.users, args.think, args.students, pair_app)
     from bench import long_text  # part 3's long texts, on a fresh server of their own
 
     long_rows = long_text.long_text_rows(long_text.run_long_texts(
         factory, plan.long_users, plan.long_seconds, plan.long_after_s))
-    rows = [*report.core_rows(forward, cache), *report.app_rows(app),
+    rows = [*report.core_rows(forward, cache), *pair_core, *report.app_rows(app), *pair_app,
             *report.memory_rows(app), *long_rows, *report.load_rows(load, rss_after_load),
             *report.class_rows(students)]
     printed = ", ".join(p or "Home" for p, shown in app.prints_tokens.items() if shown)

@@ -189,6 +189,15 @@ def test_pairs_in_chromium_at_1024(server, browser):
     assert page.locator("[data-testid='stException']").count() == 0
     assert not page.dialogs
     page.screenshot(path=str(ARTIFACTS / "pairs-many-1024x768.png"), full_page=True)
+    # The same list as a UTF-16 file (with its BOM) uploaded: the file is compared instead.
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+        files=[{"name": "pairs.tsv", "mimeType": "text/tab-separated-values",
+                "buffer": BAD_LIST.replace("\t=SUM(A1)", "\tplus").encode("utf-16")}])
+    page.wait_for_selector("text=The uploaded file is compared", timeout=60_000)
+    wait_for_app(page)
+    assert page.locator("text=not two or three fields").count() >= 1
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert not page.dialogs
     page.close()
 
 

@@ -20,16 +20,24 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model, results_cache
 from components.input_key import InputKey
 from core import Analysis, ModelBundle, compare_pairs
-from core.similarity.pair_lists import PairList, read_file, read_text
+from core.similarity.pair_lists import Agreement, PairList, read_file, read_text, score_agreement
 from core.similarity.pairs import PairContributions, contributions_of, own_recipe
 from core.similarity.sentences import encoder_max_length
+from pages.pairs.figures import (
+    UNKNOWN,
+    curve_figure,
+    disagree_table,
+    scatter_figure,
+    shares_figure,
+)
 
-UNKNOWN = "[UNK]"      # the results table's column of [UNK] tokens per pair
+FIGURES_KEPT = 16     # one pair's three small figures, per layer and language
 SHARE = 0.02          # of the results budget: one n x m matrix and a few vectors an entry
 FINISHED_JOBS = 8     # results of this many lists stay on the board (2,000 rows ~1 MB each)
 LISTS_KEPT = 8        # parsed lists kept (a list is at most 1 MB of text)
@@ -63,6 +71,25 @@ def get_contributions(key: InputKey, layer: int | None) -> PairContributions:
                             unk_id=bundle.tokenizer.unk_token_id)
 
 
+@dataclass(frozen=True)
+class PairFigures:
+    """One pair's interactive figures at one layer, in one language. Never mutated:
+    st.plotly_chart reads a copy (Figure.to_dict)."""
+    curve: go.Figure
+    shares_a: go.Figure
+    shares_b: go.Figure
+
+
+# Built once per pair, layer and language: plotly's figure validation was most of a rerun's
+# server time, and a new sentence in the sidebar redraws the same pair on the Many pairs tab.
+@functools.lru_cache(maxsize=FIGURES_KEPT)
+def get_pair_figures(key: InputKey, layer: int, language: str) -> PairFigures:
+    """``language`` is the run's (components.i18n.language()): part of the key only."""
+    contrib = get_contributions(key, layer)
+    return PairFigures(curve_figure(contrib), shares_figure(contrib, "a"),
+                       shares_figure(contrib, "b"))
+
+
 # --- lists of pairs ------------------------------------------------------------------------------
 # Keyed on the text or bytes themselves: a str or bytes object caches its own hash, and the
 # session keeps the same object from run to run, so a hit costs no pass over a megabyte.
@@ -90,6 +117,7 @@ class PairJob:
     started: float = field(default_factory=time.monotonic)
     seconds: float = 0.0          # how long the run took, once finished
     finished: threading.Event = field(default_factory=threading.Event)
+    views: dict[str, ScoreView | None] = field(default_factory=dict)   # by language
 
     def report(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -108,6 +136,27 @@ class PairJob:
         finally:
             self.seconds = time.monotonic() - self.started
             self.finished.set()
+
+
+@dataclass(frozen=True)
+class ScoreView:
+    """The finished list against its scores, in one language: built once, never mutated."""
+    agreement: Agreement
+    scatter: go.Figure
+    disagree: pd.DataFrame
+
+
+def get_score_view(job: PairJob, language: str) -> ScoreView | None:
+    """The agreement, scatter and most-disagreeing pairs of a finished job with scores (None
+    with too few scores); ``language`` is the run's, part of the key only."""
+    if language not in job.views:
+        frame = job.frame
+        agreement = score_agreement(frame["cosine"].tolist(),
+                                    [None if pd.isna(s) else float(s) for s in frame["score"]])
+        job.views[language] = None if agreement is None else ScoreView(
+            agreement, scatter_figure(frame, agreement, job.model),
+            disagree_table(frame, agreement))
+    return job.views[language]
 
 
 def unknown_counts(bundle: ModelBundle, pairs: PairList) -> list[int]:

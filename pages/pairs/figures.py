@@ -17,12 +17,12 @@ from components.i18n import N_, _
 from components.labels import SEGMENT_COLOURS, plotly_text, token_labels
 from core.similarity.pair_lists import Agreement
 from core.similarity.pairs import PairContributions
-from pages.pairs.cache import UNKNOWN
 
 CELL_TEXT_MAX = 16      # write each contribution in its cell up to this many tokens a side
 HOVER_CHARS = 90        # characters of a sentence in a scatter point's hover
 SHARE = N_("share of the cosine")
 EFFECT = N_("drop when left out")
+UNKNOWN = "[UNK]"       # the results table's column: [UNK] tokens of A and B together
 
 
 def layer_name(layer: int) -> str:

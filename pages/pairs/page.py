@@ -16,7 +16,7 @@ from components.downloads import download_matrix, safe_filename
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
-from components.i18n import N_, _
+from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code
@@ -28,11 +28,7 @@ from pages.pairs import cache
 from pages.pairs.figures import (
     contribution_figure,
     contribution_image,
-    curve_figure,
-    disagree_table,
     layer_name,
-    scatter_figure,
-    shares_figure,
     top_table,
 )
 
@@ -142,8 +138,9 @@ def pick_layer(bundle: ModelBundle) -> int:
 def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
     """The token-pair view of one pair: picture, top terms, the curve, each token's share."""
     layer = pick_layer(ctx.bundle)
+    key = InputKey(ctx.key.model, text_a, text_b)
     with stop_on_input_error():
-        contrib = cache.get_contributions(InputKey(ctx.key.model, text_a, text_b), layer)
+        contrib = cache.get_contributions(key, layer)
     draw_numbers(contrib)
     explain(_("Each cell is one term c_ij = h_i · g_j / (n · m · ‖ā‖ · ‖b̄‖): token i of A "
               "(down the side) against token j of B (across), where h and g are the token "
@@ -156,6 +153,7 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
                  lambda: contribution_figure(contrib))
     download_matrix(_("contributions") + f"_{contrib.layer}", contrib.matrix,
                     [f"{i}:{t}" for i, t in enumerate(contrib.tokens_a)], key="pr_matrix")
+    shown = cache.get_pair_figures(key, layer, language())
     left, right = st.columns(2)
     with left:
         st.markdown("**" + _("The ten largest terms") + "**")
@@ -164,8 +162,8 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
                                     _("share"): st.column_config.NumberColumn(
                                         format="percent")})
     with right:
-        show_figure(curve_figure(contrib), _("pair_cosine_by_layer"), key="pr_curve")
-    draw_shares(contrib)
+        show_figure(shown.curve, _("pair_cosine_by_layer"), key="pr_curve")
+    draw_shares(contrib, shown)
 
 
 def draw_numbers(contrib: PairContributions) -> None:
@@ -204,7 +202,7 @@ def draw_notes(contrib: PairContributions) -> None:
             cut=f"{cut:,}", limit=contrib.limit), icon=":material/content_cut:")
 
 
-def draw_shares(contrib: PairContributions) -> None:
+def draw_shares(contrib: PairContributions, shown: cache.PairFigures) -> None:
     """Each token's share (its row or column of the picture) beside leave-one-out."""
     st.markdown("**" + _("Each token's share, and the cosine without it") + "**")
     explain(_("Blue or orange: the token's row (or column) of the picture, its share of the "
@@ -214,9 +212,9 @@ def draw_shares(contrib: PairContributions) -> None:
               "sentence."))
     left, right = st.columns(2)
     with left:
-        show_figure(shares_figure(contrib, "a"), _("token_shares_A"), key="pr_shares_a")
+        show_figure(shown.shares_a, _("token_shares_A"), key="pr_shares_a")
     with right:
-        show_figure(shares_figure(contrib, "b"), _("token_shares_B"), key="pr_shares_b")
+        show_figure(shown.shares_b, _("token_shares_B"), key="pr_shares_b")
     found = contrib.disagreements()
     if found:
         names = ", ".join(
@@ -261,6 +259,9 @@ def read_list() -> lists.PairList | None:
     else:
         st.query_params.pop(EXAMPLES_PARAM, None)
     if upload is not None:
+        if (text or "").strip():
+            st.info(_("The uploaded file is compared, not the pairs in the box: remove the file "
+                      "to compare those."), icon=":material/upload_file:")
         return cache.parse_file(upload.getvalue())
     return cache.parse_text(text) if (text or "").strip() else None
 
@@ -329,11 +330,11 @@ def draw_many_pairs(ctx: Context) -> None:
         st.error(_("The comparison stopped with an error. Try again, or a shorter list."),
                  icon=":material/error:")
         return
-    draw_results(ctx, job.frame, parsed)
+    draw_results(ctx, job, parsed)
 
 
-def draw_results(ctx: Context, frame: pd.DataFrame, parsed: lists.PairList) -> None:
-    name = ctx.bundle.name
+def draw_results(ctx: Context, job: cache.PairJob, parsed: lists.PairList) -> None:
+    name, frame = ctx.bundle.name, job.frame
     explain(_("{n} pairs compared by {model}: cosine is the model's own figure (the last "
               "layer's mean, A and B each run alone), layer_0 … layer_{last} the same recipe at "
               "every layer. Click a column's title to sort, a row to open it below.").format(
@@ -360,7 +361,7 @@ def draw_results(ctx: Context, frame: pd.DataFrame, parsed: lists.PairList) -> N
                        safe_filename(_("pair_cosines")) + ".csv", "text/csv",
                        icon=":material/download:", on_click="ignore", key="pr_csv")
     if parsed.has_scores:
-        draw_agreement(frame, name)
+        draw_agreement(frame, cache.get_score_view(job, language()), name)
     draw_row(ctx, frame)
 
 
@@ -370,10 +371,8 @@ def _pick_row() -> None:
         st.session_state[ROW_KEY] = float(rows[0] + 1)
 
 
-def draw_agreement(frame: pd.DataFrame, model: str) -> None:
-    agreement = lists.score_agreement(frame["cosine"].tolist(),
-                                      [None if pd.isna(s) else float(s) for s in frame["score"]])
-    if agreement is None:
+def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str) -> None:
+    if view is None:
         st.info(_("Scores need at least three pairs and more than one value to compare with."),
                 icon=":material/info:")
         return
@@ -388,14 +387,15 @@ def draw_agreement(frame: pd.DataFrame, model: str) -> None:
                      "and every [UNK] is the same vector, so such pairs look alike whatever "
                      "they say.").format(
             k=int((unknown > 0).sum()), n=len(unknown), model=model), icon=":material/help:")
+    agreement = view.agreement
     first, second, third = st.columns(3)
     first.metric(_("scored pairs"), f"{agreement.n:,}")
     second.metric("Spearman ρ", f"{agreement.spearman:.3f}")
     third.metric("Pearson r", f"{agreement.pearson:.3f}")
-    show_figure(scatter_figure(frame, agreement, model), _("cosine_vs_score"), key="pr_scatter")
+    show_figure(view.scatter, _("cosine_vs_score"), key="pr_scatter")
     st.markdown("**" + _("The pairs that disagree most") + "**")
     explain(_("Largest gap between a pair's rank by cosine and its rank by score."))
-    st.dataframe(disagree_table(frame, agreement), hide_index=True, width="stretch",
+    st.dataframe(view.disagree, hide_index=True, width="stretch",
                  column_config={_("cosine"): st.column_config.NumberColumn(format="%.3f")})
 
 
