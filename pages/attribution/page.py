@@ -404,7 +404,7 @@ def draw_blank_out(ctx: Context) -> None:
         explain(_("Flow and integrated gradients join the table once computed (buttons in the "
                   "first tab)."))
     explain(_(PUBLISHED))
-    st.subheader(_("The change itself"))
+    st.subheader(_("The change itself · {model}").format(model=markdown_text(ctx.bundle.name)))
     columns = [fg.Column(_(CHANGE_TITLE), result.change, signed=True)]
     st.html(fg.importance_html(ctx.plan.tokens, ctx.segments, ctx.special, columns,
                                "#", _("token"), "blank_out", digits=4))
