@@ -7,6 +7,7 @@ import streamlit as st
 
 from components.i18n import _
 from components.labels import markdown_code
+from components.unk_note import CHINESE_MODEL, FETCH_CHINESE, FIX_CHINESE
 from core import Encoding, ModelBundle
 from core.vocabulary import coverage, visible
 
@@ -35,6 +36,9 @@ def draw_coverage(enc: Encoding, bundle: ModelBundle) -> None:
             "nothing about meaning. An English vocabulary lacks most Chinese characters; "
             "bert-base-chinese has 21,128 entries and splits 我爱你 into 我 爱 你.").format(
             size=f"{bundle.config.vocab_size:,}"))
+        if cov.cjk_total:   # where to get that model (the same words as the [UNK] note's)
+            st.markdown(_(FIX_CHINESE).format(chinese=markdown_code(CHINESE_MODEL),
+                                              command=markdown_code(FETCH_CHINESE)))
 
 
 def _is_cjk_char(ch: str) -> bool:

@@ -10,10 +10,9 @@ from components.labels import markdown_code
 from core import Encoding, ModelBundle
 from core.vocabulary import is_cjk
 
-try:   # the command the model picker and the README show, one text for all of them
-    from core.download import CHINESE_COMMAND as FETCH_CHINESE
-except ImportError:
-    FETCH_CHINESE = "python3 -m core.download bert-base-chinese"
+# The command that fetches the model (config, vocabulary, model.safetensors) into the Hugging
+# Face cache, as the README and core/download.py give it.
+FETCH_CHINESE = "python3 -m core.download bert-base-chinese"
 
 CHINESE_MODEL = "bert-base-chinese"
 UNK_NOTE = N_("{k} of the {n} tokens are [UNK]: {model}'s vocabulary has no entry for them, and "
