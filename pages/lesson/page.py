@@ -202,10 +202,10 @@ def main() -> None:
     lesson = choose_lesson(klass)
     if klass:
         poll_view.draw_class_banner(klass, lesson.step)
-    elif present:
-        poll_view.draw_start_class(lesson.key)
     draw_navigation(lesson)
     sentence = draw_step(lesson, key, klass)
+    if present and not klass:   # below the step: the first screen stays the step's own
+        poll_view.draw_start_class(lesson.key)
     draw_handout(lesson, key, sentence, klass)
 
 
