@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from components.budget import ResultStore
 from components.cache import get_analysis, get_model, results_cache
 from components.input_key import InputKey
 from core.attribution import (
+    NORM,
     PAIR_COSINE,
-    AttentionMethods,
+    RAW,
+    ROLLOUT,
     BlankOut,
     IntegratedGradients,
     TargetPlan,
@@ -22,6 +26,8 @@ from core.attribution import (
     flow_of,
     integrated_gradients,
     plan_target,
+    shares,
+    token_importance,
 )
 from core.attribution.rollout import real_attentions
 from core.similarity.sentences import encoder_max_length
@@ -51,11 +57,20 @@ def part_keys(key: InputKey, target: str) -> list[InputKey]:
 
 
 @results_cache("attribution: attention methods", SHARE)
-def methods(key: InputKey, target: str) -> tuple[AttentionMethods, ...]:
-    """Raw attention, rollout and norm-weighted attention of each part, over its real tokens."""
+def layer_importance(key: InputKey, target: str, token: int | None) -> dict[str, np.ndarray]:
+    """Raw attention, rollout and norm-weighted attention (as shares) of output token ``token``
+    (None: the mean over tokens): (L, N) per method, every part's real tokens joined. Only these
+    rows are kept: the (L, T, T) matrices behind them are 38 MB at 512 tokens, more than this
+    cache's share, and would be computed again on every rerun."""
     bundle = get_model(key.model)
-    return tuple(attention_methods(bundle, get_analysis(k, attentions=True))
-                 for k in part_keys(key, target))
+    parts = [attention_methods(bundle, get_analysis(k, attentions=True))
+             for k in part_keys(key, target)]
+
+    def joined(name: str, scale: bool = False) -> np.ndarray:
+        rows = [token_importance(getattr(p, name), token) for p in parts]
+        return np.concatenate([shares(r) if scale else r for r in rows], axis=1)
+
+    return {RAW: joined("raw"), ROLLOUT: joined("rollout"), NORM: joined("norm", scale=True)}
 
 
 @results_cache("attribution: blank-out", SHARE)

@@ -39,7 +39,6 @@ from core.attribution import (
     best_agreement,
     default_target,
     flow_token_limit,
-    shares,
     token_importance,
 )
 from pages.attribution import cache
@@ -250,24 +249,16 @@ def _gradients(ctx: Context, steps: int) -> IntegratedGradients | None:
 
 # --- importance ---------------------------------------------------------------------------------
 
-def layer_rows(ctx: Context, matrices: tuple[np.ndarray, ...], scale: bool = False) -> np.ndarray:
-    """(L, N): the output token's row at every layer of each part's (L, T, T), parts joined."""
-    rows = [token_importance(m, ctx.token_index) for m in matrices]
-    if scale:
-        rows = [shares(r) for r in rows]
-    return np.concatenate(rows, axis=1)
+def flow_rows(ctx: Context, flow: tuple[np.ndarray, ...]) -> np.ndarray:
+    """(L, N): the output token's row of each part's (L, T, T) flow, parts joined."""
+    return np.concatenate([token_importance(m, ctx.token_index) for m in flow], axis=1)
 
 
 def importances(ctx: Context, flow: tuple | None) -> dict[str, np.ndarray]:
     """Each shown method with layers: (L, N) over every part's tokens."""
-    parts = cache.methods(ctx.key, ctx.target)
-    out = {
-        RAW: layer_rows(ctx, tuple(p.raw for p in parts)),
-        ROLLOUT: layer_rows(ctx, tuple(p.rollout for p in parts)),
-        NORM: layer_rows(ctx, tuple(p.norm for p in parts), scale=True),
-    }
+    out = dict(cache.layer_importance(ctx.key, ctx.target, ctx.token_index))
     if flow is not None:
-        out[FLOW] = layer_rows(ctx, flow)
+        out[FLOW] = flow_rows(ctx, flow)
     return {m: v for m, v in out.items() if m in ctx.methods}
 
 
