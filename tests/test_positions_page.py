@@ -368,11 +368,11 @@ def test_pca_picture_draws_the_core_projection_on_one_scale(as_opened, tables, k
     for axis, sign in ((0, 1.0), (1, -1.0)):
         slope, offset = np.polyfit(proj.coords[:, axis], dots[:, axis], 1)
         np.testing.assert_allclose(dots[:, axis], slope * proj.coords[:, axis] + offset,
-                                   atol=0.06)   # the picture writes one decimal
+                                   atol=0.6)   # the picture writes whole units
         assert np.sign(slope) == sign
         if axis == 0:
             x_slope = slope
-    assert slope == pytest.approx(-x_slope, rel=1e-3)
+    assert slope == pytest.approx(-x_slope, rel=1e-2)
     assert f"{NAMES[kind]}" in body and "positions 0–511" in body and "PC1 (" in body
 
 
@@ -386,7 +386,7 @@ def test_pca_picture_rings_and_labels_the_input(as_opened, tables):
     dots = picture_points(body)
     box = np.array([1000.0, 750.0])
     shown = np.array([(x, y) for x, y, _ in rings]) / 100 * box
-    np.testing.assert_allclose(shown, dots[:7], atol=0.2)
+    np.testing.assert_allclose(shown, dots[:7], atol=0.6)
     colours = re.findall(r'border-color:(#[0-9a-f]{6})', body)
     assert colours == [SEGMENT_COLOURS[0]] * 7
 

@@ -132,9 +132,10 @@ def pca_base(proj: Projection, pcs: Sequence[int], title: str, subtitle: str,
     (pca_marks) go between them. Built once per model, range, components and language."""
     height = BOX / ASPECT
     points = picture_xy(proj, pcs) * [BOX, height]
-    path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    # Whole units of a 1000-wide box are finer than the picture's pixels, and half the bytes.
+    path = " ".join(f"{x:.0f},{y:.0f}" for x, y in points)
     positions = proj.positions.astype(np.int64)
-    dots = "".join(f'<path d="M{x:.1f} {y:.1f}h0" stroke="{colour}"/>'
+    dots = "".join(f'<path d="M{x:.0f} {y:.0f}h0" stroke="{colour}"/>'
                    for (x, y), colour in zip(points, _viridis(positions), strict=True))
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {BOX:.0f} {height:.0f}">'
            f'<polyline points="{path}" fill="none" stroke="rgba(120,120,120,0.35)" '
