@@ -36,7 +36,9 @@ PRESENTER_CSS = """<style>
 .stMarkdown p, .stMarkdown li { font-size: 1.35rem; }
 [data-testid="stRadio"] label p { font-size: 1.35rem !important; line-height: 1.4; }
 pre, code { font-size: 1.1rem !important; }
-/* The step's output and its question on the first screen: less room above them. */
+/* The step's output and its question on the first screen: less room above them, and no step
+   slider (Previous and Next move the step). */
+[data-testid="stMain"] [data-testid="stSlider"] { display: none; }
 [data-testid="stMainBlockContainer"] { padding-top: 1.5rem; }
 h1 { font-size: 2rem !important; padding: 0 !important; }
 </style>"""
@@ -124,15 +126,16 @@ def draw_step(lesson: Lesson, key: InputKey, klass: ClassView | None) -> str:
     sentence = lesson_sentence(key)
     st.subheader(f"{lesson.step}. {_(step.title)}")
     outputs = cache.lesson_outputs(key.with_texts(sentence), lesson.key)
-    if lesson.step == 1:
-        with st.expander(_("First, load the model (run once)"), expanded=True):
+    if lesson.step == 1:   # folded when presenting: the step's output comes first on screen
+        with st.expander(_("First, load the model (run once)"), expanded=not lesson.present):
             st.code(setup_cell(key.model), language="python", wrap_lines=True)
     cell = outputs[lesson.step - 1]
     st.code(cell.code, language="python", wrap_lines=True)
     st.markdown(_("Output for {model}:").format(model=f"`{key.model}`"))
     # Wrapped: token_type_ids and attention_mask sat past the right edge at 1024 px.
     st.code(cell.text or " ", language="text", wrap_lines=True)
-    explain(_(step.explanation))
+    if not lesson.present:
+        explain(_(step.explanation))
     draw_unk_note(get_encoding(key.with_texts(sentence)), model_of(key), _(
         "Their rows in the outputs above are one and the same, so read this step's question "
         "for the other tokens."))
@@ -143,6 +146,8 @@ def draw_step(lesson: Lesson, key: InputKey, klass: ClassView | None) -> str:
         poll_view.draw_class_question(klass, lesson.step, step)
     else:
         draw_question(lesson, step)
+    if lesson.present:   # after the question, so the output and the question fit one screen
+        explain(_(step.explanation))
     return sentence
 
 
