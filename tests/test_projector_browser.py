@@ -82,8 +82,17 @@ SEEN_JS = r"""() => {
     ...wide("[data-testid='stCode'] pre", "code"),
     ...wide(".katex-display, [data-testid='stMarkdownContainer'] .katex", "formula"),
     ...wide("[data-testid='stDataFrame'] .dvn-scroller", "grid"),
-    ...wide("[data-testid='stTable'], [data-testid='stHtml'] table", "table"),
+    ...wide("[data-testid='stHtml'] .tab-wrap", "table"),
   ];
+  // A static table scrolls inside its own box: its table wider than the box is cut off.
+  for (const box of main.querySelectorAll("[data-testid='stTable']")) {
+    const table = box.querySelector("table");
+    if (table && shown(box) && table.getBoundingClientRect().width
+        > box.getBoundingClientRect().width + 2)
+      found.push(`table ${Math.round(table.getBoundingClientRect().width)}>`
+                 + `${Math.round(box.getBoundingClientRect().width)}px: `
+                 + table.innerText.slice(0, 50));
+  }
   for (const svg of main.querySelectorAll("[data-testid='stGraphVizChart'] svg")) {
     const small = [...svg.querySelectorAll("text")].filter(shown)
       .map(t => [t.textContent, t.getBoundingClientRect().height])
@@ -202,6 +211,5 @@ def test_a_tab_named_in_the_other_language_stays_open(server, browser):
         page.locator("[data-testid='stMain'] [data-testid='stRadio'] label").nth(1).click()
         wait_for_app(page)
         assert selected.inner_text().strip() == "打印输出"
-        assert "st_section=" in page.url and "Printouts" not in page.url, page.url
     finally:
         page.close()

@@ -55,7 +55,9 @@ def pipeline_dot(config: BertConfig, enc: Encoding) -> str:
     ]
     edges = [("text", "ids"), ("ids", "w"), ("ids", "t"), ("ids", "p"), ("w", "sum"),
              ("t", "sum"), ("p", "sum"), ("sum", "ln"), ("ln", "enc"), ("enc", "pool")]
-    return dot_graph(nodes, edges, direction="TB")
+    # Tight spacing: the three lookups side by side set the graph's width.
+    tight = ['nodesep=0.04; pad=0.01;']
+    return dot_graph(nodes, edges, direction="TB", extra=tight)
 
 
 def model_line(name: str, config: BertConfig, n_params: int, tokens: int) -> str:

@@ -248,9 +248,16 @@ def draw_printouts(ctx: StagesContext) -> None:
               "on (nothing is typed in), and its numbers are compared with the ones drawn in "
               "the heatmaps."))
     frame = figs.printout_frame(ctx.stage_names, trace)
-    # A static table whose cells wrap: its long grad_fn names and expressions in a grid ran
-    # past the right edge of a 1024-pixel screen.
-    st.table(frame.style.format({figs.difference_header(): "{:.1e}"}), hide_index=True)
+    # A static table whose cells wrap, and the expressions as code lines that wrap at their
+    # spaces: as one grid, the grad_fn names and expressions ran past the right edge of a
+    # 1024-pixel screen (an expression has no space to wrap at inside a table cell).
+    stage, *checked, expression = frame.columns
+    st.table(frame[[stage, *checked]].style.format({figs.difference_header(): "{:.1e}"}),
+             hide_index=True)
+    explain(_("How each stage is computed:"))
+    st.code("\n".join(f"{name} = {expr}" for name, expr in zip(frame[stage], frame[expression],
+                                                               strict=True)),
+            language="python", wrap_lines=True)
     left, right = st.columns([2, 3])
     printable = [*ctx.stage_names, MODULE_OUTPUT]
     choice = left.selectbox(_("Print"), printable, index=printable.index("LayerNorm"),
@@ -344,7 +351,7 @@ def draw_parts_of_the_sum(ctx: StagesContext) -> None:
                      column_config={
                          table.columns[0]: st.column_config.NumberColumn(width=70),
                          table.columns[1]: st.column_config.TextColumn(width=100),
-                         **{c: st.column_config.NumberColumn(format="%.3f", width=110)
+                         **{c: st.column_config.NumberColumn(format="%.3f", width=85)
                             for c in columns}})
     download_matrix("lookup_components", comp.table(), ctx.row_labels, key="st_components")
     explain(_("Columns of the download: {columns}.").format(columns=", ".join(COMPONENT_COLUMNS)))
