@@ -39,7 +39,7 @@ pre, code { font-size: 1.1rem !important; }
 /* The step's output and its question on the first screen: less room above them, and no step
    slider (Previous and Next move the step). */
 [data-testid="stMain"] [data-testid="stSlider"] { display: none; }
-[data-testid="stMainBlockContainer"] { padding-top: 1.5rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 4.25rem; }  /* just below the top bar */
 h1 { font-size: 2rem !important; padding: 0 !important; }
 </style>"""
 
