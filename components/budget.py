@@ -38,6 +38,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import dataclasses
+import gc
 import os
 import sys
 import threading
@@ -363,8 +364,11 @@ class _Accountant:
         while True:
             time.sleep(SWEEP_S)
             try:
-                self.sweep()
-                if sum(hook() for hook in self.sweep_hooks):
+                if self.sweep() + sum(hook() for hook in self.sweep_hooks):
+                    # Quiet time (idle entries, ended sessions): also collect the cycles that
+                    # hold arrays (an interrupted run's traceback and its frames), which no
+                    # collection after each script run frees (.streamlit/config.toml).
+                    gc.collect()
                     self._dropped.set()
                 self.trim()
             except Exception:   # never let the sweeper die; the next sweep tries again
