@@ -189,6 +189,12 @@ def test_pairs_in_chromium_at_1024(server, browser):
     assert page.locator("[data-testid='stException']").count() == 0
     assert not page.dialogs
     page.screenshot(path=str(ARTIFACTS / "pairs-many-1024x768.png"), full_page=True)
+    # The other tab and back: the list is still there, and so are its results.
+    page.get_by_role("tab", name="One pair").click()
+    wait_for_app(page)
+    page.get_by_role("tab", name="Many pairs").click()
+    page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
+    assert "only one column" in box.input_value()
     # The same list as a UTF-16 file (with its BOM) uploaded: the file is compared instead.
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
         files=[{"name": "pairs.tsv", "mimeType": "text/tab-separated-values",

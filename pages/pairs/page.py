@@ -43,6 +43,7 @@ EXPLANATION = N_(
 SECTION_KEY, LAYER_KEY, ROW_KEY, EXACT_KEY = "pr_section", "pr_layer", "pr_row", "pr_exact"
 EXAMPLES_PARAM = "pr_list"          # ?pr_list=examples: the built-in scored set
 LIST_KEY, FILE_KEY, TABLE_KEY = "pr_text", "pr_file", "pr_table"
+KEPT_TEXT, KEPT_FILE, ROUND_KEY = "pr_text_kept", "pr_file_kept", "pr_file_round"
 PROGRESS_EVERY_S = 0.5
 WAIT_IN_RUN_S = 1.5                 # a short list finishes within the run: no progress bar
 PREVIEW_CHARS = 60
@@ -229,14 +230,35 @@ def draw_shares(contrib: PairContributions, shown: cache.PairFigures) -> None:
 # --- many pairs ----------------------------------------------------------------------------------
 
 def _load_examples() -> None:
-    st.session_state[LIST_KEY] = example_text()
-    st.session_state["pr_file_round"] = st.session_state.get("pr_file_round", 0) + 1
+    st.session_state[LIST_KEY] = st.session_state[KEPT_TEXT] = example_text()
+    st.session_state[KEPT_FILE] = None
+    st.session_state[ROUND_KEY] = st.session_state.get(ROUND_KEY, 0) + 1   # a fresh uploader
+
+
+def _keep_text() -> None:
+    st.session_state[KEPT_TEXT] = st.session_state.get(LIST_KEY) or ""
+
+
+def _keep_file(key: str) -> None:
+    upload = st.session_state.get(key)
+    st.session_state[KEPT_FILE] = None if upload is None else (upload.name, upload.getvalue())
+
+
+def _forget_file() -> None:
+    st.session_state[KEPT_FILE] = None
 
 
 def read_list() -> lists.PairList | None:
-    """The list in the box, or the uploaded file (which wins); None when there is neither."""
-    if LIST_KEY not in st.session_state and st.query_params.get(EXAMPLES_PARAM) == "examples":
-        st.session_state[LIST_KEY] = example_text()   # a link to the example set
+    """The list in the box, or the uploaded file (which wins); None when there is neither.
+
+    Both are kept apart from their widgets: Streamlit forgets a widget's value on a run that
+    does not draw it, so opening the One pair tab would otherwise lose the list.
+    """
+    if LIST_KEY not in st.session_state:
+        if KEPT_TEXT in st.session_state:
+            st.session_state[LIST_KEY] = st.session_state[KEPT_TEXT]
+        elif st.query_params.get(EXAMPLES_PARAM) == "examples":   # a link to the example set
+            st.session_state[LIST_KEY] = st.session_state[KEPT_TEXT] = example_text()
     row = st.container(horizontal=True)
     row.button(_("Load the example set ({n} pairs)").format(n=len(SCORED)), key="pr_examples",
                on_click=_load_examples, icon=":material/playlist_add:")
@@ -245,24 +267,31 @@ def read_list() -> lists.PairList | None:
               "meaning)."))
     text = st.text_area(
         _("Pairs, one a line: sentence A, sentence B and an optional score, separated by a tab "
-          "or a comma"), key=LIST_KEY, height=160,
+          "or a comma"), key=LIST_KEY, height=160, on_change=_keep_text,
         placeholder="A man is playing the guitar.\tSomeone is strumming a guitar.\t4.6")
+    file_key = f"{FILE_KEY}_{st.session_state.get(ROUND_KEY, 0)}"
     upload = st.file_uploader(
         _("…or a CSV or TSV file with the same columns"), type=["csv", "tsv", "txt"],
-        key=f"{FILE_KEY}_{st.session_state.get('pr_file_round', 0)}", max_upload_size=20)
+        key=file_key, max_upload_size=20, on_change=_keep_file, args=(file_key,))
     explain(_("At most {pairs} pairs and 1 MB. Quote a field that holds a comma "
               "(\"Hello, world\"). A file may be UTF-8, UTF-16 or Latin-1.").format(
         pairs=f"{lists.MAX_PAIRS:,}"))
-    examples = (text or "") == example_text() and upload is None
+    kept = st.session_state.get(KEPT_FILE)
+    if upload is None and kept is not None:   # uploaded before the other tab was opened
+        st.info(_("Comparing {name}, the file uploaded before.").format(
+            name=markdown_code(kept[0])), icon=":material/upload_file:")
+        st.button(_("Forget the file"), key="pr_forget_file", on_click=_forget_file)
+    data = upload.getvalue() if upload is not None else (kept[1] if kept else None)
+    examples = (text or "") == example_text() and data is None
     if examples:
         st.query_params[EXAMPLES_PARAM] = "examples"
     else:
         st.query_params.pop(EXAMPLES_PARAM, None)
-    if upload is not None:
+    if data is not None:
         if (text or "").strip():
             st.info(_("The uploaded file is compared, not the pairs in the box: remove the file "
                       "to compare those."), icon=":material/upload_file:")
-        return cache.parse_file(upload.getvalue())
+        return cache.parse_file(data)
     return cache.parse_text(text) if (text or "").strip() else None
 
 
