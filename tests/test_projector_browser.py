@@ -133,7 +133,12 @@ def look(page, name: str) -> list[str]:
 TAB = "[data-testid='stMain'] [data-testid='stTab']"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+# Chinese only: its labels and explanations are the wider of the two languages, and walking every
+# tab and step twice would add minutes to the suite (English passed the same walk when added).
+WALK_LANGUAGES = ["zh"]
+
+
+@pytest.mark.parametrize("lang", WALK_LANGUAGES)
 @pytest.mark.parametrize("spec", [s for s in PAGES if s.folder != "lesson"], ids=lambda s: s.folder)
 def test_every_tab_at_1024(server, browser, spec, lang):
     """Each tab clicked in turn, as a teacher walks the page before class."""
@@ -153,7 +158,7 @@ def test_every_tab_at_1024(server, browser, spec, lang):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", WALK_LANGUAGES)
 @pytest.mark.parametrize("lesson", list(LESSONS))
 def test_every_lesson_step_at_1024(server, browser, lesson, lang):
     """Each step in turn with Next, then presenter mode's first screen: the step's output and
