@@ -19,7 +19,7 @@ from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
-from components.labels import markdown_code
+from components.labels import markdown_code, markdown_text
 from components.sections import Section, draw_sections
 from core import ModelBundle, PairContributions
 from core.similarity import pair_lists as lists
@@ -127,7 +127,7 @@ def pick_layer(bundle: ModelBundle) -> int:
             str(k) for k in range(layers + 1)}:
         st.info(_("The link asks for layer {asked}, but {model} has layers 0 to {last}: "
                   "showing layer {last}.").format(asked=markdown_code(linked[:20]),
-                                                  model=bundle.name,
+                                                  model=markdown_text(bundle.name),
                                                   last=layers), icon=":material/info:")
     layer = st.slider(_("Layer"), 0, layers, layers, key=LAYER_KEY, bind="query-params",
                       help=_("0 is the embedding output (LayerNorm), k the output of encoder "
@@ -184,7 +184,7 @@ def draw_notes(contrib: PairContributions) -> None:
         st.info(_("{model} has no sentence vector of its own (no sentence-transformers mean "
                   "pooling), so these figures lend it all-MiniLM-L6-v2's recipe: the mean of "
                   "the token vectors, L2-normalised. Read them as that recipe's cosine, not as "
-                  "a figure the model was trained to give.").format(model=name),
+                  "a figure the model was trained to give.").format(model=markdown_text(name)),
                 icon=":material/info:")
     unknown = contrib.unknown_a + contrib.unknown_b
     if unknown:
@@ -194,7 +194,8 @@ def draw_notes(contrib: PairContributions) -> None:
                      "[UNK] starts as the same vector, so the rows and columns of [UNK] tokens "
                      "compare their places and neighbours, not the characters that were "
                      "typed.").format(
-            k=unknown, n=total, a=contrib.unknown_a, b=contrib.unknown_b, model=name),
+            k=unknown, n=total, a=contrib.unknown_a, b=contrib.unknown_b,
+            model=markdown_text(name)),
             icon=":material/help:")
     cut = contrib.truncated_a + contrib.truncated_b
     if cut:
@@ -367,11 +368,11 @@ def draw_results(ctx: Context, job: cache.PairJob, parsed: lists.PairList) -> No
     explain(_("{n} pairs compared by {model}: cosine is the model's own figure (the last "
               "layer's mean, A and B each run alone), layer_0 … layer_{last} the same recipe at "
               "every layer. Click a column's title to sort, a row to open it below.").format(
-        n=f"{len(frame):,}", model=name, last=ctx.bundle.config.num_hidden_layers))
+        n=f"{len(frame):,}", model=markdown_text(name), last=ctx.bundle.config.num_hidden_layers))
     if not cache.get_own_recipe(name):
         st.info(_("{model} has no sentence vector of its own: these cosines use the mean of "
                   "its token vectors, L2-normalised (all-MiniLM-L6-v2's recipe).").format(
-            model=name), icon=":material/info:")
+            model=markdown_text(name)), icon=":material/info:")
     number = {c: st.column_config.NumberColumn(format="%.3f") for c in frame.columns
               if c not in ("line", "a", "b", cache.UNKNOWN)}
     # The numbers first: at 1024 px the two sentences would push them out of sight.
@@ -415,7 +416,8 @@ def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str
                      "vocabulary has no entry for those words (for Chinese, most characters), "
                      "and every [UNK] is the same vector, so such pairs look alike whatever "
                      "they say.").format(
-            k=int((unknown > 0).sum()), n=len(unknown), model=model), icon=":material/help:")
+            k=int((unknown > 0).sum()), n=len(unknown), model=markdown_text(model)),
+            icon=":material/help:")
     agreement = view.agreement
     first, second, third = st.columns(3)
     first.metric(_("scored pairs"), f"{agreement.n:,}")
