@@ -166,5 +166,5 @@ def disagree_table(frame: pd.DataFrame, agreement: Agreement) -> pd.DataFrame:
     worst = frame.iloc[agreement.disagree]
     return pd.DataFrame({
         _("line"): worst["line"].to_numpy(), _("score"): worst["score"].to_numpy(),
-        _("cosine"): worst["cosine"].to_numpy(), "A": worst["a"].to_numpy(),
+        _("cosine"): worst["cosine"].round(3).to_numpy(), "A": worst["a"].to_numpy(),
         "B": worst["b"].to_numpy()})

@@ -16,6 +16,7 @@ from components.downloads import download_matrix, safe_filename
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
+from components.html_table import draw_table
 from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
@@ -426,16 +427,23 @@ def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str
     show_figure(view.scatter, _("cosine_vs_score"), key="pr_scatter")
     st.markdown("**" + _("The pairs that disagree most") + "**")
     explain(_("Largest gap between a pair's rank by cosine and its rank by score."))
-    st.dataframe(view.disagree, hide_index=True, width="stretch",
-                 column_config={_("cosine"): st.column_config.NumberColumn(format="%.3f")})
+    # Escaped HTML rather than a data grid: ten rows, and one grid fewer to lay out per rerun.
+    draw_table(view.disagree, [""] * len(view.disagree), "pairs_disagree")
 
 
 def draw_row(ctx: Context, frame: pd.DataFrame) -> None:
+    """The token-pair view of the row picked (in the table or by number); none until one is:
+    the view's figures would otherwise cost every rerun of a list nobody has opened yet."""
     st.markdown("**" + _("One pair of the list, token by token") + "**")
-    if float(st.session_state.get(ROW_KEY) or 1) > len(frame):   # a shorter list than before
-        st.session_state[ROW_KEY] = 1.0
-    row = whole_number(st, _("Row of the table"), min_value=1, max_value=len(frame), value=1,
-                       key=ROW_KEY, help=_("Or click a row of the table."))
+    if float(st.session_state.get(ROW_KEY) or 0) > len(frame):   # a shorter list than before
+        st.session_state[ROW_KEY] = 0.0
+    row = whole_number(st, _("Row of the table to open (0: none)"), min_value=0,
+                       max_value=len(frame), value=0, key=ROW_KEY,
+                       help=_("Or click a row of the table."))
+    if row < 1:
+        explain(_("Click a row of the table (or give its number) to see which token pairs make "
+                  "its cosine."))
+        return
     picked = frame.iloc[row - 1]
     explain(_("Line {line}: A {a} · B {b}").format(
         line=int(picked["line"]), a=markdown_code(_preview(picked["a"])),
