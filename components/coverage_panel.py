@@ -22,7 +22,7 @@ def draw_coverage(enc: Encoding, bundle: ModelBundle) -> None:
         if cov.cjk_total:
             st.markdown(_("Of the {total} Chinese characters kept, {model}'s vocabulary has "
                           "{known}; these became [UNK]: {chars}.").format(
-                total=cov.cjk_total, model=markdown_code(bundle.name), known=cov.cjk_known,
+                total=cov.cjk_total, model=markdown_code(bundle.label), known=cov.cjk_known,
                 chars=" ".join(markdown_code(c) for c in cov.unknown_cjk)))
         others = [p for p in cov.unknown_pieces if not all(map(_is_cjk_char, p))]
         if others:

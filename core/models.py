@@ -52,7 +52,7 @@ from core.errors import (
     VocabularyError,
 )
 from core.parameters import count_from_config
-from core.settings import DEFAULT_MODEL, HUB_TIMEOUT_S, MAX_PARAMETERS, is_folder
+from core.settings import DEFAULT_MODEL, HUB_TIMEOUT_S, MAX_PARAMETERS, folder_label, is_folder
 
 # The progress bars and length warnings go to the server's terminal, not to the user.
 transformers_logging.set_verbosity_error()
@@ -110,6 +110,12 @@ class ModelBundle:
     @property
     def config(self) -> BertConfig:
         return self.model.config
+
+    @property
+    def label(self) -> str:
+        """The model's name as a person reads it: a folder named from its allowed root
+        (``models/bert-base-chinese``), never the server's path; ``name`` stays the cache key."""
+        return folder_label(self.name)
 
     def tokenize(self, *args: Any, **kwargs: Any) -> Any:
         """``tokenizer(*args, **kwargs)`` under the tokenizer's lock."""

@@ -272,7 +272,7 @@ def draw_flow_button(ctx: Context) -> None:
               "layers, {which}): it solves one maximum-flow problem per token and layer on a "
               "graph of layers × tokens² edges, so its cost grows with the fourth power of the "
               "length.").format(
-        limit=limit, model=markdown_text(ctx.bundle.name), layers=ctx.layers,
+        limit=limit, model=markdown_text(ctx.bundle.label), layers=ctx.layers,
         which=_("the mean over every token") if ctx.token_index is None
         else _("one output token")))
     if st.button(_("Compute attention flow"), icon=":material/water:"):
@@ -308,7 +308,7 @@ def draw_importance(ctx: Context) -> None:
     st.subheader(_("What {token} draws on at layer {layer} · {model}").format(
         token=_("the mean over all tokens") if ctx.token_index is None
         else markdown_text(ctx.plan.tokens[ctx.token_index]),
-        layer=layer, model=markdown_text(ctx.bundle.name)))
+        layer=layer, model=markdown_text(ctx.bundle.label)))
     if not columns:
         st.info(_("Pick at least one method above."))
         return
@@ -382,7 +382,7 @@ def draw_blank_out(ctx: Context) -> None:
     table = agreement(layered, result.change)
     titles = {m: ctx.title(m) for m in METHODS}
     st.subheader(_("Agreement with blank-out, layer by layer · {model}").format(
-        model=markdown_text(ctx.bundle.name)))
+        model=markdown_text(ctx.bundle.label)))
     if layered:
         draw_table(fg.agreement_frame(table, titles, _("layer"), _(LAYER_LABEL)),
                    [""] * ctx.layers, "agreement")
@@ -395,7 +395,7 @@ def draw_blank_out(ctx: Context) -> None:
         explain(_("Flow and integrated gradients join the table once computed (buttons in the "
                   "first tab)."))
     explain(_(PUBLISHED))
-    st.subheader(_("The change itself · {model}").format(model=markdown_text(ctx.bundle.name)))
+    st.subheader(_("The change itself · {model}").format(model=markdown_text(ctx.bundle.label)))
     columns = [fg.Column(_(CHANGE_TITLE), result.change, signed=True)]
     st.html(fg.importance_html(ctx.plan.tokens, ctx.segments, ctx.special, columns,
                                "#", _("token"), "blank_out", digits=4))

@@ -131,7 +131,7 @@ def labels_of(ctx: Context) -> list[str]:
 
 
 def model_title(ctx: Context, what: str) -> str:
-    return _("{what} · {model}, layer {layer}").format(what=what, model=ctx.bundle.name,
+    return _("{what} · {model}, layer {layer}").format(what=what, model=ctx.bundle.label,
                                                         layer=ctx.steps.layer)
 
 
@@ -268,7 +268,7 @@ def draw_atlas(ctx: Context) -> None:
                              (corpus, _("corpus of {n} sentences").format(n=corpus.n_inputs),
                               "corpus")):
         title = _("{measure} · {what} · {model}").format(
-            measure=_(fg.MEASURES[measure]), what=what, model=ctx.bundle.name)
+            measure=_(fg.MEASURES[measure]), what=what, model=ctx.bundle.label)
         show_figure(fg.atlas_figure(atlas, measure, title), f"atlas_{measure}_{key}",
                     key=f"fig_atlas_{key}")
         download_matrix(f"atlas_{measure}_{key}", fg.atlas_matrix(atlas, measure),
@@ -282,7 +282,7 @@ def draw_clark(ctx: Context) -> None:
     explain(_("These figures are for another model, {ref} (12 layers, measured on {data}); the "
               "maps above are for the loaded model, {model} ({n} layers).").format(
         ref=c.model, data=_("1,000 Wikipedia segments of at most 128 tokens"),
-        model=ctx.bundle.name, n=ctx.bundle.config.num_hidden_layers))
+        model=ctx.bundle.label, n=ctx.bundle.config.num_hidden_layers))
     st.markdown("\n".join("- " + line for line in (
         _("In layers {a}–{b}, over {share:.0%} of all attention goes to [SEP].").format(
             a=c.sep_layers[0], b=c.sep_layers[1], share=c.sep_share_min),
@@ -354,7 +354,7 @@ def draw_pooler(ctx: Context) -> None:
     except ExplorerError as exc:  # a model saved without a pooler
         show_error(exc)
         return
-    title = _("first {k} dimensions · {model}").format(k=fg.MAX_COLUMNS, model=ctx.bundle.name)
+    title = _("first {k} dimensions · {model}").format(k=fg.MAX_COLUMNS, model=ctx.bundle.label)
     show_figure(fg.pooler_figure(pooled, title), "pooler", key="fig_pooler")
     check_widget(pooled.error, POOLER_TOLERANCE,
                  _("tanh(pooler.dense([CLS])), ours vs the model's pooler_output"))
@@ -374,7 +374,7 @@ def draw_layers(ctx: Context) -> None:
     explain(_("Its norm at every stage, and its cosine to itself one layer earlier and to its "
               "input embedding: a cosine near 1 means the layer kept the direction it was "
               "given."))
-    title = _("{token} · {model}").format(token=plotly_text(path.token), model=ctx.bundle.name)
+    title = _("{token} · {model}").format(token=plotly_text(path.token), model=ctx.bundle.label)
     show_figure(fg.trajectory_figure(path, title), "token_trajectory", key="fig_trajectory")
     download_matrix("token_trajectory", fg.trajectory_matrix(path), list(path.stages),
                     key="trajectory")

@@ -38,7 +38,7 @@ def main() -> None:
     bundle = model_of(key)
     enc = encoding_of(key)   # Home shows shapes, which need no model run
     st.graphviz_chart(pipeline_dot(bundle.config, enc), width="stretch")
-    st.markdown(markdown_text(model_line(bundle.name, bundle.config,
+    st.markdown(markdown_text(model_line(bundle.label, bundle.config,
                                          parameter_count(key.model), len(enc.tokens))))
     draw_unk_note(enc, bundle, _("On every page those tokens show as one and the same vector, "
                                  "so what the figures show for them says little."))

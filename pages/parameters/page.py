@@ -118,7 +118,7 @@ def draw_headline(ctx: Context) -> None:
     """The count in large type (one line, never cut), the rest of the numbers beside it."""
     trainable = sum(r.numel for r in ctx.rows if r.trainable)
     st.subheader(_("{model}: {count} parameters").format(
-        model=ctx.bundle.name, count=f"{ctx.total:,}"), anchor=False)
+        model=ctx.bundle.label, count=f"{ctx.total:,}"), anchor=False)
     st.markdown(_("Trainable: **{trainable}** · tensors in `named_parameters()`: **{tensors}** · "
                   "size in float32: **{mib} MiB** (4 bytes each)").format(
         trainable=f"{trainable:,}", tensors=f"{len(ctx.rows):,}",
@@ -129,8 +129,8 @@ def draw_where(ctx: Context) -> None:
     explain(_("{model} grouped by module: the three embedding tables and their LayerNorm, then "
               "the same eight blocks in every encoder layer, then the pooler. Each rectangle's "
               "area is its share of the parameters; click a rectangle to zoom in, click the bar "
-              "at the top to zoom out.").format(model=ctx.bundle.name))
-    show_figure(cache.treemap(ctx.bundle.name, language()), f"parameters-{ctx.bundle.name}",
+              "at the top to zoom out.").format(model=ctx.bundle.label))
+    show_figure(cache.treemap(ctx.bundle.name, language()), f"parameters-{ctx.bundle.label}",
                 key="par_treemap")
     per_layer = st.toggle(
         _("One row per encoder layer"), value=False, key=PER_LAYER_KEY, bind="query-params",
@@ -188,7 +188,7 @@ def draw_from_config(ctx: Context) -> None:
     settings = formula_settings()
     if settings.picked == LOADED:
         config, rows = ctx.bundle.config, list(ctx.rows)
-        against = _("sum(p.numel()) of {model}").format(model=ctx.bundle.name)
+        against = _("sum(p.numel()) of {model}").format(model=ctx.bundle.label)
     else:
         config, rows = preset_config(settings.picked), cache.preset_parameters(settings.picked)
         against = _("sum(p.numel()) of BertModel({model} config) on the meta device").format(
@@ -310,7 +310,7 @@ def draw_custom(ctx: Context) -> None:
               help=_("sum(p.numel()) of BertModel(config) built on the meta device"))
     c3, c4 = st.columns(2)
     c3.metric(_("Size in float32"), f"{by_formula * 4 / 2**30:,.2f} GiB")
-    c4.metric(_("× {model}").format(model=ctx.bundle.name), f"{by_formula / ctx.total:,.2f}",
+    c4.metric(_("× {model}").format(model=ctx.bundle.label), f"{by_formula / ctx.total:,.2f}",
               help=_("{custom} / {loaded} parameters").format(custom=f"{by_formula:,}",
                                                                loaded=f"{ctx.total:,}"))
     parts = group_totals(parameter_terms(custom))
@@ -326,7 +326,7 @@ def draw_architecture(ctx: Context) -> None:
     explain(_("The path of the sentence in the sidebar through {model}, with the shape of what "
               "each step outputs for it (T tokens, batch of 1). Query, key and value are split "
               "into heads of h / heads dimensions each; every encoder layer has the same shapes, "
-              "so it is drawn once.").format(model=ctx.bundle.name))
+              "so it is drawn once.").format(model=ctx.bundle.label))
     if ctx.encoding is None:  # the reason is shown above the tabs
         st.info(_("Type a sentence in the sidebar to see its shapes."), icon=":material/edit:")
         return

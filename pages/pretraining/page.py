@@ -176,7 +176,7 @@ def draw_fill(ctx: Context) -> None:
     explain(_("The masked-language-model head turns the last layer's vector at a [MASK] into "
               "a probability for every token of the vocabulary. Guess first, then reveal."))
     if not cache.heads(ctx.key.model)[0]:
-        draw_no_head(ctx.bundle.name, FILL_TASK)
+        draw_no_head(ctx.bundle.label, FILL_TASK)
         return
     text, hidden = fill_input(ctx)
     if not text:
@@ -209,14 +209,14 @@ def draw_answer(ctx: Context, preds: list, traces: list, guess: str, hidden: str
     if len(preds) > 1:
         which = st.selectbox(_("Which [MASK]"), range(len(preds)),
                              format_func=lambda i: _("[MASK] number {n}").format(n=i + 1))
-    st.plotly_chart(fig.predictions_figure(preds[which], ctx.bundle.name), width="stretch")
+    st.plotly_chart(fig.predictions_figure(preds[which], ctx.bundle.label), width="stretch")
     trace = traces[which]
     st.subheader(_("Layer by layer"))
     explain(_("The same head applied to every layer's vector (it was only trained on the last "
               "one) shows at which depth the answer comes out: {token} is the best guess from "
               "layer {layer} on.").format(token=markdown_code(trace.answer.token),
                                           layer=trace.appears_at))
-    st.plotly_chart(fig.layers_figure(trace, ctx.bundle.name), width="stretch")
+    st.plotly_chart(fig.layers_figure(trace, ctx.bundle.label), width="stretch")
     st.table(fig.layers_frame(trace).style.format(markdown_text, subset=[_("best guess")]),
              hide_index=True)
 
@@ -226,7 +226,7 @@ def draw_next_sentence(ctx: Context) -> None:
               "it, half a sentence and a random one. The next-sentence head reads the pooled "
               "[CLS] vector and gives the probability that B follows A (IsNext)."))
     if not cache.heads(ctx.key.model)[1]:
-        draw_no_head(ctx.bundle.name, NSP_TASK)
+        draw_no_head(ctx.bundle.label, NSP_TASK)
         return
     a, b = ctx.key.text_a, ctx.key.text_b
     if not b:
@@ -274,7 +274,7 @@ def draw_finetuning(ctx: Context) -> None:
         st.markdown(_("The new head: {head}, output shape {shape}.").format(
             head=markdown_code(f"{p.transformers_class}.{p.head_module}"),
             shape=markdown_code(p.output_shape)))
-        st.graphviz_chart(fig.pattern_dot(p, pair if p.inputs == 2 else one, ctx.bundle.name),
+        st.graphviz_chart(fig.pattern_dot(p, pair if p.inputs == 2 else one, ctx.bundle.label),
                           width="stretch")
 
 

@@ -155,7 +155,7 @@ def draw_token_matrix(ctx: Context) -> None:
     labels = token_labels([enc.tokens[p] for p in positions])
     n_a = len(segment_positions(enc, 0)) if has_b else None
     unknown = unknown_flags(ctx.result, ctx.bundle)
-    args = (matrix[lo:hi, lo:hi], labels[lo:hi], lo, n_a, stage, mode, ctx.bundle.name,
+    args = (matrix[lo:hi, lo:hi], labels[lo:hi], lo, n_a, stage, mode, ctx.bundle.label,
             unknown[lo:hi])
     exact = exact_toggle(EXACT_KEY)
     draw_heatmap(matrix_image(*args), "sim_matrix_chart", exact, lambda: matrix_figure(*args))
@@ -182,7 +182,7 @@ def draw_matrix_dominance(ctx: Context) -> None:
 
 def draw_sentence_comparison(ctx: Context) -> None:
     """Sentence A vs B layer by layer, the model's own figure, and its CSV; a hint without B."""
-    name, text_b = ctx.bundle.name, ctx.key.text_b
+    name, text_b = ctx.bundle.label, ctx.key.text_b
     st.subheader(_("Sentence A vs sentence B"))
     if text_b is None or not is_pair(ctx.result.encoding):
         st.info(_("This view needs sentence B: type a second sentence in the sidebar (for "
@@ -376,7 +376,7 @@ def draw_word_curve(ctx: Context, curve, control, label: str, choice: WordChoice
             same=f"{control[-1]:.3f}", other=f"{curve[-1]:.3f}"))
     unrelated = unrelated_level(ctx.stats, depth, mode)
     show_figure(token_curve_figure(depth, curve, unrelated, mode,
-                                   label, ctx.settings.stage, ctx.bundle.name, control),
+                                   label, ctx.settings.stage, ctx.bundle.label, control),
                 _("word_in_context"), key="sim_words_chart")
     explain(what_the_curve_shows(float(curve[0]), float(curve[-1]), float(unrelated[-1]),
                                  depth[-1]))
@@ -410,7 +410,7 @@ def draw_dimensions(ctx: Context, here: float, top, flag: Dominance) -> None:
         st.warning(_("Raw cosine at {stage}: dim {dim} carries {share} of the dot product. Pick "
                      "“standardised” above to read it without that dimension's weight.").format(
             stage=stage, dim=flag.dimension, share=f"{flag.share:.1%}"), icon=":material/balance:")
-    title = dimensions_title(mode, here, ctx.result.stages[stage].shape[1], top, ctx.bundle.name)
+    title = dimensions_title(mode, here, ctx.result.stages[stage].shape[1], top, ctx.bundle.label)
     show_figure(dimensions_figure(top, title, mode), _("top_dimensions"), key="sim_dims_chart")
     download_table(top, _("top_dimensions") + f"_{stage}", "sim_dims_csv")
 
@@ -426,7 +426,7 @@ def draw_anisotropy(ctx: Context) -> None:
               "crowd into a narrow cone (anisotropy, Ethayarajh 2019); standardising each "
               "dimension (blue) brings it back to about 0.").format(
         n=stats.n_sentences, t=stats.n_tokens, p=f"{stats.n_pairs:,}"))
-    show_figure(anisotropy_figure(anisotropy_table(stats, depth), stage, ctx.bundle.name),
+    show_figure(anisotropy_figure(anisotropy_table(stats, depth), stage, ctx.bundle.label),
                 _("anisotropy"), key="sim_anisotropy_chart")
     download_table(anisotropy_table(stats, stages), _("anisotropy_baseline"),
                    "sim_anisotropy_csv")

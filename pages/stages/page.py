@@ -226,7 +226,7 @@ def draw_stage(ctx: StagesContext, stage: str, part: np.ndarray, window: range,
             "Shape {shape}; dimensions {first}–{last} of {width}, colours ±{bound}.").format(
             shape=torch_size((1, rows, width)), first=window.start, last=window.stop - 1,
             width=width, bound=f"{bound:.3g}"))
-        title = figs.stage_title(stage, (rows, width), ctx.bundle.name)
+        title = figs.stage_title(stage, (rows, width), ctx.bundle.label)
         draw_heatmap(
             figs.stage_image(part, ctx.labels, window, title, bound, ctx.segment_b),
             f"st_fig_{stage}", exact,
@@ -303,7 +303,7 @@ def draw_one_hot_matrix(ctx: StagesContext, one_hot: OneHotCheck) -> None:
                                           cells=f"{T * vocab:,}", limit=ONE_HOT_MAX_TOKENS))
         return
     words = ctx.bundle.ids_to_tokens([int(i) for i in one_hot.columns])
-    show_figure(figs.one_hot_figure(one_hot, ctx.labels, words, ctx.bundle.name), "one_hot",
+    show_figure(figs.one_hot_figure(one_hot, ctx.labels, words, ctx.bundle.label), "one_hot",
                 key="st_fig_one_hot")
     explain(_("Only the {shown} columns that hold a 1 are drawn; the other {rest} columns of "
               "every row are 0.").format(shown=len(one_hot.columns),
@@ -337,10 +337,10 @@ def draw_parts_of_the_sum(ctx: StagesContext) -> None:
               "cosine between each pair."))
     left, right = st.columns(2)
     with left:
-        show_figure(figs.lookup_norms_figure(comp, ctx.labels, ctx.bundle.name), "lookup_norms",
+        show_figure(figs.lookup_norms_figure(comp, ctx.labels, ctx.bundle.label), "lookup_norms",
                     key="st_fig_norms")
     with right:
-        show_figure(figs.lookup_shares_figure(comp, ctx.labels, ctx.bundle.name),
+        show_figure(figs.lookup_shares_figure(comp, ctx.labels, ctx.bundle.label),
                     "lookup_shares", key="st_fig_shares")
     table = figs.lookup_comparison_frame(comp, ctx.result.tokens)
     # Three narrow tables (lengths, shares, cosines) instead of one of twelve columns: each
@@ -379,11 +379,11 @@ def draw_layernorm(ctx: StagesContext) -> None:
                  "model.embeddings(...)| in eval mode"))
     draw_check(c2, FORMULA_VS_LAYERNORM, ln.formula_error,
                _("max |γ (x − μ)/√(σ² + ε) + β − LayerNorm(x)|, the formula in float64 numpy"))
-    show_figure(figs.layernorm_stats_figure(ln, ctx.labels, ctx.bundle.name),
+    show_figure(figs.layernorm_stats_figure(ln, ctx.labels, ctx.bundle.label),
                 "layernorm_token_stats", key="st_fig_ln_stats")
     download_matrix("layernorm_stats", ln.table(), ctx.row_labels, key="st_ln_stats")
     explain(_("Columns of the download: {columns}.").format(columns=", ".join(LAYERNORM_COLUMNS)))
-    show_figure(figs.gamma_beta_figure(ln, ctx.bundle.name), "layernorm_gamma_beta",
+    show_figure(figs.gamma_beta_figure(ln, ctx.bundle.label), "layernorm_gamma_beta",
                 key="st_fig_ln_params")
     download_matrix("layernorm_gamma_beta", np.vstack([ln.gamma, ln.beta]), ["gamma", "beta"],
                     key="st_ln_params")
