@@ -18,6 +18,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
 from components.sections import Section, draw_sections
+from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
 from core.attribution import (
     BASELINE,
@@ -120,18 +121,15 @@ def seed_from_link(key: str, options: list, labels: dict, missing: str,
     number, "pair_cosine") or its label in either language (``template``: a label with {n}).
     Anything else: a line saying so, and the widget's default (Streamlit drops an invalid
     bound value by itself)."""
-    asked = st.query_params.get(key)
-    if asked is None or key in st.session_state:
-        return
-    text = asked.strip()
-    for option in options:
-        shown = every_language(labels[option])
-        if template:
-            shown = {t.format(n=option) for t in shown}
-        if text == str(option) or text in shown:
-            st.session_state[key] = option
-            return
-    st.info(markdown_template(_(missing), asked=text[:40]), icon=":material/info:")
+    def shown(option: object) -> set[str]:
+        labels_of = every_language(labels[option])
+        return {t.format(n=option) for t in labels_of} if template else labels_of
+
+    valid, invalid = option_in_link(key, options, shown)
+    if valid is not None:
+        st.session_state[key] = valid
+    elif invalid is not None:
+        st.info(markdown_template(_(missing), asked=invalid[:40]), icon=":material/info:")
 
 
 def pick_target(key: InputKey) -> str:

@@ -26,6 +26,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
 from components.sections import Section, open_section
+from components.url_values import option_in_link
 from core import Analysis, Encoding, ExplorerError, ModelBundle
 from core.encoder import (
     CLARK_2019,
@@ -88,22 +89,11 @@ class Context:
         return analysis_of(self.key, notices=False)   # shown with the steps
 
 
-def asked_number(key: str, label: str, options: list[int]) -> tuple[int | None, str | None]:
-    """What the link asked for: (a valid option or None, the raw value when it is not valid)."""
-    asked = st.query_params.get(key)
-    if asked is None or key in st.session_state:
-        return None, None
-    text = asked.strip()
-    for n in options:
-        if text == str(n) or text in {t.format(n=n) for t in every_language(label)}:
-            return n, None
-    return None, (text or None)
-
-
 def picker(where, key: str, label: str, options: list[int], widget_label: str,
            missing: str) -> int:
     """A selectbox over ``options`` bound to the URL; an invalid link value says so in a line."""
-    valid, invalid = asked_number(key, label, options)
+    valid, invalid = option_in_link(
+        key, options, lambda n: {t.format(n=n) for t in every_language(label)})
     if valid is not None:
         st.session_state[key] = valid  # a bare number or the other language's label
     value = where.selectbox(widget_label, options, key=key, bind="query-params",
