@@ -304,7 +304,7 @@ def test_a_store_that_does_not_answer_is_a_message_not_a_crash(monkeypatch):
             call()
     # The page: the lesson without the poll, with the message; starting a class says it too.
     monkeypatch.setenv(REDIS_ENV, f"redis://127.0.0.1:{free_port()}/0")
-    cache.class_poll.clear()
+    cache.get_class_poll.clear()
     try:
         at = open_app("pages/lesson/page.py", **{"class": "K7Q2AB", "step": "2"})
         assert_clean(at)
@@ -315,4 +315,4 @@ def test_a_store_that_does_not_answer_is_a_message_not_a_crash(monkeypatch):
         assert any("does not answer" in w.value for w in at.warning)
     finally:
         monkeypatch.delenv(REDIS_ENV)
-        cache.class_poll.clear()
+        cache.get_class_poll.clear()

@@ -12,7 +12,7 @@ import pytest
 
 from core import DEFAULT_MODEL
 from core.lessons import setup_cell
-from pages.lesson.cache import LESSON_CELLS, class_poll, lesson_cells
+from pages.lesson.cache import LESSON_CELLS, get_class_poll, lesson_cells
 from pages.lesson.figures import LESSONS
 from tests.conftest import ROOT, assert_clean, open_app
 
@@ -180,7 +180,7 @@ def test_a_class_teacher_and_students_in_apptest():
     students[1].radio(key=f"class_q_{code}_2").set_value(0).run()
     teacher.run()
     assert any("3 answered" in m.value for m in teacher.markdown)
-    poll = class_poll()
+    poll = get_class_poll()
     assert poll.tally(code, 2).counts == (3, 0, 0)
     # The reveal: the teacher sees the chart; a student sees the explanation on its next run.
     next(b for b in teacher.button if b.label == "Reveal the answer").click().run()

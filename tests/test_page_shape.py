@@ -50,8 +50,9 @@ def test_figures_make_no_streamlit_call(spec):
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.folder)
 def test_cached_functions_take_the_input_key_or_a_model(spec):
-    """A page's cached functions take the InputKey first, or a model name (per-model tables),
-    or plain settings, never the texts one by one; ``warm`` takes the model name."""
+    """A page's cached functions are named get_<what they return> and take the InputKey first,
+    or a model name (per-model tables), or plain settings, never the texts one by one; ``warm``
+    takes the model name."""
     if source_tree(spec, "cache") is None:
         return
     cache = importlib.import_module(f"pages.{spec.folder}.cache")
@@ -62,6 +63,7 @@ def test_cached_functions_take_the_input_key_or_a_model(spec):
             assert list(inspect.signature(function).parameters) == ["model_name"]
         if not hasattr(function, "clear"):   # a plain helper, not a cache
             continue
+        assert name.startswith("get_"), f"{name}: a cached function is named get_<what>"
         parameters = list(inspect.signature(function).parameters)
         assert not {"text_a", "text_b", "a", "b", "max_length", "truncation"} & set(
             parameters), f"{name} takes the texts one by one: take the InputKey"

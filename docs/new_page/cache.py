@@ -12,7 +12,7 @@ SHARE = 0.01   # of the results budget: one small result per input
 
 
 @results_cache("new_page: LayerNorm check", SHARE)
-def layernorm_check(key: InputKey) -> LayerNormCheck:
+def get_layernorm_check(key: InputKey) -> LayerNormCheck:
     """The check on the analysis every page shares (a cache hit, not a second model run)."""
     return embedding_checks.layernorm_check(get_model(key.model), get_analysis(key))
 

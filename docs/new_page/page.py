@@ -48,7 +48,7 @@ def draw_check(ctx: Context) -> None:
     explain(_("LayerNorm of the sum of the three lookups, by hand, against the model's own "
               "embedding layer."))
     with stop_on_input_error():
-        check = cache.layernorm_check(ctx.key)
+        check = cache.get_layernorm_check(ctx.key)
     st.markdown(figs.check_line(check, ctx.bundle.name))
 
 

@@ -39,7 +39,7 @@ _GRADIENTS = ResultStore("attribution: integrated gradients", SHARE)
 
 
 @results_cache("attribution: targets", SHARE)
-def plan(key: InputKey, target: str) -> TargetPlan:
+def get_plan(key: InputKey, target: str) -> TargetPlan:
     """What ``target`` means for this input: the sequences the model runs, the tokens kept (no
     model run for the opening view: the blank-out test adds what it needs)."""
     return plan_target(get_model(key.model), target, key.text_a, key.text_b, key.max_length,
@@ -57,7 +57,7 @@ def part_keys(key: InputKey, target: str) -> list[InputKey]:
 
 
 @results_cache("attribution: attention methods", SHARE)
-def layer_importance(key: InputKey, target: str, token: int | None) -> dict[str, np.ndarray]:
+def get_layer_importance(key: InputKey, target: str, token: int | None) -> dict[str, np.ndarray]:
     """Raw attention, rollout and norm-weighted attention (as shares) of output token ``token``
     (None: the mean over tokens): (L, N) per method, every part's real tokens joined. Only these
     rows are kept: the (L, T, T) matrices behind them are 38 MB at 512 tokens, more than this
@@ -74,8 +74,8 @@ def layer_importance(key: InputKey, target: str, token: int | None) -> dict[str,
 
 
 @results_cache("attribution: blank-out", SHARE)
-def blank(key: InputKey, target: str) -> BlankOut:
-    return blank_out(get_model(key.model), plan(key, target))
+def get_blank(key: InputKey, target: str) -> BlankOut:
+    return blank_out(get_model(key.model), get_plan(key, target))
 
 
 def flow_request(key: InputKey, target: str, token: int | None) -> tuple:
@@ -85,7 +85,7 @@ def flow_request(key: InputKey, target: str, token: int | None) -> tuple:
 def check_flow(key: InputKey, target: str, token: int | None) -> None:
     """InputError when a part is past flow's token limit (before anything runs)."""
     layers = get_model(key.model).config.num_hidden_layers
-    for part in plan(key, target).parts:
+    for part in get_plan(key, target).parts:
         check_flow_length(len(part.input_ids), layers, all_tokens=token is None)
 
 
@@ -98,7 +98,7 @@ def flow(key: InputKey, target: str, token: int | None) -> tuple:
             flow_of(real_attentions(get_analysis(k, attentions=True).attentions,
                                     len(part.input_ids)),
                     None if token is None else [token])
-            for k, part in zip(part_keys(key, target), plan(key, target).parts, strict=True))
+            for k, part in zip(part_keys(key, target), get_plan(key, target).parts, strict=True))
 
     return _FLOWS.get_or_compute(flow_request(key, target, token), compute)
 

@@ -254,7 +254,7 @@ def flow_rows(ctx: Context, flow: tuple[np.ndarray, ...]) -> np.ndarray:
 
 def importances(ctx: Context, flow: tuple | None) -> dict[str, np.ndarray]:
     """Each shown method with layers: (L, N) over every part's tokens."""
-    out = dict(cache.layer_importance(ctx.key, ctx.target, ctx.token_index))
+    out = dict(cache.get_layer_importance(ctx.key, ctx.target, ctx.token_index))
     if flow is not None:
         out[FLOW] = flow_rows(ctx, flow)
     return {m: v for m, v in out.items() if m in ctx.methods}
@@ -368,7 +368,7 @@ def draw_blank_out(ctx: Context) -> None:
               "then ranked against that change (Spearman's ρ, from −1 to 1; 1 means the same "
               "order)."))
     try:
-        result = cache.blank(ctx.key, ctx.target)
+        result = cache.get_blank(ctx.key, ctx.target)
     except ExplorerError as exc:
         show_error(exc)
         explain(_(PUBLISHED))
@@ -430,7 +430,7 @@ def main() -> None:
     with left:
         target = pick_target(key)
     with stop_on_input_error():
-        plan = cache.plan(key, target)
+        plan = cache.get_plan(key, target)
     with right:
         token = pick_token(plan)
     methods = pick_methods()

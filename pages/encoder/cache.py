@@ -36,18 +36,18 @@ def get_steps(key: InputKey, layer: int) -> EncoderSteps:
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def corpus_atlas(model_name: str) -> HeadAtlas:
+def get_corpus_atlas(model_name: str) -> HeadAtlas:
     """The head atlas averaged over the project's corpus, once per model."""
     return corpus_head_atlas(get_model(model_name))
 
 
 def warm(model_name: str) -> None:
     """At server start: the head atlas over the corpus."""
-    corpus_atlas(model_name)
+    get_corpus_atlas(model_name)
 
 
 @results_cache("encoder: head atlas", share=0.01)
-def input_atlas(key: InputKey) -> HeadAtlas:
+def get_input_atlas(key: InputKey) -> HeadAtlas:
     """The head atlas of the current input, from an analysis with every layer's attention.
 
     Kept (a few numbers per head), so a rerun of the tab needs neither the weights (75 MB at 512

@@ -253,8 +253,8 @@ def draw_atlas(ctx: Context) -> None:
     measure = st.radio(_("Measure"), list(fg.MEASURES), format_func=lambda m: _(fg.MEASURES[m]),
                        horizontal=True, key="enc_measure")
     with st.spinner(_("Averaging the attention over the corpus…")):
-        corpus = cache.corpus_atlas(ctx.bundle.name)
-    for atlas, what, key in ((cache.input_atlas(ctx.key), _("this input"), "input"),
+        corpus = cache.get_corpus_atlas(ctx.bundle.name)
+    for atlas, what, key in ((cache.get_input_atlas(ctx.key), _("this input"), "input"),
                              (corpus, _("corpus of {n} sentences").format(n=corpus.n_inputs),
                               "corpus")):
         title = _("{measure} · {what} · {model}").format(

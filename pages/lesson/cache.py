@@ -22,7 +22,7 @@ def lesson_cells(lesson: str, sentence: str) -> list[str]:
 
 
 @results_cache("lesson: cell outputs", share=0.02)
-def lesson_outputs(key: InputKey, lesson: str) -> list[CellOutput]:
+def get_lesson_outputs(key: InputKey, lesson: str) -> list[CellOutput]:
     """Every cell's output for the sentence ``key.text_a``, run in order in one namespace on
     the loaded model (the tutorial's code tokenises it its own way)."""
     return run_cells(get_model(key.model), lesson_cells(lesson, key.text_a))
@@ -36,7 +36,7 @@ def missing_heads(model_name: str) -> frozenset[str]:
 
 
 @st.cache_resource(show_spinner=False)
-def class_poll() -> ClassPoll:
+def get_class_poll() -> ClassPoll:
     """Every live class of this server, one object shared by all sessions (or the Redis store
     the replicas share, when BERT_EXPLORER_POLL_REDIS names one)."""
     return poll_from_environment()

@@ -125,7 +125,7 @@ def draw_step(lesson: Lesson, key: InputKey, klass: ClassView | None) -> str:
     step = lesson.steps[lesson.step - 1]
     sentence = lesson_sentence(key)
     st.subheader(f"{lesson.step}. {_(step.title)}")
-    outputs = cache.lesson_outputs(key.with_texts(sentence), lesson.key)
+    outputs = cache.get_lesson_outputs(key.with_texts(sentence), lesson.key)
     if lesson.step == 1:   # folded when presenting: the step's output comes first on screen
         with st.expander(_("First, load the model (run once)"), expanded=not lesson.present):
             st.code(setup_cell(key.model), language="python", wrap_lines=True)
@@ -177,12 +177,12 @@ def draw_handout(lesson: Lesson, key: InputKey, sentence: str, klass: ClassView 
 
     def build() -> bytes:
         set_language(lang)
-        outputs = cache.lesson_outputs(key.with_texts(sentence), lesson.key)
+        outputs = cache.get_lesson_outputs(key.with_texts(sentence), lesson.key)
         tallies = None
         if klass:
             try:
                 tallies = [t if t.revealed or klass.is_teacher else None
-                           for t in cache.class_poll().tallies(klass.code)]
+                           for t in cache.get_class_poll().tallies(klass.code)]
             except PollError:   # the class ended meanwhile: the handout without its answers
                 tallies = None
         handout = lesson_handout(lesson.key, key.model, sentence, outputs,

@@ -2,7 +2,7 @@
 answer each step's question under its code, and the teacher reveals the answers with the class's
 distribution beside them.
 
-The poll lives in the server (``cache.class_poll()``: this process's memory, or the Redis store
+The poll lives in the server (``cache.get_class_poll()``: this process's memory, or the Redis store
 replicas share). The teacher's key stays in the teacher's session, never in a link. The tally
 and the reveal are drawn in fragments that rerun alone, every few seconds and only while
 something can still change, so 30 students waiting cost 30 small fragment runs, not 30 page
@@ -57,7 +57,7 @@ def join_class() -> ClassView | None:
     if raw is None:
         return None
     code = normalise_code(raw)
-    poll = cache.class_poll()
+    poll = cache.get_class_poll()
     try:
         lesson = poll.lesson_of(code) if code is not None else None
         key = st.session_state.get(f"teacher_key_{code}")
@@ -77,7 +77,7 @@ def start_class(lesson: str) -> None:
     """Open a new class for this lesson, with this session as its teacher."""
     code, key = new_code(), new_teacher_key()
     try:
-        cache.class_poll().open(code, key, lesson, question_choices(lesson))
+        cache.get_class_poll().open(code, key, lesson, question_choices(lesson))
     except PollError as exc:
         st.session_state["poll_error"] = (exc.template, exc.params)
         return
@@ -147,7 +147,7 @@ def draw_class_question(view: ClassView, number: int, step: Step) -> None:
 
 
 def _teacher_box(view: ClassView, number: int, step: Step) -> None:
-    poll = cache.class_poll()
+    poll = cache.get_class_poll()
     try:
         revealed = poll.tally(view.code, number).revealed
     except PollError:
@@ -182,7 +182,7 @@ def _teacher_box(view: ClassView, number: int, step: Step) -> None:
 
 
 def _student_box(view: ClassView, number: int, step: Step) -> None:
-    poll = cache.class_poll()
+    poll = cache.get_class_poll()
     sid = session_id()
     key = f"class_q_{view.code}_{number}"
 

@@ -4,7 +4,7 @@ One pair: A and B each run alone (the shared analysis cache, under the same key 
 page uses for them), and the token-pair split per layer in a ``results_cache``.
 
 Many pairs: a list runs as a job in a thread of its own (``PairJob``), on a board held in
-``st.cache_resource`` (``job_board``) and keyed on the model and a hash of the parsed pairs, so
+``st.cache_resource`` (``get_job_board``) and keyed on the model and a hash of the parsed pairs, so
 every session that asks for the same list on the same model sees the same job, and a rerun with
 a list already compared costs nothing. The page polls a running job from a fragment; a worker
 thread never calls Streamlit (it has no script run context).
@@ -206,5 +206,5 @@ class JobBoard:
 
 
 @st.cache_resource(show_spinner=False)
-def job_board() -> JobBoard:
+def get_job_board() -> JobBoard:
     return JobBoard()

@@ -351,7 +351,7 @@ def draw_many_pairs(ctx: Context) -> None:
         return
     if not report_list(parsed):
         return
-    job = cache.job_board().submit(ctx.key.model, parsed)
+    job = cache.get_job_board().submit(ctx.key.model, parsed)
     if job.running:
         job.finished.wait(WAIT_IN_RUN_S)
     if job.running:

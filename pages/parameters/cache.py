@@ -33,53 +33,53 @@ CUSTOM_ENTRIES = 32
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES)
-def live_parameters(model_name: str) -> list[NamedParameter]:
+def get_live_parameters(model_name: str) -> list[NamedParameter]:
     """The loaded model's named_parameters, classified. A per-model table: never mutated."""
     return named_parameter_list(get_model(model_name).model)
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES)
-def model_blocks(model_name: str) -> list[Block]:
+def get_model_blocks(model_name: str) -> list[Block]:
     """The loaded model's parameters grouped by module. Never mutated."""
-    return blocks(live_parameters(model_name))
+    return blocks(get_live_parameters(model_name))
 
 
 def warm(model_name: str) -> None:
     """At server start: the model's named parameters, grouped."""
-    model_blocks(model_name)
+    get_model_blocks(model_name)
 
 
 # The Where tab depends on the model alone, so a rerun for a new sentence rebuilds none of it.
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * len(LANGUAGES))
-def treemap(model_name: str, language: str) -> go.Figure:
+def get_treemap(model_name: str, language: str) -> go.Figure:
     """The treemap in ``language`` (the run's language, passed as the key). Never mutated:
     st.plotly_chart reads a copy."""
-    return treemap_figure(tree_nodes(model_blocks(model_name)), model_name,
+    return treemap_figure(tree_nodes(get_model_blocks(model_name)), model_name,
                           parameter_count(model_name))
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * 2)
-def breakdown(model_name: str, per_layer: bool) -> pd.DataFrame:
+def get_breakdown(model_name: str, per_layer: bool) -> pd.DataFrame:
     """The grouped breakdown (English names; the page translates a copy). Never mutated."""
-    return breakdown_frame(model_blocks(model_name), per_layer=per_layer)
+    return breakdown_frame(get_model_blocks(model_name), per_layer=per_layer)
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * 8)
-def named_list(model_name: str, query: str) -> tuple[list[NamedParameter], pd.DataFrame]:
+def get_named_list(model_name: str, query: str) -> tuple[list[NamedParameter], pd.DataFrame]:
     """The named parameters whose names hold every word of ``query``, and their table. Never
     mutated."""
-    rows = filter_parameters(live_parameters(model_name), query)
+    rows = filter_parameters(get_live_parameters(model_name), query)
     return rows, parameters_frame(rows)
 
 
 @st.cache_data(max_entries=len(PRESETS))
-def preset_parameters(name: str) -> list[NamedParameter]:
+def get_preset_parameters(name: str) -> list[NamedParameter]:
     """A preset's named_parameters, from BertModel(config) built on the meta device."""
     return named_parameter_list(meta_model(preset_config(name)))
 
 
 @st.cache_data(max_entries=CUSTOM_ENTRIES)
-def custom_meta_count(
+def get_custom_meta_count(
     layers: int, hidden: int, heads: int, intermediate: int, vocab: int, positions: int, types: int
 ) -> int:
     """sum(p.numel()) of a custom BertModel built on the meta device (sizes already validated)."""

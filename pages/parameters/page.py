@@ -130,13 +130,13 @@ def draw_where(ctx: Context) -> None:
               "the same eight blocks in every encoder layer, then the pooler. Each rectangle's "
               "area is its share of the parameters; click a rectangle to zoom in, click the bar "
               "at the top to zoom out.").format(model=ctx.bundle.label))
-    show_figure(cache.treemap(ctx.bundle.name, language()), f"parameters-{ctx.bundle.label}",
+    show_figure(cache.get_treemap(ctx.bundle.name, language()), f"parameters-{ctx.bundle.label}",
                 key="par_treemap")
     per_layer = st.toggle(
         _("One row per encoder layer"), value=False, key=PER_LAYER_KEY, bind="query-params",
         help=_("Off: the blocks of all layers added up (× number of layers). On: every layer "
                "apart."))
-    breakdown = cache.breakdown(ctx.bundle.name, bool(per_layer))
+    breakdown = cache.get_breakdown(ctx.bundle.name, bool(per_layer))
     # Shown in percent with 3 decimals; the CSV keeps the fraction.
     show_table(breakdown.assign(share=100 * breakdown["share"]), BREAKDOWN_COLUMNS)
     st.download_button(_("Download the breakdown (CSV)"),
@@ -154,7 +154,7 @@ def draw_named_list(ctx: Context) -> None:
     query = st.text_input(_("Filter by name"), value="", key=FILTER_KEY, bind="query-params",
                           placeholder=_("e.g. attention.self.query  or  LayerNorm bias"),
                           max_chars=200)
-    shown_rows, frame = cache.named_list(ctx.bundle.name, query or "")
+    shown_rows, frame = cache.get_named_list(ctx.bundle.name, query or "")
     if not shown_rows:
         st.info(_("No parameter name contains all the words of the filter. Names look like "
                   "encoder.layer.0.attention.self.query.weight."), icon=":material/filter_alt_off:")
@@ -190,7 +190,7 @@ def draw_from_config(ctx: Context) -> None:
         config, rows = ctx.bundle.config, list(ctx.rows)
         against = _("sum(p.numel()) of {model}").format(model=ctx.bundle.label)
     else:
-        config, rows = preset_config(settings.picked), cache.preset_parameters(settings.picked)
+        config, rows = preset_config(settings.picked), cache.get_preset_parameters(settings.picked)
         against = _("sum(p.numel()) of BertModel({model} config) on the meta device").format(
             model=settings.picked)
     with_pooler = any(r.group == "pooler" for r in rows)
@@ -248,7 +248,7 @@ def draw_presets(ctx: Context) -> None:
     explain(_("The published BERT checkpoints counted from their config alone, twice: with the "
               "formula, and by building BertModel(config) on PyTorch's meta device, which creates "
               "every tensor's shape but no memory, so nothing is downloaded."))
-    presets = presets_frame({name: sum(r.numel for r in cache.preset_parameters(name))
+    presets = presets_frame({name: sum(r.numel for r in cache.get_preset_parameters(name))
                              for name in PRESETS})
     show_table(presets, PRESET_SIZE_COLUMNS)
     show_table(presets, PRESET_COLUMNS)
@@ -299,7 +299,7 @@ def draw_custom(ctx: Context) -> None:
         return
     sizes = settings.sizes
     custom = config_from_sizes(sizes)
-    by_formula, on_meta = count_from_config(custom), cache.custom_meta_count(*sizes.as_tuple())
+    by_formula, on_meta = count_from_config(custom), cache.get_custom_meta_count(*sizes.as_tuple())
     c1, c2 = st.columns(2)
     c1.metric(_("Parameters (from the config)"), f"{by_formula:,}")
     equal = on_meta == by_formula
@@ -362,7 +362,7 @@ def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
     bundle = model_of(key)
-    ctx = Context(key, bundle, tuple(cache.live_parameters(bundle.name)),
+    ctx = Context(key, bundle, tuple(cache.get_live_parameters(bundle.name)),
                   parameter_count(bundle.name), input_encoding(key))
     draw_headline(ctx)
     draw_sections(SECTIONS, SECTION_KEY, ctx)

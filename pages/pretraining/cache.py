@@ -38,7 +38,7 @@ def heads(model_name: str) -> tuple[bool, bool]:
 
 
 @results_cache("pretraining: masking", SHARE)
-def masking(key: InputKey, seed: int, probability: float, whole_word: bool) -> Masking:
+def get_masking(key: InputKey, seed: int, probability: float, whole_word: bool) -> Masking:
     """The MLM corruption of the input, tokenised with the shared options as on every page."""
     return mask_tokens(get_model(key.model), key.text_a, key.text_b, seed=seed,
                        probability=probability, whole_word=whole_word,
@@ -47,18 +47,18 @@ def masking(key: InputKey, seed: int, probability: float, whole_word: bool) -> M
 
 
 @results_cache("pretraining: predictions", SHARE)
-def predictions(key: InputKey, top_k: int) -> list[list[Prediction]]:
+def get_predictions(key: InputKey, top_k: int) -> list[list[Prediction]]:
     """The MLM head's guesses at each [MASK] of ``key.text_a``."""
     return fill_mask(get_model(key.model), key.text_a, top_k=top_k)
 
 
 @results_cache("pretraining: layer by layer", SHARE)
-def traces(key: InputKey) -> list[MaskTrace]:
+def get_traces(key: InputKey) -> list[MaskTrace]:
     return mask_by_layer(get_model(key.model), key.text_a)
 
 
 @results_cache("pretraining: next sentence", SHARE)
-def is_next(key: InputKey) -> NextSentence:
+def get_is_next(key: InputKey) -> NextSentence:
     return next_sentence(get_model(key.model), key.text_a, key.text_b)
 
 
@@ -70,7 +70,7 @@ def random_sentence(a: str, b: str) -> str:
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * 4, show_spinner=False)
-def patterns(model_name: str, n_classes: int) -> list[FinetuningPattern]:
+def get_patterns(model_name: str, n_classes: int) -> list[FinetuningPattern]:
     """The four fine-tuning heads for this model's config (per model, not per input)."""
     return finetuning_patterns(get_model(model_name).config, n_classes)
 

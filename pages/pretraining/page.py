@@ -116,7 +116,7 @@ def draw_masking(ctx: Context) -> None:
         explain(_("Whole-word masking: a word split into pieces (“play ##ing”) is picked or "
                   "left as a whole, so the model cannot guess “##ing” from “play” next to it."))
     try:
-        m = cache.masking(ctx.key, s.seed, s.probability, s.whole_word)
+        m = cache.get_masking(ctx.key, s.seed, s.probability, s.whole_word)
     except ExplorerError as exc:
         show_error(exc)
         return
@@ -184,8 +184,8 @@ def draw_fill(ctx: Context) -> None:
     top_k = whole_number(st, _("How many guesses to show"), min_value=1, max_value=20, value=5,
                          key=TOPK_KEY)
     try:
-        preds = cache.predictions(ctx.key.with_texts(text), top_k)
-        traces = cache.traces(ctx.key.with_texts(text))
+        preds = cache.get_predictions(ctx.key.with_texts(text), top_k)
+        traces = cache.get_traces(ctx.key.with_texts(text))
     except ExplorerError as exc:
         show_error(exc)
         return
@@ -235,8 +235,8 @@ def draw_next_sentence(ctx: Context) -> None:
         return
     other = cache.random_sentence(a, b)
     try:
-        real = cache.is_next(ctx.key)
-        swapped = cache.is_next(ctx.key.with_texts(a, other))
+        real = cache.get_is_next(ctx.key)
+        swapped = cache.get_is_next(ctx.key.with_texts(a, other))
     except ExplorerError as exc:
         show_error(exc)
         return
@@ -256,8 +256,8 @@ def draw_finetuning(ctx: Context) -> None:
         # Inference has three classes (entailment, neutral, contradiction) whatever the number
         # picked for the other tasks.
         patterns = [nli if p.key == "pair_class" else p
-                    for p, nli in zip(cache.patterns(ctx.key.model, n_classes),
-                                      cache.patterns(ctx.key.model, NLI_CLASSES), strict=True)]
+                    for p, nli in zip(cache.get_patterns(ctx.key.model, n_classes),
+                                      cache.get_patterns(ctx.key.model, NLI_CLASSES), strict=True)]
         one = cache.tokens(ctx.key.with_texts(ctx.key.text_a))
         pair = cache.tokens(ctx.key.with_texts(ctx.key.text_a, ctx.key.text_b or "…"))
     except ExplorerError as exc:

@@ -19,30 +19,30 @@ SHARE = 0.03   # of the results budget, for each check: small arrays, a few toke
 
 
 @results_cache("stages: autograd trace", SHARE)
-def autograd_trace(key: InputKey) -> AutogradTrace:
+def get_autograd_trace(key: InputKey) -> AutogradTrace:
     return pipeline.autograd_trace(get_model(key.model), get_analysis(key))
 
 
 @results_cache("stages: LayerNorm check", SHARE)
-def layernorm_check(key: InputKey) -> LayerNormCheck:
+def get_layernorm_check(key: InputKey) -> LayerNormCheck:
     return embedding_checks.layernorm_check(get_model(key.model), get_analysis(key))
 
 
 @results_cache("stages: one-hot check", SHARE)
-def one_hot_check(key: InputKey) -> OneHotCheck:
+def get_one_hot_check(key: InputKey) -> OneHotCheck:
     return embedding_checks.one_hot_check(get_model(key.model), get_analysis(key))
 
 
 @results_cache("stages: broadcasting", SHARE)
-def broadcast_demo(key: InputKey) -> BroadcastDemo:
+def get_broadcast_demo(key: InputKey) -> BroadcastDemo:
     return embedding_checks.broadcast_demo(get_model(key.model), get_analysis(key))
 
 
 @results_cache("stages: lookups", SHARE)
-def lookup_comparison(key: InputKey) -> LookupComparison:
+def get_lookup_comparison(key: InputKey) -> LookupComparison:
     return lookup_components.compare_lookups(get_analysis(key))
 
 
 @results_cache("stages: segment rows", SHARE)
-def segment_rows(key: InputKey) -> SegmentRows:
+def get_segment_rows(key: InputKey) -> SegmentRows:
     return lookup_components.segment_rows(get_model(key.model), get_analysis(key))

@@ -103,7 +103,7 @@ def draw_check(column: DeltaGenerator, label: str, error: float, formula: str) -
 
 
 def segment_box(ctx: StagesContext) -> None:
-    seg = cache.segment_rows(ctx.key)
+    seg = cache.get_segment_rows(ctx.key)
     st.info(figs.segment_rows_text(seg), icon=SEGMENT_ICON)
 
 
@@ -241,7 +241,7 @@ def draw_stage(ctx: StagesContext, stage: str, part: np.ndarray, window: range,
 def draw_printouts(ctx: StagesContext) -> None:
     """The tutorials' print(tensor) of every stage, with grad_fn from a real forward."""
     with st.spinner(_("Running the stages with gradients on…")):
-        trace = cache.autograd_trace(ctx.key)
+        trace = cache.get_autograd_trace(ctx.key)
     explain(_("The tutorials print each step with `print(tensor)`: the shape, the first and "
               "last three numbers of each row, and `grad_fn`, the autograd operation that made "
               "the tensor. The names below are read from a real forward pass run with gradients "
@@ -282,7 +282,7 @@ def draw_printouts(ctx: StagesContext) -> None:
 
 def draw_one_hot(ctx: StagesContext) -> None:
     """The word lookup as one_hot(input_ids) @ W, checked against the lookup."""
-    one_hot = cache.one_hot_check(ctx.key)
+    one_hot = cache.get_one_hot_check(ctx.key)
     explain(_("Looking up row input_id of the word table is the same as multiplying a one-hot "
               "row (a 1 in column input_id, 0 everywhere else) by the whole table. The check "
               "below does the product over all {vocab} columns and compares it with the "
@@ -316,7 +316,7 @@ def draw_one_hot_matrix(ctx: StagesContext, one_hot: OneHotCheck) -> None:
 
 def draw_broadcasting(ctx: StagesContext) -> None:
     """The position lookup's [T, h] broadcast over the batch, with the real shapes."""
-    demo = cache.broadcast_demo(ctx.key)
+    demo = cache.get_broadcast_demo(ctx.key)
     explain(_("The tutorial builds `pos_ids = torch.arange(seq_len)`, which has no batch "
               "dimension, so its lookup is [tokens, hidden] while the other two are [1, tokens, "
               "hidden]. PyTorch lines up the last dimensions and repeats the position rows for "
@@ -330,7 +330,7 @@ def draw_broadcasting(ctx: StagesContext) -> None:
 
 def draw_parts_of_the_sum(ctx: StagesContext) -> None:
     """Per token: the norm of each lookup, its share of the sum, and the cosines between them."""
-    comp = cache.lookup_comparison(ctx.key)
+    comp = cache.get_lookup_comparison(ctx.key)
     explain(_("For each token: the length (L2 norm) of each of the three lookups, and each "
               "one's share of the sum, its projection c·s/|s|² on the sum s (the three shares "
               "add up to 1; a negative share points away from the sum). The table adds the "
@@ -362,7 +362,7 @@ def draw_parts_of_the_sum(ctx: StagesContext) -> None:
 
 def draw_layernorm(ctx: StagesContext) -> None:
     """LayerNorm taken apart: the formula, both live checks, per-token statistics, γ and β."""
-    ln = cache.layernorm_check(ctx.key)
+    ln = cache.get_layernorm_check(ctx.key)
     explain(_("LayerNorm works on each token on its own: it subtracts the token's mean over the "
               "hidden dimensions, divides by its standard deviation, then multiplies each "
               "dimension by a learned γ and adds a learned β. So before γ and β every token has "
