@@ -36,6 +36,18 @@ def encoding_of(key: InputKey) -> Encoding:
     return enc
 
 
+def encoding_or_none(key: InputKey) -> Encoding | None:
+    """The shared inputs tokenised, with their notices; for text core refuses, its reason and
+    None, and the page goes on (for a page whose views do not all need the sentences)."""
+    try:
+        enc = get_encoding(key)
+    except ExplorerError as exc:
+        show_error(exc)
+        return None
+    show_notices(enc)
+    return enc
+
+
 def analysis_of(key: InputKey, attentions: bool = False, notices: bool = True) -> Analysis:
     """Every stage of the shared inputs, with the same notices (``notices=False`` for a page
     that has shown them already)."""

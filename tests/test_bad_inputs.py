@@ -149,8 +149,8 @@ def plotly_strings(spec: str) -> list[str]:
     return out
 
 
-OWN_IMAGE = re.compile(r'<img alt="[^"<>]*" style="height:[\d.]+px" '
-                       r'src="data:image/png;base64,[A-Za-z0-9+/=]+">')
+OWN_IMAGE = re.compile(r'<img alt="[^"<>]*"(?: style="height:[\d.]+px")? '
+                       r'src="data:image/(?:png|svg\+xml);base64,[A-Za-z0-9+/=]+">')
 
 
 def assert_no_markup(at: AppTest) -> None:
@@ -159,8 +159,8 @@ def assert_no_markup(at: AppTest) -> None:
         for node in root:
             proto = getattr(node, "proto", None)
             if node.type == "html" or getattr(proto, "allow_html", False):
-                # The app's own pictures (image heatmaps) are the only <img> allowed: PNG data
-                # in the src, nothing else in the tag.
+                # The app's own pictures (image heatmaps, the Positions PCA) are the only <img>
+                # allowed: PNG or SVG data in the src, nothing else in the tag.
                 body = OWN_IMAGE.sub("", proto.body)
                 assert not MARKUP.search(body), f"{node.type} renders user HTML"
             if node.type == "plotly_chart":

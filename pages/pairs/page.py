@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from components.analysis_view import model_of, stop_on_input_error
+from components.analysis_view import encoding_or_none, model_of, stop_on_input_error
 from components.controls import whole_number
 from components.downloads import download_matrix, safe_filename
 from components.explain import explain, page_header
@@ -22,7 +22,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_text
 from components.sections import Section, draw_sections
-from core import ModelBundle, PairContributions
+from core import Encoding, ModelBundle, PairContributions
 from core.similarity import pair_lists as lists
 from core.similarity.pair_examples import ONE_PAIR, SCORED, example_text
 from pages.pairs import cache
@@ -88,6 +88,7 @@ REASONS = {
 class Context:
     key: InputKey
     bundle: ModelBundle
+    encoding: Encoding | None   # the sidebar's input as every page tokenises it (None: refused)
 
 
 # --- one pair ------------------------------------------------------------------------------------
@@ -108,6 +109,8 @@ def draw_one_pair(ctx: Context) -> None:
     st.subheader(_("One pair: which token pairs make the cosine"))
     example_buttons()
     key = ctx.key
+    if ctx.encoding is None:   # what is wrong with the text is said above the tabs
+        return
     if key.text_b is None:
         st.info(_("This view needs sentence B: type a second sentence in the sidebar, or pick "
                   "one of the pairs above."), icon=":material/compare_arrows:")
@@ -466,7 +469,10 @@ SECTIONS = (
 def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    draw_sections(SECTIONS, SECTION_KEY, Context(key, model_of(key)))
+    # The sidebar's text, with the notices every page gives (empty text, B without A, what
+    # was cut); the Many pairs tab needs none of it, so a refused text does not stop the page.
+    encoding = encoding_or_none(key)
+    draw_sections(SECTIONS, SECTION_KEY, Context(key, model_of(key), encoding))
 
 
 if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names

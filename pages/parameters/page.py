@@ -9,15 +9,15 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from components.analysis_view import model_of, show_error, show_notices
-from components.cache import get_encoding, parameter_count
+from components.analysis_view import encoding_or_none, model_of
+from components.cache import parameter_count
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.sections import Section, draw_sections
-from core import Encoding, ExplorerError, ModelBundle
+from core import Encoding, ModelBundle
 from core.parameters.counting import (
     closed_form_latex,
     count_from_config,
@@ -346,24 +346,12 @@ SECTIONS = (
 )
 
 
-def input_encoding(key: InputKey) -> Encoding | None:
-    """The input's tokens with their notices; for text core refuses, its reason and None (the
-    counts need no input, so the page goes on)."""
-    try:
-        enc = get_encoding(key)
-    except ExplorerError as exc:
-        show_error(exc)
-        return None
-    show_notices(enc)
-    return enc
-
-
 def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
     bundle = model_of(key)
     ctx = Context(key, bundle, tuple(cache.get_live_parameters(bundle.name)),
-                  parameter_count(bundle.name), input_encoding(key))
+                  parameter_count(bundle.name), encoding_or_none(key))
     draw_headline(ctx)
     draw_sections(SECTIONS, SECTION_KEY, ctx)
 
