@@ -119,6 +119,14 @@ def picture_labels(body: str) -> list[str]:
         else []
 
 
+def picture_label_places(body: str) -> list[tuple[str, float, float]]:
+    """(token, left %, top %) of every label printed beside a ring in a PCA picture."""
+    block = re.search(r'<div data-labels="input">(.*?)</div>', body)
+    return [(text, float(x), float(y)) for x, y, text in re.findall(
+        r'<span class="pp-label" style="left:([\d.-]+)%;top:([\d.-]+)%">(.*?)</span>',
+        block.group(1))] if block else []
+
+
 def picture_rings(body: str) -> list[tuple[float, float, str]]:
     """(left %, top %, pointer text) of every ring in a PCA picture."""
     return [(float(x), float(y), title) for x, y, title in re.findall(
@@ -380,8 +388,18 @@ def test_pca_picture_rings_and_labels_the_input(as_opened, tables):
     """The input's tokens are page text beside their rings, at the dots of their positions;
     the pointer on a ring names its position and token."""
     body = pictures(as_opened)["positions_pca_learned"]
-    assert picture_labels(body) == TOKENS
     rings = picture_rings(body)
+    # Labelled where there is room: the printed labels are the input's tokens, in order, each
+    # at its own ring, and no two closer than an eighth of the picture (they would overprint).
+    printed = picture_label_places(body)
+    assert printed and printed[0][0] == TOKENS[0]
+    by_place = {(round(x, 2), round(y, 2)): title.split(" ", 1)[1] for x, y, title in rings}
+    assert [by_place[(x, y)] for _t, x, y in printed] == [t for t, _x, _y in printed]
+    assert [t for t, *_ in printed] == [t for t in TOKENS if t in {p[0] for p in printed}]
+    places = np.array([(x, y) for _t, x, y in printed]) / 100 * np.array([1000.0, 750.0])
+    if len(places) > 1:
+        gaps = np.linalg.norm(places[:, None] - places[None], axis=-1)
+        assert gaps[np.triu_indices(len(places), 1)].min() >= 0.1 * 750
     assert [title for *_, title in rings] == [f"{i} {tok}" for i, tok in enumerate(TOKENS)]
     dots = picture_points(body)
     box = np.array([1000.0, 750.0])

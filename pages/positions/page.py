@@ -397,7 +397,8 @@ def draw_table_line(ctx: PositionsContext) -> None:
     where = (_("positions 0–{last}").format(last=marks.positions[-1])
              if len(marks.positions) > 1 else _("position 0"))
     st.markdown(_("Position table: **{shape}**. Your input fills **{where}**; in the charts its "
-                  "positions are ringed and labelled with their tokens ({legend}).")
+                  "positions are ringed and labelled with their tokens where there is room "
+                  "({legend}); a ring without a label names its token under the pointer.")
                 .format(shape=ctx.shape, where=where, legend=figs.segment_legend(marks)))
 
 

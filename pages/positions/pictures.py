@@ -38,6 +38,7 @@ BOX = 1000.0            # the inner view box's width, in its own units
 DOT_PX = 6              # a position's dot
 RING_PX = 7             # radius of an input's ring
 LABEL_PX = 15           # token labels, legible from the back of a classroom
+PICTURE_LABEL_GAP = 0.125   # printed labels keep this share of the picture's width apart
 SCREE_PX = 260          # the scree's plot height
 
 STYLE = f"""<style>
@@ -165,7 +166,9 @@ def pca_marks(proj: Projection, pcs: Sequence[int], marks: InputMarks | None) ->
     coords = proj.coords[:, [pc - 1 for pc in pcs[:2]]].astype(np.float64)
     unit = picture_xy(proj, pcs)
     rows = np.asarray(marks.positions) - proj.start
-    texts = spaced_labels(coords, rows, marks.tokens)
+    # A label is ~30-40 px wide at 15 px type on a ~230 px picture (1024 px screen): keep
+    # printed labels an eighth of the picture apart, or they overprint each other.
+    texts = spaced_labels(coords, rows, marks.tokens, min_gap=PICTURE_LABEL_GAP)
     show_text = len(rows) <= MAX_TEXT_LABELS
     rings, labels = [], []
     for row, text, hover, colour in zip(rows, texts, marks.labels, marks.colours(), strict=True):
