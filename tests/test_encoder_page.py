@@ -224,3 +224,29 @@ def test_the_walks_matrix_is_an_image_of_the_step(bundle, step):
     z = plotly_values(json.loads(chart.proto.spec)["data"][0]["z"])
     np.testing.assert_allclose(z, shown, atol=1e-5)
     assert not image_heatmaps(at)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("step", ["attention_probs", "intermediate"])
+def test_a_download_holds_the_step_it_names(server, browser, bundle, step, tmp_path):
+    """The layer walk's .npy download is the whole matrix of the step shown (for a per-head step,
+    the picked head), made again on click from the cache by the input's key (the button keeps
+    no array of its own)."""
+    from urllib.parse import urlencode
+
+    from tests.conftest import open_in_browser
+
+    query = {**PAIR, LAYER_KEY: "2", HEAD_KEY: "3", STEP_KEY: step}
+    page = open_in_browser(browser, f"{server}/encoder?{urlencode(query)}", 1400, 1000)
+    try:
+        button = page.locator("[data-testid='stDownloadButton'] button", has_text=".npy").first
+        with page.expect_download(timeout=60_000) as info:
+            button.click()
+        path = tmp_path / f"{step}.npy"
+        info.value.save_as(path)
+        got = np.load(path)
+    finally:
+        page.close()
+    steps = encoder_steps(bundle, PAIR["a"], PAIR["b"], layer=2).steps[step]
+    expected = steps[3] if steps.ndim == 3 else steps
+    np.testing.assert_allclose(got, expected, atol=1e-5)

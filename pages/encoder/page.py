@@ -125,14 +125,23 @@ def model_title(ctx: Context, what: str) -> str:
                                                         layer=ctx.steps.layer)
 
 
+def steps_again(ctx: Context) -> Callable[[], EncoderSteps]:
+    """How a download gets this layer's steps back when it is clicked: from the cache, by the
+    input's key. A download button keeps what it is given for as long as its session shows the
+    page; given the arrays, 30 sessions on long texts kept ~36 MB each alive past the cache's
+    budget (README, Performance)."""
+    key, layer = ctx.key, ctx.steps.layer
+    return lambda: cache.get_steps(key, layer)
+
+
 def show_matrix(ctx: Context, matrix: np.ndarray, name: str, title: str, exact: bool,
-                **kw) -> None:
+                rebuild: Callable[[], np.ndarray], **kw) -> None:
     """A heatmap of ``matrix`` (an image, or with ``exact`` the interactive figure) with its
-    CSV/NPY downloads (the whole matrix)."""
+    CSV/NPY downloads of the whole matrix, which ``rebuild`` makes again on click."""
     labels = labels_of(ctx)
     draw_heatmap(fg.matrix_image(matrix, labels, title, **kw), f"fig_{name}", exact,
                  lambda: fg.matrix_figure(matrix, labels, title, **kw))
-    download_matrix(name, matrix, [f"{i}:{t}" for i, t in enumerate(ctx.encoding.tokens)],
+    download_matrix(name, rebuild, [f"{i}:{t}" for i, t in enumerate(ctx.encoding.tokens)],
                     key=name)
 
 
@@ -175,8 +184,10 @@ def draw_layer_walk(ctx: Context) -> None:
     if not is_square and matrix.shape[1] > fg.MAX_COLUMNS:
         explain(_("The first {k} of {n} columns are drawn; the downloads hold them all.").format(
             k=fg.MAX_COLUMNS, n=matrix.shape[1]))
+    again, head = steps_again(ctx), ctx.view.head
     show_matrix(ctx, matrix, f"{name}{where.strip()}_layer{ctx.steps.layer}",
-                model_title(ctx, name + where), exact, cols=cols,
+                model_title(ctx, name + where), exact,
+                lambda: fg.step_matrix(again(), name, head), cols=cols,
                 probs=name == "attention_probs")
     draw_check(ctx, name)
     draw_head_steps(ctx, exact)
@@ -188,11 +199,13 @@ def draw_head_steps(ctx: Context, exact: bool) -> None:
     explain(_("One head works in {d} dimensions: its scores are its queries against its keys "
               "divided by √{d}, softmax turns each row into weights, and the weights mix its "
               "values.").format(d=ctx.steps.head_dim))
-    views = {
-        "q": (N_("query Q"), v.query, False), "k": (N_("key K"), v.key, False),
-        "v": (N_("value V"), v.value, False),
-        "scores": (N_("scores"), fg.clipped_scores(v.scores, ctx.steps.mask_bias), True),
-        "probs": (N_("softmax"), v.probs, True), "wv": (N_("weights × V"), v.weighted, False),
+    views: dict[str, tuple[str, Callable[[HeadView, EncoderSteps], np.ndarray], bool]] = {
+        "q": (N_("query Q"), lambda h, _s: h.query, False),
+        "k": (N_("key K"), lambda h, _s: h.key, False),
+        "v": (N_("value V"), lambda h, _s: h.value, False),
+        "scores": (N_("scores"), lambda h, s: fg.clipped_scores(h.scores, s.mask_bias), True),
+        "probs": (N_("softmax"), lambda h, _s: h.probs, True),
+        "wv": (N_("weights × V"), lambda h, _s: h.weighted, False),
     }
     # One matrix at a time, and only when asked for: each plotly figure that changes is rebuilt
     # in the browser on every rerun, and six at once made this tab several times slower.
@@ -201,10 +214,24 @@ def draw_head_steps(ctx: Context, exact: bool) -> None:
     key = st.segmented_control(_("Matrix"), list(views), format_func=lambda k: _(views[k][0]),
                                default="q", key=HEAD_VIEW_KEY, bind="query-params",
                                required=True) or "q"
-    title, matrix, square = views[key]
-    show_matrix(ctx, matrix, f"head{v.head}_{key}_layer{ctx.steps.layer}",
-                model_title(ctx, _(title)), exact, cols=labels_of(ctx) if square else None,
-                probs=key == "probs")
+    title, matrix_of, square = views[key]
+    again, head = steps_again(ctx), v.head
+
+    def rebuild() -> np.ndarray:
+        steps = again()
+        return matrix_of(head_slice(steps, head), steps)
+
+    show_matrix(ctx, matrix_of(v, ctx.steps), f"head{v.head}_{key}_layer{ctx.steps.layer}",
+                model_title(ctx, _(title)), exact, rebuild,
+                cols=labels_of(ctx) if square else None, probs=key == "probs")
+
+
+def attention_shown(steps: EncoderSteps, hide: bool) -> np.ndarray:
+    """(heads, T, T) attention of the layer, or without [CLS], [SEP] and padding, renormalised."""
+    probs = steps.steps["attention_probs"]
+    enc = steps.encoding
+    return without_specials(probs, enc.special_tokens_mask, enc.attention_mask) if hide \
+        else probs
 
 
 def draw_attention(ctx: Context) -> None:
@@ -212,10 +239,9 @@ def draw_attention(ctx: Context) -> None:
     st.subheader(_("Who attends to whom"))
     enc = ctx.encoding
     hide = st.toggle(_("Hide [CLS] and [SEP]"), key="enc_hide_specials")
-    probs = ctx.steps.steps["attention_probs"]
+    probs = attention_shown(ctx.steps, hide)
     keep = list(range(len(enc.tokens)))
     if hide:
-        probs = without_specials(probs, enc.special_tokens_mask, enc.attention_mask)
         keep = [i for i, (s, m) in enumerate(zip(enc.special_tokens_mask, enc.attention_mask,
                                                   strict=True)) if not s and m]
         explain(_("As exBERT does: the rows and columns of [CLS], [SEP] and padding are dropped "
@@ -233,7 +259,9 @@ def draw_attention(ctx: Context) -> None:
     fig = fg.matrix_figure(head, labels, model_title(ctx, _("head {n}").format(n=ctx.view.head)),
                            cols=labels, probs=True)
     show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
-    download_matrix(name, head, [f"{i}:{enc.tokens[i]}" for i in keep], key=name)
+    again, picked = steps_again(ctx), ctx.view.head
+    download_matrix(name, lambda: attention_shown(again(), hide)[picked],
+                    [f"{i}:{enc.tokens[i]}" for i in keep], key=name)
     explain(_("Rows are queries, columns the keys they attend to; each row sums to 1.")
             + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
     st.page_link("pages/attribution/page.py", icon=":material/insights:", label=_(
@@ -241,8 +269,10 @@ def draw_attention(ctx: Context) -> None:
     st.subheader(_("Every head of layer {n}").format(n=ctx.steps.layer))
     show_figure(fg.head_grid(probs, model_title(ctx, _("all heads")), boundary),
                 f"all_heads_layer{ctx.steps.layer}", key="fig_att_grid")
+    width = probs.shape[-1]
     download_matrix(f"all_heads_layer{ctx.steps.layer}",
-                    lambda: probs.reshape(-1, probs.shape[-1]), key="all_heads")
+                    lambda: attention_shown(again(), hide).reshape(-1, width),
+                    key="all_heads")
 
 
 def draw_atlas(ctx: Context) -> None:
