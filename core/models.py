@@ -91,6 +91,14 @@ def tokenizer_lock(tokenizer: object) -> threading.Lock:
         return lock
 
 
+# One model built at a time (the files are fetched before, side by side). transformers'
+# from_pretrained swaps process-wide state while it builds a model (torch's init functions, the
+# weight-tying pass); two builds in two threads restored each other's, and a model loaded later
+# came out with its MLM decoder untied from the word embeddings (measured: two sessions loading
+# at once, then a BertForPreTraining checkpoint).
+_BUILD_LOCK = threading.Lock()
+
+
 @dataclass(frozen=True)
 class ModelBundle:
     """A loaded model with its tokenizer. Shared by every session: never mutate it.
@@ -346,7 +354,8 @@ def load_model(name: str | None = None) -> ModelBundle:
     try:
         found = _pretraining_heads_in(folder)
         if found:
-            full = BertForPreTraining.from_pretrained(str(folder), **kwargs)
+            with _BUILD_LOCK:
+                full = BertForPreTraining.from_pretrained(str(folder), **kwargs)
             full.eval()  # the heads too, before the bundle is shared
             model, heads = full.bert, full.cls
             # A head the checkpoint lacks would be random weights: drop it rather than show noise.
@@ -355,7 +364,8 @@ def load_model(name: str | None = None) -> ModelBundle:
             if NSP_HEAD not in found:
                 heads.seq_relationship = None
         else:
-            model = BertModel.from_pretrained(str(folder), **kwargs)
+            with _BUILD_LOCK:
+                model = BertModel.from_pretrained(str(folder), **kwargs)
     except ModelLoadError:
         raise
     # Weights that do not match the config, a corrupt safetensors file (SafetensorError), ...
