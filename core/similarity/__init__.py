@@ -8,3 +8,48 @@
     core.similarity.pair_lists  lists of pairs as pasted or uploaded; the results as CSV
     core.similarity.pair_examples  built-in pairs, with scores written for this explorer
 """
+
+from core.similarity.anisotropy import (
+    CorpusStats,
+    StageStats,
+    anisotropy_table,
+    corpus_statistics,
+    rogue_dimensions,
+    token_cosines,
+    unrelated_level,
+)
+from core.similarity.choices import (
+    default_tokens,
+    depth_stages,
+    real_positions,
+    segment_positions,
+    similarity_stages,
+)
+from core.similarity.cosines import (
+    Dominance,
+    TokenRef,
+    dominance,
+    norm_dominance,
+    standardised_cosine,
+    token_curve,
+    token_matrix,
+    top_dimensions,
+)
+from core.similarity.pair_lists import PairList, read_file, read_text, results_csv
+from core.similarity.pairs import PairContributions, compare_pairs, pair_contributions
+from core.similarity.sentences import (
+    SentenceComparison,
+    compare_sentences,
+    encoder_max_length,
+    sentence_embedding,
+)
+
+__all__ = [
+    "CorpusStats", "Dominance", "PairContributions", "PairList", "SentenceComparison",
+    "StageStats", "TokenRef", "anisotropy_table", "compare_pairs", "compare_sentences",
+    "corpus_statistics", "default_tokens", "depth_stages", "dominance", "encoder_max_length",
+    "norm_dominance", "pair_contributions", "read_file", "read_text", "real_positions",
+    "results_csv", "rogue_dimensions", "segment_positions", "sentence_embedding",
+    "similarity_stages", "standardised_cosine", "token_cosines", "token_curve", "token_matrix",
+    "top_dimensions", "unrelated_level",
+]
