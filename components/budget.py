@@ -56,9 +56,10 @@ MB = 1024 * 1024
 BASELINE_MB = 700
 # Besides the caches: the results being computed (two at once, hundreds of MB each at 512
 # tokens), each open session's view (its figures, and the arrays its download buttons hold) and
-# the allocator's slack. Measured: 30 sessions with 512-token pairs peaked ~230 MB above the
-# baseline plus a full cache (bench/long_text.py; README, "Performance").
-WORKING_MB = 250
+# the allocator's slack. Measured (bench/long_text.py, 30 sessions with 512-token pairs, one run
+# each, the same machine and load): with 250 MB of caches the server peaked at 1.30 GB, with
+# 150 MB at 1.18 GB; so 350 MB is kept for this and the caches get 150 MB by default.
+WORKING_MB = 350
 SWEEP_S = 5.0   # how often idle entries are looked for
 MMAP_THRESHOLD = 1 * MB   # allocations this large get their own mmap, unmapped when freed
 ARENAS = 2
@@ -70,7 +71,7 @@ def memory_goal_mb() -> int:
 
 def results_budget_bytes() -> int:
     """Bytes all per-input caches together may hold: by default what the memory goal leaves
-    beside the baseline and the working memory (250 MB for the default 1200)."""
+    beside the baseline and the working memory (150 MB for the default 1200)."""
     default = max(64, memory_goal_mb() - BASELINE_MB - WORKING_MB)
     return int(float(os.environ.get("BERT_EXPLORER_CACHE_MB", default)) * MB)
 
