@@ -252,12 +252,16 @@ def answers_chart(step: Step, tally: Tally) -> go.Figure:
     colours = [GOOD if i == step.answer else OTHER for i in range(len(labels))]
     fig = go.Figure(go.Bar(x=list(tally.counts), y=labels, orientation="h",
                            marker_color=colours, text=list(tally.counts),
-                           textposition="outside", cliponaxis=False,
+                           textposition="outside", cliponaxis=False, textfont={"size": 16},
                            hovertemplate="%{y}: %{x}<extra></extra>"))
     fig.update_layout(height=80 + 48 * len(labels), margin={"l": 10, "r": 40, "t": 10, "b": 30},
                       font={"size": 16},
-                      # Choices such as "-100" or "0" are labels, not numbers.
-                      yaxis={"autorange": "reversed", "type": "category"},
-                      xaxis={"title": _("students"), "rangemode": "tozero", "dtick": 1
-                             if max(tally.counts, default=0) < 10 else None})
+                      # Choices such as "-100" or "0" are labels, not numbers. Each axis's own
+                      # font: Streamlit's chart theme sets its ticks smaller than the layout's
+                      # font (11 px as drawn), too small for the back of a classroom.
+                      yaxis={"autorange": "reversed", "type": "category",
+                             "tickfont": {"size": 16}},
+                      xaxis={"title": {"text": _("students"), "font": {"size": 16}},
+                             "tickfont": {"size": 14}, "rangemode": "tozero",
+                             "dtick": 1 if max(tally.counts, default=0) < 10 else None})
     return fig
