@@ -1,14 +1,50 @@
-"""Download buttons for a matrix: CSV with row and column labels, and .npy with the raw floats."""
+"""Download buttons for a matrix: CSV with row and column labels, and .npy with the raw floats.
+
+A download button keeps what it is given for as long as its session shows the page. Given a
+per-input result's arrays (or a closure over a page's context, which holds the analysis), every
+open session kept them alive past the results caches' byte budget: 30 sessions on 512-token
+texts held ~36 MB each (README, Performance). So a matrix that comes from a per-input cache is
+passed as a recipe, :func:`from_cache`: the cached function and its key, called again on click
+(a hit while the entry is kept, one recomputation after it was dropped).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 import streamlit as st
+
+R = TypeVar("R")
+M = TypeVar("M")
+Matrix = np.ndarray | Callable[[], np.ndarray]
+
+
+def _holds_results(value: Any) -> bool:
+    """An array, a tensor or a result dataclass: what a recipe must not keep."""
+    return (isinstance(value, np.ndarray) or hasattr(value, "element_size")
+            or (dataclasses.is_dataclass(value) and not isinstance(value, type)))
+
+
+def from_cache(get: Callable[..., R], *key: Hashable,
+               part: Callable[[R], M] = lambda result: result) -> Callable[[], M]:
+    """A download's matrix made again on click: ``part(get(*key))``.
+
+    ``get`` is a per-input cached function and ``key`` its arguments (the InputKey first, then
+    small values such as a layer number); ``part`` picks the matrix out of its result. Neither
+    may hold arrays or results (TypeError), or the button would keep them alive after all.
+    """
+    for value in key:
+        hash(value)   # a key is hashable: an array here raises TypeError at once
+    cells = [cell.cell_contents for cell in part.__closure__ or ()]
+    if any(_holds_results(value) for value in (*key, *cells)):
+        raise TypeError("a download recipe holds only keys, not the arrays it rebuilds")
+    return lambda: part(get(*key))
 
 
 def safe_filename(name: str) -> str:
@@ -31,13 +67,14 @@ def matrix_npy(matrix: np.ndarray) -> bytes:
 
 def download_matrix(
     name: str,
-    matrix: np.ndarray | Callable[[], np.ndarray],
+    matrix: Matrix,
     row_labels: Sequence[str] | None = None,
     key: str | None = None,
 ) -> None:
     """CSV and .npy download buttons side by side, computed only on click.
 
-    ``matrix`` may be a function, so a large matrix (a one-hot table) is built only when asked for.
+    ``matrix`` may be a function, so a large matrix (a one-hot table) is built only when asked
+    for; a matrix from a per-input cache is given as :func:`from_cache`'s recipe.
     """
     stem = safe_filename(name)
     key = key or stem

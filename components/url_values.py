@@ -8,6 +8,7 @@ first run, before the widget does.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -30,3 +31,16 @@ def option_in_link(key: str, options: Sequence[T], shown: Callable[[T], set[str]
         if text == str(option) or text in shown(option):
             return option, None
     return None, (text or None)
+
+
+def number_in_link(key: str, low: float, high: float) -> str | None:
+    """On a session's first run, the link's value for ``key`` when it is not a number from
+    ``low`` to ``high`` (to say so); None when it is one, or there is nothing to read."""
+    asked = st.query_params.get(key)
+    if asked is None or key in st.session_state:
+        return None
+    try:
+        ok = math.isfinite(float(asked)) and low <= float(asked) <= high
+    except ValueError:
+        ok = False
+    return None if ok else asked

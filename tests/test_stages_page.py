@@ -631,6 +631,31 @@ def test_stages_page_in_chromium(server: str, browser):
         page.close()
 
 
+@pytest.mark.browser
+def test_a_stage_download_is_the_models_own_output(server: str, browser, bundle: ModelBundle,
+                                                   tmp_path):
+    """The LayerNorm stage's .npy download (made again on click from the cache by the input's
+    key) is what transformers' own model.embeddings module returns for the pair."""
+    from urllib.parse import urlencode
+
+    query = urlencode({"a": PAIR[0], "b": PAIR[1], "st_stage": "LayerNorm"})
+    page = open_in_browser(browser, f"{server}/stages?{query}")
+    try:
+        button = page.locator("[data-testid='stDownloadButton'] button", has_text=".npy").first
+        with page.expect_download(timeout=60_000) as info:
+            button.click()
+        path = tmp_path / "LayerNorm.npy"
+        info.value.save_as(path)
+        got = np.load(path)
+    finally:
+        page.close()
+    encoded = bundle.tokenizer(*PAIR, return_tensors="pt")
+    with torch.no_grad():
+        expected = bundle.model.eval().embeddings(
+            input_ids=encoded["input_ids"], token_type_ids=encoded["token_type_ids"])[0]
+    np.testing.assert_allclose(got, expected.numpy(), atol=1e-5)
+
+
 # --- the shared tokenizer options, and the Chinese interface -----------------------------------
 
 def test_padding_shows_pad_rows_and_the_checks_cover_them(bundle: ModelBundle):

@@ -17,7 +17,7 @@ from components.analysis_view import (
     stop_on_input_error,
 )
 from components.check import draw_check as check_widget
-from components.downloads import download_matrix
+from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
@@ -127,11 +127,8 @@ def model_title(ctx: Context, what: str) -> str:
 
 def steps_again(ctx: Context) -> Callable[[], EncoderSteps]:
     """How a download gets this layer's steps back when it is clicked: from the cache, by the
-    input's key. A download button keeps what it is given for as long as its session shows the
-    page; given the arrays, 30 sessions on long texts kept ~36 MB each alive past the cache's
-    budget (README, Performance)."""
-    key, layer = ctx.key, ctx.steps.layer
-    return lambda: cache.get_steps(key, layer)
+    input's key (components.downloads.from_cache says why not the arrays)."""
+    return from_cache(cache.get_steps, ctx.key, ctx.steps.layer)
 
 
 def show_matrix(ctx: Context, matrix: np.ndarray, name: str, title: str, exact: bool,
@@ -330,10 +327,12 @@ def draw_ffn(ctx: Context) -> None:
                                  model_title(ctx, _("before and after GELU"))),
                 f"gelu_layer{ctx.steps.layer}", key="fig_gelu")
     rows = [f"{i}:{t}" for i, t in enumerate(ctx.encoding.tokens)]
-    download_matrix(f"intermediate_dense_layer{ctx.steps.layer}", s["intermediate.dense"], rows,
-                    key="ffn_before")
-    download_matrix(f"intermediate_layer{ctx.steps.layer}", s["intermediate"], rows,
-                    key="ffn_after")
+    for step, name, key in (("intermediate.dense", "intermediate_dense", "ffn_before"),
+                            ("intermediate", "intermediate", "ffn_after")):
+        download_matrix(f"{name}_layer{ctx.steps.layer}",
+                        from_cache(cache.get_steps, ctx.key, ctx.steps.layer,
+                                   part=lambda steps, step=step: steps.steps[step]),
+                        rows, key=key)
     draw_ffn_checks(ctx)
     st.subheader(_("Residual connection: how much each update changes a token"))
     shares = residual_shares(ctx.steps)

@@ -14,6 +14,7 @@ from components.i18n import N_, _, language, set_language
 from components.input_key import InputKey
 from components.inputs import DEFAULT_SENTENCE, shared_inputs
 from components.unk_note import draw_unk_note
+from components.url_values import option_in_link
 from core.classpoll import PollError
 from core.handout import handout_html
 from core.lessons import setup_cell
@@ -73,8 +74,8 @@ def choose_lesson(klass: ClassView | None = None) -> Lesson:
             st.query_params[LESSON_KEY] = key
     title, steps = LESSONS[key]
     numbers = list(range(1, len(steps) + 1))
-    asked = st.query_params.get(STEP_KEY)
-    if asked is not None and asked not in {str(n) for n in numbers}:
+    refused = option_in_link(STEP_KEY, numbers, lambda _n: set())[1]
+    if refused is not None:
         st.info(_("This lesson has steps 1 to {count}: showing step 1.").format(
             count=len(steps)), icon=":material/info:")
     step = st.select_slider(_("Step"), numbers, key=STEP_KEY, bind="query-params",

@@ -23,6 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from components import budget
 from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model, results_cache
 from components.input_key import InputKey
 from core import Analysis, ModelBundle, compare_pairs
@@ -40,7 +41,7 @@ from pages.pairs.figures import (
 FIGURES_KEPT = 16     # one pair's three small figures, per layer and language
 SHARE = 0.02          # of the results budget: one n x m matrix and a few vectors an entry
 FINISHED_JOBS = 8     # results of this many lists stay on the board (2,000 rows ~1 MB each)
-LISTS_KEPT = 8        # parsed lists kept (a list is at most 1 MB of text)
+LISTS_SHARE = 0.05    # of the results budget, for parsed lists (a list is at most 1 MB)
 _LOG = logging.getLogger(__name__)
 
 
@@ -92,16 +93,17 @@ def get_pair_figures(key: InputKey, layer: int, language: str) -> PairFigures:
 
 # --- lists of pairs ------------------------------------------------------------------------------
 # Keyed on the text or bytes themselves: a str or bytes object caches its own hash, and the
-# session keeps the same object from run to run, so a hit costs no pass over a megabyte.
+# session keeps the same object from run to run, so a hit costs no pass over a megabyte. Bounded
+# by the bytes the parsed pairs hold, with the other per-input results (components.budget).
+_PARSED = budget.ResultStore("pairs: parsed lists", share=LISTS_SHARE, heavy=False)
 
-@functools.lru_cache(maxsize=LISTS_KEPT)
+
 def parse_text(text: str) -> PairList:
-    return read_text(text)
+    return _PARSED.get_or_compute(("text", text), lambda: read_text(text))
 
 
-@functools.lru_cache(maxsize=LISTS_KEPT)
 def parse_file(data: bytes) -> PairList:
-    return read_file(data)
+    return _PARSED.get_or_compute(("file", data), lambda: read_file(data))
 
 
 @dataclass

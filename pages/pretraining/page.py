@@ -3,7 +3,6 @@ ways it is fine-tuned, all on the current input."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import streamlit as st
@@ -19,6 +18,7 @@ from components.labels import markdown_code, markdown_template, markdown_text
 from components.model_picker import offer_model
 from components.sections import Section, draw_sections
 from components.unk_note import draw_unk_note
+from components.url_values import number_in_link
 from core import ExplorerError, ModelBundle
 from pages.pretraining import cache
 from pages.pretraining import figures as fig
@@ -71,14 +71,8 @@ class MaskSettings:
 def _link_number(key: str, low: float, high: float, default: float) -> None:
     """A value a link gives for ``key`` that is not a number in [low, high]: say so and use the
     default (before the widget reads the link)."""
-    asked = st.query_params.get(key)
-    if key in st.session_state or asked is None:
-        return
-    try:
-        ok = math.isfinite(float(asked)) and low <= float(asked) <= high
-    except ValueError:
-        ok = False
-    if not ok:
+    asked = number_in_link(key, low, high)
+    if asked is not None:
         st.warning(markdown_template(
             _("The link's value {value} is not a number from {low} to {high}; showing "
               "{default} instead."), value=asked[:40], low=low, high=high, default=default),

@@ -13,7 +13,7 @@ import streamlit as st
 
 from components.analysis_view import analysis_of, model_of
 from components.coverage_panel import draw_coverage
-from components.downloads import download_matrix, download_table
+from components.downloads import download_matrix, download_table, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
@@ -159,7 +159,8 @@ def draw_token_matrix(ctx: Context) -> None:
             unknown[lo:hi])
     exact = exact_toggle(EXACT_KEY)
     draw_heatmap(matrix_image(*args), "sim_matrix_chart", exact, lambda: matrix_figure(*args))
-    download_matrix(_("cosine") + f"_{stage}_{mode}", matrix,
+    download_matrix(_("cosine") + f"_{stage}_{mode}",
+                    from_cache(cache.get_token_matrix, ctx.key, stage, mode),
                     [f"{p}:{enc.tokens[p]}" for p in positions], key="sim_matrix")
     draw_matrix_dominance(ctx)
 

@@ -9,9 +9,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from components.analysis_view import analysis_of, model_of
+from components.cache import get_analysis
 from components.check import draw_check as check_widget
 from components.controls import whole_number
-from components.downloads import download_matrix
+from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
@@ -22,8 +23,13 @@ from components.labels import token_labels
 from components.sections import Section, draw_sections
 from components.unk_note import draw_unk_note
 from core import Analysis, ModelBundle
-from core.stages.embedding_checks import LAYERNORM_COLUMNS, OneHotCheck, one_hot_matrix
-from core.stages.lookup_components import COMPONENT_COLUMNS
+from core.stages.embedding_checks import (
+    LAYERNORM_COLUMNS,
+    LayerNormCheck,
+    OneHotCheck,
+    one_hot_matrix,
+)
+from core.stages.lookup_components import COMPONENT_COLUMNS, LookupComparison
 from core.stages.pipeline import DEFAULT_DIMS, MODULE_OUTPUT, colour_bound, dimension_window
 from core.stages.printout import torch_size
 from pages.stages import cache
@@ -233,7 +239,8 @@ def draw_stage(ctx: StagesContext, stage: str, part: np.ndarray, window: range,
             lambda: figs.stage_figure(part, ctx.labels, window, title, bound, ctx.segment_b))
         if stage == "token_type_embeddings":
             segment_box(ctx)
-        download_matrix(stage, values, ctx.row_labels, key=f"st_{stage}")
+        download_matrix(stage, from_cache(get_analysis, ctx.key, part=lambda r: r.stages[stage]),
+                        ctx.row_labels, key=f"st_{stage}")
 
 
 # --- Printouts --------------------------------------------------------------------------------
@@ -308,7 +315,8 @@ def draw_one_hot_matrix(ctx: StagesContext, one_hot: OneHotCheck) -> None:
     explain(_("Only the {shown} columns that hold a 1 are drawn; the other {rest} columns of "
               "every row are 0.").format(shown=len(one_hot.columns),
                                          rest=f"{vocab - len(one_hot.columns):,}"))
-    download_matrix("one_hot", lambda: one_hot_matrix(ctx.result.input_ids, vocab),
+    download_matrix("one_hot", from_cache(get_analysis, ctx.key,
+                                          part=lambda r: one_hot_matrix(r.input_ids, vocab)),
                     ctx.row_labels, key="st_one_hot")
 
 
@@ -353,7 +361,9 @@ def draw_parts_of_the_sum(ctx: StagesContext) -> None:
                          table.columns[1]: st.column_config.TextColumn(width=100),
                          **{c: st.column_config.NumberColumn(format="%.3f", width=85)
                             for c in columns}})
-    download_matrix("lookup_components", comp.table(), ctx.row_labels, key="st_components")
+    download_matrix("lookup_components",
+                    from_cache(cache.get_lookup_comparison, ctx.key, part=LookupComparison.table),
+                    ctx.row_labels, key="st_components")
     explain(_("Columns of the download: {columns}.").format(columns=", ".join(COMPONENT_COLUMNS)))
     segment_box(ctx)
 
@@ -381,11 +391,15 @@ def draw_layernorm(ctx: StagesContext) -> None:
                _("max |γ (x − μ)/√(σ² + ε) + β − LayerNorm(x)|, the formula in float64 numpy"))
     show_figure(figs.layernorm_stats_figure(ln, ctx.labels, ctx.bundle.label),
                 "layernorm_token_stats", key="st_fig_ln_stats")
-    download_matrix("layernorm_stats", ln.table(), ctx.row_labels, key="st_ln_stats")
+    download_matrix("layernorm_stats",
+                    from_cache(cache.get_layernorm_check, ctx.key, part=LayerNormCheck.table),
+                    ctx.row_labels, key="st_ln_stats")
     explain(_("Columns of the download: {columns}.").format(columns=", ".join(LAYERNORM_COLUMNS)))
     show_figure(figs.gamma_beta_figure(ln, ctx.bundle.label), "layernorm_gamma_beta",
                 key="st_fig_ln_params")
-    download_matrix("layernorm_gamma_beta", np.vstack([ln.gamma, ln.beta]), ["gamma", "beta"],
+    download_matrix("layernorm_gamma_beta",
+                    from_cache(cache.get_layernorm_check, ctx.key,
+                               part=lambda ln: np.vstack([ln.gamma, ln.beta])), ["gamma", "beta"],
                     key="st_ln_params")
 
 
