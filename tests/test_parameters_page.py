@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
@@ -68,8 +70,48 @@ def test_page_shows_live_counts_and_the_four_preset_figures(bundle):
     assert presets["equal"].all()
 
 
-def test_treemap_values_are_the_models_modules(bundle):
+def treemap_boxes(at) -> dict[str, dict]:
+    """The treemap picture's rectangles by node id: value, and position and size as drawn."""
+    boxes = {}
+    for element in at.get("html"):
+        for match in re.finditer(r'<div class="tm-box [^"]+" style="left:([\d.]+)%;top:([\d.]+)px;'
+                                 r'width:([\d.]+)%;height:([\d.]+)px;[^"]*" title="[^"]*" '
+                                 r'data-node="([^"]+)" data-value="(\d+)"', element.proto.body):
+            left, top, width, height = map(float, match.groups()[:4])
+            boxes[html.unescape(match[5])] = {"value": int(match[6]), "area": width * height,
+                                              "x": left, "y": top, "w": width, "h": height}
+    return boxes
+
+
+def test_the_treemap_opens_as_a_picture_of_the_models_modules(bundle):
+    """As it opens, the tab draws the treemap as a picture (no plotly figure): a rectangle per
+    module holding the model's own count, the three top groups' areas in proportion to their
+    counts, and the layers in reading order."""
     at = open_app(PAGE)
+    assert_clean(at)
+    assert not at.get("plotly_chart")
+    boxes = treemap_boxes(at)
+    model = bundle.model
+    assert boxes["embeddings"]["value"] == numel(model.embeddings)
+    assert boxes["encoder"]["value"] == numel(model.encoder)
+    assert boxes["pooler"]["value"] == numel(model.pooler)
+    for k, layer in enumerate(model.encoder.layer):
+        assert boxes[f"encoder/layer_{k + 1}"]["value"] == numel(layer)
+        assert boxes[f"encoder/layer_{k + 1}/intermediate.dense"]["value"] == \
+            numel(layer.intermediate)
+    total = sum(p.numel() for p in model.parameters())
+    groups = ("embeddings", "encoder", "pooler")
+    area = sum(boxes[g]["area"] for g in groups)
+    for group in groups:
+        assert boxes[group]["area"] / area == pytest.approx(boxes[group]["value"] / total,
+                                                            abs=1e-3)
+    layers = [boxes[f"encoder/layer_{k + 1}"] for k in range(len(model.encoder.layer))]
+    assert layers == sorted(layers, key=lambda b: (round(b["y"]), b["x"]))
+    assert f"{bundle.name}: {total:,} parameters" in at.get("html")[0].proto.body
+
+
+def test_treemap_values_are_the_models_modules(bundle):
+    at = open_app(PAGE, par_zoom="true")
     assert_clean(at)
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     trace = spec["data"][0]
@@ -307,7 +349,15 @@ def test_parameters_page_in_chromium(server, browser):
     assert "102,145,536" in body and "122,112" in body
     page.close()
     page = view(WHERE)
-    page.wait_for_selector(".js-plotly-plot .treemap", timeout=30_000)
+    # The picture's names sit inside their rectangles, at the size the page's text has.
+    picture = page.locator("[data-figure='parameters-treemap']")
+    picture.wait_for(timeout=30_000)
+    assert page.locator(".js-plotly-plot").count() == 0
+    names = picture.locator(".tm-leaf span").evaluate_all(
+        "spans => spans.filter(s => s.textContent).map(s => [s.scrollWidth <= s.parentElement"
+        ".clientWidth + 1, s.offsetHeight <= s.parentElement.clientHeight + 1,"
+        " parseFloat(getComputedStyle(s).fontSize)])")
+    assert len(names) >= 20 and all(w and h and px >= 12 for w, h, px in names)
     page.screenshot(path=str(ARTIFACTS / "parameters.png"), full_page=True)
     # Typing a filter puts it in the URL, so the view is a shareable link.
     box = page.get_by_role("textbox", name="Filter by name")

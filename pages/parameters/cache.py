@@ -27,6 +27,7 @@ from core.parameters.listing import (
 from core.parameters.presets import PRESETS, Sizes, config_from_sizes, preset_config
 from core.parameters.tables import breakdown_frame, parameters_frame
 from pages.parameters.figures import treemap_figure
+from pages.parameters.pictures import treemap_html
 
 # A custom count is one int; a class trying sizes on the projector stays far below this.
 CUSTOM_ENTRIES = 32
@@ -54,8 +55,15 @@ def warm(model_name: str) -> None:
 def get_treemap(model_name: str, language: str) -> go.Figure:
     """The treemap in ``language`` (the run's language, passed as the key). Never mutated:
     st.plotly_chart reads a copy."""
-    return treemap_figure(tree_nodes(get_model_blocks(model_name)), model_name,
+    return treemap_figure(tree_nodes(get_model_blocks(model_name)), get_model(model_name).label,
                           parameter_count(model_name))
+
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * len(LANGUAGES))
+def get_treemap_picture(model_name: str, language: str) -> str:
+    """The treemap as a picture (HTML) in ``language``, what the tab opens with."""
+    return treemap_html(tree_nodes(get_model_blocks(model_name)), get_model(model_name).label,
+                        parameter_count(model_name), "parameters-treemap")
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES * 2)

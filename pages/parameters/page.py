@@ -63,6 +63,7 @@ EXPLANATION = N_(
 SECTION_KEY = "par_section"
 PER_LAYER_KEY, FILTER_KEY, FORMULA_KEY, HAND_KEY = "par_per_layer", "par_filter", "par_formula", \
     "par_seed"
+ZOOM_KEY = "par_zoom"
 # Option values double as URL values (a bound widget puts the label in the URL).
 LOADED = N_("the loaded model")
 ABOVE = N_("the config above")
@@ -128,10 +129,17 @@ def draw_headline(ctx: Context) -> None:
 def draw_where(ctx: Context) -> None:
     explain(_("{model} grouped by module: the three embedding tables and their LayerNorm, then "
               "the same eight blocks in every encoder layer, then the pooler. Each rectangle's "
-              "area is its share of the parameters; click a rectangle to zoom in, click the bar "
-              "at the top to zoom out.").format(model=ctx.bundle.label))
-    show_figure(cache.get_treemap(ctx.bundle.name, language()), f"parameters-{ctx.bundle.label}",
-                key="par_treemap")
+              "area is its share of the parameters.").format(model=ctx.bundle.label))
+    if st.toggle(_("Zoom in and out"), key=ZOOM_KEY, bind="query-params",
+                 help=_("Draws the treemap as an interactive figure: click a rectangle to zoom "
+                        "in, click the bar at the top to zoom out. It takes longer to draw.")):
+        explain(_("Click a rectangle to zoom in, click the bar at the top to zoom out."))
+        show_figure(cache.get_treemap(ctx.bundle.name, language()),
+                    f"parameters-{ctx.bundle.label}", key="par_treemap")
+    else:
+        st.html(cache.get_treemap_picture(ctx.bundle.name, language()))
+        explain(_("A rectangle too small for its name names itself when the pointer rests on "
+                  "it; the table below lists every block."))
     per_layer = st.toggle(
         _("One row per encoder layer"), value=False, key=PER_LAYER_KEY, bind="query-params",
         help=_("Off: the blocks of all layers added up (× number of layers). On: every layer "
