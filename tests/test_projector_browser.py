@@ -100,6 +100,14 @@ SEEN_JS = r"""() => {
     if (small.length) found.push(`diagram labels under 12px: ` + small.slice(0, 3)
       .map(([t, h]) => `${t} (${h.toFixed(1)}px)`).join(", "));
   }
+  // The treemap picture's names: at least 12 px, and whole inside their rectangles.
+  for (const span of main.querySelectorAll(".tm-box > span")) {
+    if (!span.textContent.trim() || !shown(span)) continue;
+    const box = span.parentElement, px = parseFloat(getComputedStyle(span).fontSize);
+    if (px < 12 || span.scrollWidth > box.clientWidth + 1
+        || span.offsetHeight > box.clientHeight + 1)
+      found.push(`treemap name cut off or small: ${span.textContent.slice(0, 30)} (${px}px)`);
+  }
   // Chart labels: ticks, text on points and cells, annotations, per chart.
   for (const chart of main.querySelectorAll(".js-plotly-plot")) {
     const labels = [...chart.querySelectorAll(

@@ -110,7 +110,9 @@ def _text_px(text: str, px: int) -> float:
 def _fits(lines: list[str], box: Box) -> bool:
     """Whether ``lines`` fit inside the rectangle's border and the text's padding (STYLE)."""
     border = PARENT_BORDER_PX if box.parent else LEAF_BORDER_PX
-    room_y = HEADER_PX if box.parent else box.dy - 2 * border
+    room_y = box.dy - 2 * border
+    if box.parent:
+        room_y = min(room_y, HEADER_PX)
     px = _label_px(box)
     return (max(_text_px(line, px) for line in lines) + 2 * (PAD_PX + border) <= box.dx
             and len(lines) * LINE_EM * px + 2 * TEXT_PAD_Y <= room_y)
