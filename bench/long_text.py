@@ -172,21 +172,37 @@ def run_long_texts(factory: SentenceFactory, users: int = 30, seconds: float = 9
     return figures
 
 
+GOAL_AFTER_S = 60.0   # issue 24: back within 10% of the start a minute after the class closed
+
+
+def rss_at(f: LongTextFigures, seconds: float) -> int:
+    """The RSS sample taken ``seconds`` after the sessions closed (the last one before it)."""
+    taken = [rss for waited, rss in f.rss_idle if waited <= seconds]
+    return taken[-1] if taken else f.rss_end_of_load
+
+
 def long_text_rows(f: LongTextFigures) -> list[Row]:
     from bench.report import RSS_GOAL, Row, fmt_bytes
 
     who = f"{f.users} sessions, {f.tokens}-token pairs on every page, {f.seconds:.0f} s"
-    back = (f.rss_after - f.rss_start) / f.rss_start
     errors = sum(f.errors.values())
-    return [
+    rows = [
         Row("3 Memory", f"{who}: server RSS start / peak", f"{fmt_bytes(f.rss_start)} / "
             f"{fmt_bytes(f.rss_peak)} ({f.runs} runs, {errors} errors)",
             f"peak ≤ {fmt_bytes(RSS_GOAL)}", f.rss_peak <= RSS_GOAL),
-        Row("3 Memory", f"{who}: server RSS {f.after_s:.0f} s after the sessions closed",
-            f"{fmt_bytes(f.rss_after)} ({back:+.1%} from the start; "
-            f"{fmt_bytes(f.rss_end_of_load)} as they closed)",
-            "within 10% of the start", abs(back) <= 0.10),
     ]
+    # The goal's minute, then the end of the idle time (past Streamlit's 120 s for a closed
+    # tab's session, when nothing of the class is left but the caches' resting size).
+    for seconds in sorted({min(GOAL_AFTER_S, f.after_s), f.after_s}):
+        rss = rss_at(f, seconds) if seconds < f.after_s else f.rss_after
+        back = (rss - f.rss_start) / f.rss_start
+        goal = seconds == min(GOAL_AFTER_S, f.after_s)
+        rows.append(Row(
+            "3 Memory", f"{who}: server RSS {seconds:.0f} s after the sessions closed",
+            f"{fmt_bytes(rss)} ({back:+.1%} from the start; "
+            f"{fmt_bytes(f.rss_end_of_load)} as they closed)",
+            "within 10% of the start" if goal else "—", abs(back) <= 0.10 if goal else None))
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
