@@ -57,20 +57,25 @@ def part_keys(key: InputKey, target: str) -> list[InputKey]:
 
 
 @results_cache("attribution: attention methods", SHARE)
-def get_layer_importance(key: InputKey, target: str, token: int | None) -> dict[str, np.ndarray]:
-    """Raw attention, rollout and norm-weighted attention (as shares) of output token ``token``
-    (None: the mean over tokens): (L, N) per method, every part's real tokens joined. Only these
-    rows are kept: the (L, T, T) matrices behind them are 38 MB at 512 tokens, more than this
-    cache's share, and would be computed again on every rerun."""
-    bundle = get_model(key.model)
-    parts = [attention_methods(bundle, get_analysis(k, attentions=True))
-             for k in part_keys(key, target)]
+def get_part_importance(key: InputKey, token: int | None) -> dict[str, np.ndarray]:
+    """Raw attention, rollout and norm-weighted attention of output token ``token`` (None: the
+    mean over tokens) in one run, ``key``'s input: (L, N) per method over its real tokens. Kept
+    per run, so for the pair's cosine a new sentence A reuses B's rows (at 512 tokens B's
+    forward pass and its norms were more than half of a rerun). Only these rows are kept: the
+    (L, T, T) matrices behind them are 38 MB at 512 tokens, more than this cache's share."""
+    methods = attention_methods(get_model(key.model), get_analysis(key, attentions=True))
+    return {RAW: token_importance(methods.raw, token),
+            ROLLOUT: token_importance(methods.rollout, token),
+            NORM: token_importance(methods.norm, token)}
 
-    def joined(name: str, scale: bool = False) -> np.ndarray:
-        rows = [token_importance(getattr(p, name), token) for p in parts]
-        return np.concatenate([shares(r) if scale else r for r in rows], axis=1)
 
-    return {RAW: joined("raw"), ROLLOUT: joined("rollout"), NORM: joined("norm", scale=True)}
+def layer_importance(key: InputKey, target: str, token: int | None) -> dict[str, np.ndarray]:
+    """Each method's (L, N) rows of ``target``'s runs joined (A's tokens, then B's for the
+    pair's cosine); norm-weighted attention as shares, as the other two are."""
+    parts = [get_part_importance(k, token) for k in part_keys(key, target)]
+    return {name: np.concatenate([shares(p[name]) if name == NORM else p[name] for p in parts],
+                                 axis=1)
+            for name in (RAW, ROLLOUT, NORM)}
 
 
 @results_cache("attribution: blank-out", SHARE)

@@ -25,9 +25,12 @@ STYLE = f"""<style>
 .att td {{ padding:3px 4px; border-bottom:1px solid #e6e6e6; white-space:nowrap;
   overflow:hidden; text-overflow:ellipsis; }}
 .att td.tok {{ font-family:monospace; }}
-.att .bar {{ position:relative; height:22px; }}
-.att .fill {{ position:absolute; top:2px; bottom:2px; left:0; border-radius:2px; }}
-.att .val {{ position:relative; font-size:14px; line-height:22px; padding-left:4px;
+.att td.bar {{ background:linear-gradient(to right, var(--c) var(--w), transparent var(--w))
+  content-box; }}
+.att td.sa {{ --c:{palette.SEGMENT_A}55; }}
+.att td.sb {{ --c:{palette.SEGMENT_B}55; }}
+.att td.neg {{ --c:{NEGATIVE}55; }}
+.att .val {{ font-size:14px; line-height:22px; padding-left:4px;
   font-variant-numeric:tabular-nums; color:{palette.INK}; }}
 .att tr.special td.tok {{ color:{palette.MUTED}; }}
 </style>"""
@@ -43,12 +46,14 @@ class Column:
 
 
 def _cell(value: float, scale: float, colour: str, digits: int) -> str:
+    """One value with its bar: the cell's own background, drawn to ``--w`` of its width (one
+    element a cell, not three: at 512 tokens a table has 1,500 of them)."""
     if not np.isfinite(value):
         return '<td><span class="val">–</span></td>'
     width = 0.0 if scale <= 0 else min(100.0, 100.0 * abs(value) / scale)
-    fill = NEGATIVE if value < 0 else colour
-    return (f'<td><div class="bar"><div class="fill" style="width:{width:.1f}%;'
-            f'background:{fill}55"></div><span class="val">{value:.{digits}f}</span></div></td>')
+    fill = "neg" if value < 0 else colour
+    return (f'<td class="bar {fill}" style="--w:{width:.1f}%">'
+            f'<span class="val">{value:.{digits}f}</span></td>')
 
 
 def importance_html(tokens: Sequence[str], segments: Sequence[int], special: Sequence[bool],
@@ -64,7 +69,7 @@ def importance_html(tokens: Sequence[str], segments: Sequence[int], special: Seq
     rows = []
     for i, (token, segment, is_special) in enumerate(zip(tokens, segments, special,
                                                           strict=True)):
-        colour = palette.SEGMENT.get(segment, palette.SEGMENT_A)
+        colour = "sb" if segment == 1 else "sa"
         cells = "".join(_cell(float(c.values[i]), s, colour, digits)
                         for c, s in zip(columns, scales, strict=True))
         rows.append(f'<tr class="{"special" if is_special else ""}">'

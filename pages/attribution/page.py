@@ -254,7 +254,7 @@ def flow_rows(ctx: Context, flow: tuple[np.ndarray, ...]) -> np.ndarray:
 
 def importances(ctx: Context, flow: tuple | None) -> dict[str, np.ndarray]:
     """Each shown method with layers: (L, N) over every part's tokens."""
-    out = dict(cache.get_layer_importance(ctx.key, ctx.target, ctx.token_index))
+    out = dict(cache.layer_importance(ctx.key, ctx.target, ctx.token_index))
     if flow is not None:
         out[FLOW] = flow_rows(ctx, flow)
     return {m: v for m, v in out.items() if m in ctx.methods}
