@@ -113,6 +113,7 @@ class AppFigures:
     prints_tokens: dict[str, bool]              # url path -> page shows a sentence's tokens
     switches: list[SwitchRuns] | None = None    # every page from the menu and in a new tab
     long: dict[str, tuple[str, list[Rerun]]] | None = None   # path -> (title, 512-token reruns)
+    reference_tabs: dict[str, list[float]] | None = None   # the bare page and frame in a new tab
 
 
 def median_s(runs: list[Rerun]) -> float:
@@ -275,7 +276,7 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
             ) -> tuple[AppFigures, Server]:
     """Parts 2 and 3 in order; returns the app server still running for the many-users part."""
     from bench.long_bench import long_pair_reruns
-    from bench.switch_bench import page_switches
+    from bench.switch_bench import page_switches, reference_new_tabs
 
     log("app: cold start")
     server, cold = cold_start(browser, factory)
@@ -296,6 +297,12 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
             pages, tabs = page_reruns(browser, targets, factory, reps_new, reps_repeat, memo)
             for _ in references:   # the reference pages' tabs come last
                 tabs.pop().close()
+            log("app: the bare page and the frame opened in a new tab")
+            sentence = factory.sentence(SENTENCE_WORDS).text
+            reference_tabs = reference_new_tabs(browser, {
+                BARE_TITLE: (references[BARE_TITLE].url, _OPENING),
+                FRAME_TITLE: (page_url(references[FRAME_TITLE].url, "", sentence), sentence),
+            }, switch_reps)
         finally:
             for ref in references.values():
                 ref.stop()
@@ -312,5 +319,5 @@ def run_app(browser: Browser, factory: SentenceFactory, reps_new: int, reps_repe
         raise
     prints_tokens = {p.path: p.shows_marker for p in pages if p.title not in REFERENCES}
     figures = AppFigures(cold, pages, pair, positions, rss_after_pages, series, memory_errors,
-                         prints_tokens, switches, long)
+                         prints_tokens, switches, long, reference_tabs)
     return figures, server

@@ -191,6 +191,11 @@ def switch_rows(app: AppFigures) -> list[Row]:
             fmt_s(new_tab) + (f"; {len(tab_errors)} failed ({tab_errors[0]})"
                               if tab_errors else ""),
             f"≤ {NEW_TAB_GOAL} s", new_tab <= NEW_TAB_GOAL and not tab_errors))
+    for title, seconds in (app.reference_tabs or {}).items():
+        rows.append(Row(
+            "2 App", f"{title} opened from its link in a new tab, median of {len(seconds)} "
+            "(reference: the floor under a page of the app in a new tab)", fmt_s(_median(seconds)),
+            "—", None))
     return rows
 
 

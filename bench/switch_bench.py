@@ -11,6 +11,10 @@ on the page's link with the same sentence, timed from the request to the same st
 Each of ``reps`` rounds opens one fresh tab on Home with a new sentence, walks every page in the
 menu's order twice (first and second time in that tab), then opens every page's link in a new
 tab; the figure per page is the median over the rounds.
+
+For the new tab's floor, ``reference_new_tabs`` opens the bare Streamlit page and the app's frame
+alone (bench/bare_app.py, bench/frame_app.py) the same way: a round's first tab loads the
+browser's cache, untimed; a second tab is timed until the page has run and shows its text.
 """
 
 from __future__ import annotations
@@ -162,3 +166,41 @@ def page_switches(browser: Browser, base: str, factory: SentenceFactory, reps: i
             context.close()
         log(f"switches: round {rep + 1}/{reps} done")
     return results
+
+
+# 'ok' once a page with no title of its own has run and shows ``text``; false meanwhile.
+DRAWN_JS = """
+(text) => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector("[data-stale='true']")) return false;
+  const main = document.querySelector("[data-testid='stMain']");
+  return !!main && main.innerText.includes(text) && 'ok';
+}
+"""
+
+
+def reference_new_tabs(browser: Browser, urls: dict[str, tuple[str, str]], reps: int,
+                       ) -> dict[str, list[float]]:
+    """Seconds until each reference page (title -> (url, text it shows)) is drawn in a new tab
+    of a browser that has opened it once, over ``reps`` rounds."""
+    seconds: dict[str, list[float]] = {title: [] for title in urls}
+    for _ in range(reps):
+        context = browser.new_context(viewport=VIEWPORT)
+        try:
+            for title, (url, text) in urls.items():
+                for timed in (False, True):
+                    tab = context.new_page()
+                    start = time.perf_counter()
+                    tab.goto(url, wait_until="commit")
+                    try:
+                        tab.wait_for_function(DRAWN_JS, arg=text, polling="raf",
+                                              timeout=SWITCH_TIMEOUT_S * 1000)
+                        if timed:
+                            seconds[title].append(time.perf_counter() - start)
+                    except PlaywrightTimeout:
+                        pass
+                    tab.close()
+        finally:
+            context.close()
+    return seconds
