@@ -193,10 +193,12 @@ def long_text_rows(f: LongTextFigures) -> list[Row]:
     ]
     # The goal's minute, then the end of the idle time (past Streamlit's 120 s for a closed
     # tab's session, when nothing of the class is left but the caches' resting size).
-    for seconds in sorted({min(GOAL_AFTER_S, f.after_s), f.after_s}):
-        rss = rss_at(f, seconds) if seconds < f.after_s else f.rss_after
+    goal_s = min(GOAL_AFTER_S, f.after_s)
+    for seconds, rss, goal in ((goal_s, rss_at(f, goal_s), True),
+                               (f.after_s, f.rss_after, False)):
+        if seconds == goal_s and not goal:
+            break   # the idle time was the goal's minute: one row says it
         back = (rss - f.rss_start) / f.rss_start
-        goal = seconds == min(GOAL_AFTER_S, f.after_s)
         rows.append(Row(
             "3 Memory", f"{who}: server RSS {seconds:.0f} s after the sessions closed",
             f"{fmt_bytes(rss)} ({back:+.1%} from the start; "

@@ -24,10 +24,10 @@ Under load, three more things keep the process's memory near what the caches hol
   a freed array goes back to the system at once, instead of glibc's threshold rising to the
   largest array freed and later arrays landing in heaps that never shrink; a 512-token row of
   hidden states is 768 KB) and to at most two arenas (one per core, not eight per core); after
-  entries are dropped, and whenever its heaps hold more than TRIM_SLACK free, it is asked to
-  give the freed pages back (``malloc_trim``). Environment variables glibc reads itself
-  (``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) take precedence. Measured: README,
-  "Performance".
+  entries are dropped, and whenever the free bytes in its heaps have grown by TRIM_SLACK since
+  the last time, it is asked to give the freed pages back (``malloc_trim``). Environment
+  variables glibc reads itself (``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) take
+  precedence. Measured: README, "Performance".
 
 Sizes are the arrays' ``nbytes`` summed over a result (``size_of``), as cachetools'
 ``getsizeof`` asks; a view counts the whole array it keeps alive, once.
@@ -396,7 +396,8 @@ def _libc() -> Any:
         return None
 
 
-_MALLOC_TRIM = getattr(_libc(), "malloc_trim", None)
+_LIBC = _libc()   # found once: find_library runs a compiler or ldconfig to look
+_MALLOC_TRIM = getattr(_LIBC, "malloc_trim", None)
 
 
 M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8   # mallopt's parameters, from glibc's malloc.h
@@ -405,7 +406,7 @@ M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8   # mallopt's parameters, from glibc's ma
 def tune_malloc() -> dict[str, int]:
     """Set glibc's mmap threshold and arena count (see the module's docstring) unless the
     environment sets them; returns what was set."""
-    libc = _libc()
+    libc = _LIBC
     if libc is None:
         return {}
     done = {}
@@ -425,7 +426,7 @@ class _MallInfo2(ctypes.Structure):
 
 
 def _mallinfo2() -> Any:
-    function = getattr(_libc(), "mallinfo2", None)
+    function = getattr(_LIBC, "mallinfo2", None)
     if function is not None:
         function.restype = _MallInfo2
     return function

@@ -17,14 +17,19 @@ import streamlit as st
 T = TypeVar("T")
 
 
+def _first_run_value(key: str) -> str | None:
+    """The link's value for ``key`` while its widget has no state yet (a session's first run)."""
+    return None if key in st.session_state else st.query_params.get(key)
+
+
 def option_in_link(key: str, options: Sequence[T], shown: Callable[[T], set[str]],
                    ) -> tuple[T | None, str | None]:
     """On a session's first run, what the link's value for ``key`` names: ``(option, None)``
     for an option itself (``str(option)``) or any of its labels ``shown(option)``;
     ``(None, text)`` for anything else; ``(None, None)`` when there is nothing to read (no
     value, or the widget already has its state)."""
-    asked = st.query_params.get(key)
-    if asked is None or key in st.session_state:
+    asked = _first_run_value(key)
+    if asked is None:
         return None, None
     text = asked.strip()
     for option in options:
@@ -36,8 +41,8 @@ def option_in_link(key: str, options: Sequence[T], shown: Callable[[T], set[str]
 def number_in_link(key: str, low: float, high: float) -> str | None:
     """On a session's first run, the link's value for ``key`` when it is not a number from
     ``low`` to ``high`` (to say so); None when it is one, or there is nothing to read."""
-    asked = st.query_params.get(key)
-    if asked is None or key in st.session_state:
+    asked = _first_run_value(key)
+    if asked is None:
         return None
     try:
         ok = math.isfinite(float(asked)) and low <= float(asked) <= high
