@@ -37,6 +37,7 @@ if str(ROOT) not in sys.path:   # `python3 bench/long_text.py` puts bench/, not 
     sys.path.insert(0, str(ROOT))
 
 from bench.ws_client import StreamlitClientError, StreamlitSession  # noqa: E402
+from bench.memory_map import growth, rss_by_kind  # noqa: E402
 from bench.ws_load import server_rss  # noqa: E402
 
 if TYPE_CHECKING:
@@ -76,6 +77,9 @@ class LongTextFigures:
     errors: Counter[str] = field(default_factory=Counter)
     marker_seen: int = 0
     wall_s: float = 0.0
+    # Resident bytes by kind of mapping (bench/memory_map.py) at the start and ``after_s`` later.
+    map_start: dict[str, int] = field(default_factory=dict)
+    map_after: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> dict:
         return {**asdict(self), "errors": dict(self.errors)}
@@ -128,6 +132,7 @@ async def _class(url: str, pid: int, factory: SentenceFactory, figures: LongText
     figures.rss_launch = server_rss(pid)
     await _warm(url)
     figures.rss_start = server_rss(pid)
+    figures.map_start = rss_by_kind(pid)
     samples: list[int] = []
     stop = asyncio.Event()
     sampler = asyncio.create_task(_sample(pid, samples, stop))
@@ -148,6 +153,7 @@ async def _class(url: str, pid: int, factory: SentenceFactory, figures: LongText
         waited += step
         figures.rss_idle.append((waited, server_rss(pid)))
     figures.rss_after = server_rss(pid)
+    figures.map_after = rss_by_kind(pid)
 
 
 MEMORY_ENV = ("BERT_EXPLORER_MEMORY_MB", "BERT_EXPLORER_CACHE_MB", "BERT_EXPLORER_CACHE_IDLE_S",
@@ -204,6 +210,13 @@ def long_text_rows(f: LongTextFigures) -> list[Row]:
             f"{fmt_bytes(rss)} ({back:+.1%} from the start; "
             f"{fmt_bytes(f.rss_end_of_load)} as they closed)",
             "within 10% of the start" if goal else "—", abs(back) <= 0.10 if goal else None))
+    if f.map_start and f.map_after:   # where what stayed lives (bench/memory_map.py)
+        parts = [f"{kind} {change / 2**20:+.0f} MB"
+                 for kind, change in growth(f.map_start, f.map_after).items()
+                 if abs(change) >= 2**20]
+        rows.append(Row("3 Memory", f"{who}: what the server gained from the start to "
+                        f"{f.after_s:.0f} s after, by kind of memory",
+                        "; ".join(parts) or "nothing over 1 MB", "—", None))
     return rows
 
 

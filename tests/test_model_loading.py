@@ -332,6 +332,32 @@ def test_empty_name_is_the_default_model(bundle):
 # ---------------------------------------------------------------- a folder that must load
 
 
+def _resident_share_of_mapping(address: int) -> float:
+    """Of the file mapping that holds ``address`` (/proc/self/smaps), the share resident."""
+    inside = False
+    size = 0
+    for line in open("/proc/self/smaps"):
+        head = re.match(r"^([0-9a-f]+)-([0-9a-f]+) ", line)
+        if head:
+            start, end = int(head[1], 16), int(head[2], 16)
+            inside = start <= address < end
+            size = end - start
+        elif inside and line.startswith("Rss:"):
+            return int(line.split()[1]) * 1024 / size
+    raise AssertionError("no mapping holds that address")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads Linux's memory map")
+def test_loaded_model_has_every_weight_in_memory():
+    """safetensors maps the file and reads a page when it is first touched: without reading
+    every weight at load, the word table's rows stayed on disk until a sentence used them (a
+    fresh load had 11 of the shipped model's 87 MB resident), and the server grew during a
+    class by the model's own pages."""
+    fresh = load_model()   # a new mapping of the file, whatever earlier tests touched
+    table = fresh.model.embeddings.word_embeddings.weight
+    assert _resident_share_of_mapping(table.data_ptr()) > 0.95
+
+
 def test_tiny_bert_folder_loads_and_matches_the_in_memory_model(tmp_path, bundle):
     folder = tmp_path / "tiny_bert"
     reference = make_tiny_bert_folder(folder, bundle.tokenizer)

@@ -371,22 +371,13 @@ def getattr_path(module: torch.nn.Module, path: str) -> torch.nn.Module:
     return module
 
 
-# float64 copies of the weights the checks use, per module: a layer's six matrices are ~1.8M
-# numbers for MiniLM, converted once instead of on every new sentence. Keyed weakly, so a model
-# dropped from the caches takes its copies with it; weights never change in inference.
-_FLOAT64: weakref.WeakKeyDictionary[torch.nn.Module, tuple[np.ndarray, np.ndarray]] = \
-    weakref.WeakKeyDictionary()
-
-
 def _weights(linear_or_norm: torch.nn.Module) -> tuple[np.ndarray, np.ndarray]:
-    cached = _FLOAT64.get(linear_or_norm)
-    if cached is None:
-        cached = (linear_or_norm.weight.detach().to(torch.float64).numpy(),
-                  linear_or_norm.bias.detach().to(torch.float64).numpy())
-        for array in cached:
-            array.setflags(write=False)
-        _FLOAT64[linear_or_norm] = cached
-    return cached
+    """The module's weight and bias in float64, made for the one check being computed and not
+    kept: a copy per module lived as long as the model (a class walking every step of every
+    layer would hold ~80 MB for MiniLM, outside any cache's budget), and making one costs
+    0.3 ms for the largest matrix, against 0.8 ms for the float64 product it feeds at 14 tokens."""
+    return (linear_or_norm.weight.detach().to(torch.float64).numpy(),
+            linear_or_norm.bias.detach().to(torch.float64).numpy())
 
 
 def _numpy(t: torch.Tensor) -> np.ndarray:
