@@ -30,6 +30,7 @@ BARE_TITLE = "bare Streamlit page"
 BARE_PLOTLY_TITLE = "bare Streamlit page with one plotly heatmap"
 BARE_IMAGE_TITLE = "bare Streamlit page with one image heatmap"
 FRAME_TITLE = "the app's frame alone (sidebar, navigation, sentence echoed)"
+FRAME_MODEL_TITLE = "the app's frame with the model's run on sentence A (no figure)"
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ REFERENCES = {
     BARE_PLOTLY_TITLE: Reference("bench/bare_plotly_app.py", Sentence(_OPENING, "0: This")),
     BARE_IMAGE_TITLE: Reference("bench/bare_image_app.py", Sentence(_OPENING, "0: This")),
     FRAME_TITLE: Reference("bench/frame_app.py", None, "Control+Enter"),
+    FRAME_MODEL_TITLE: Reference("bench/frame_model_app.py", None, "Control+Enter"),
 }
 
 # Whether a page prints the tokens of sentence A, by (url path, words in sentence A): learnt on

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:   # `python3 bench/long_text.py` puts bench/, not the repo, first
     sys.path.insert(0, str(ROOT))
 
-from bench.ws_client import StreamlitClientError, StreamlitSession  # noqa: E402
 from bench.memory_map import growth, rss_by_kind  # noqa: E402
+from bench.ws_client import StreamlitClientError, StreamlitSession  # noqa: E402
 from bench.ws_load import server_rss  # noqa: E402
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ async def _sample(pid: int, samples: list[int], stop: asyncio.Event) -> None:
     samples.append(server_rss(pid))
 
 
-async def _warm(url: str) -> None:
+async def warm_tour(url: str) -> None:
     """Open every page once with the default sentence, as a teacher's first tour does."""
     for path, extra in TARGETS:
         async with StreamlitSession(url, path=path, query=urlencode(extra),
@@ -130,9 +130,9 @@ async def _student(url: str, index: int, factory: SentenceFactory, deadline: flo
 
 async def _class(url: str, pid: int, factory: SentenceFactory, figures: LongTextFigures) -> None:
     figures.rss_launch = server_rss(pid)
-    await _warm(url)
+    await warm_tour(url)
     figures.rss_start = server_rss(pid)
-    figures.map_start = rss_by_kind(pid)
+    figures.map_start = dict(rss_by_kind(pid))
     samples: list[int] = []
     stop = asyncio.Event()
     sampler = asyncio.create_task(_sample(pid, samples, stop))
@@ -153,7 +153,7 @@ async def _class(url: str, pid: int, factory: SentenceFactory, figures: LongText
         waited += step
         figures.rss_idle.append((waited, server_rss(pid)))
     figures.rss_after = server_rss(pid)
-    figures.map_after = rss_by_kind(pid)
+    figures.map_after = dict(rss_by_kind(pid))
 
 
 MEMORY_ENV = ("BERT_EXPLORER_MEMORY_MB", "BERT_EXPLORER_CACHE_MB", "BERT_EXPLORER_CACHE_IDLE_S",

@@ -11,6 +11,7 @@ from bench.app_bench import (
     BARE_IMAGE_TITLE,
     BARE_PLOTLY_TITLE,
     BARE_TITLE,
+    FRAME_MODEL_TITLE,
     FRAME_TITLE,
     REFERENCES,
     AppFigures,
@@ -142,6 +143,12 @@ def app_rows(app: AppFigures) -> list[Row]:
     rows.append(Row("2 App", f"{FRAME_TITLE} (reference: what every page of the app costs "
                     "before its content)", f"{fmt_s(frame_s)} = {frame_s / bare_s:.2f}x bare",
                     f"≤ {FRAME_GOAL}x bare", frame_s / bare_s <= FRAME_GOAL))
+    model = next((p for p in app.pages if p.title == FRAME_MODEL_TITLE), None)
+    model_s = median_s(model.new) if model else float("nan")
+    if model is not None:
+        rows.append(Row("2 App", f"{FRAME_MODEL_TITLE} (reference: the floor under a page that "
+                        "shows the model's numbers for a sentence the server has not seen)",
+                        f"{fmt_s(model_s)} = {model_s / frame_s:.2f}x the frame"))
     for runs in app.pages:
         if runs.title in REFERENCES:
             continue
@@ -150,8 +157,9 @@ def app_rows(app: AppFigures) -> list[Row]:
         rows.append(Row(
             "2 App", f"warm rerun, new sentence A, median of {len(runs.new)}: {_page_name(runs)}"
             f" — draws {figure_list(runs.figures)}",
-            f"{fmt_s(new)} = {new / frame_s:.2f}x the frame, {new / bare_s:.1f}x bare (seen "
-            f"sentence: {fmt_s(seen)} = {seen / frame_s:.2f}x the frame){errors}",
+            f"{fmt_s(new)} = {new / frame_s:.2f}x the frame, {new / model_s:.2f}x the frame "
+            f"with the model's run, {new / bare_s:.1f}x bare (seen sentence: {fmt_s(seen)} = "
+            f"{seen / frame_s:.2f}x the frame){errors}",
             f"≤ {RERUN_GOAL}x the frame", new / frame_s <= RERUN_GOAL and not runs.errors))
     for runs in app.pages:
         if runs.title in REFERENCES:
@@ -301,8 +309,12 @@ def load_rows(load: LoadFigures, rss_after: int) -> list[Row]:
 
 
 def class_rows(figures: dict) -> list[Row]:
-    """Part 4b: a class of browserless students (bench/ws_load.py), from its summary()."""
-    who = f"{figures['users']} students (websocket, no browser), {figures['seconds']:.0f} s"
+    """Part 4b: a class of browserless students (bench/ws_load.py), from its summary(); 4c: the
+    same through HAProxy in front of replicas (bench/replicas.py), when it names them."""
+    replicas = figures.get("replicas")
+    through = f", through HAProxy to {replicas} replicas on this machine" if replicas else ""
+    who = (f"{figures['users']} students (websocket, no browser){through}, "
+           f"{figures['seconds']:.0f} s")
     p95 = figures["rerun_p95_s"] or float("nan")
     rows = [
         Row("4 Many users", f"{who}: rerun p50 / p95",
@@ -321,6 +333,11 @@ def class_rows(figures: dict) -> list[Row]:
                         " / ".join(fmt_bytes(figures[k]) for k in
                                    ("rss_start_bytes", "rss_peak_bytes", "rss_end_bytes")),
                         f"≤ {fmt_bytes(RSS_GOAL)}", figures["rss_peak_bytes"] <= RSS_GOAL))
+    if replicas:
+        ends = figures["replica_rss_end_bytes"]
+        rows.append(Row("4 Many users", f"{who}: each replica's RSS as the class ended",
+                        " / ".join(fmt_bytes(b) for b in ends), f"≤ {fmt_bytes(RSS_GOAL)} each",
+                        max(ends) <= RSS_GOAL))
     return rows
 
 

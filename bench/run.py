@@ -15,7 +15,9 @@ to stderr, the result to stdout (and to FILE with --out).
                   fresh server, 30 websocket sessions with 512-token pairs on every page
                   (bench/long_text.py): RSS start / peak / a while after they close
     4 Many users  browser contexts rerunning against one server: p50 / p95 latency, errors;
-                  then a class of browserless students over Streamlit's websocket (ws_load)
+                  then a class of browserless students over Streamlit's websocket (ws_load),
+                  and the same class through deploy/'s HAProxy in front of two replicas on
+                  this machine (bench/replicas.py; skipped where HAProxy is not installed)
 """
 
 from __future__ import annotations
@@ -152,9 +154,17 @@ def main(argv: list[str] | None = None) -> int:
 
     long_rows = long_text.long_text_rows(long_text.run_long_texts(
         factory, plan.long_users, plan.long_seconds, plan.long_after_s))
+    from bench import replicas  # part 4c: the same class through deploy/'s proxy and replicas
+    from bench.app_bench import log
+
+    log(f"class: {args.students} students through HAProxy to 2 replicas")
+    pages = list(app.prints_tokens)
+    through_proxy = replicas.run_replica_class(2, args.students, plan.load_seconds,
+                                               think_s=args.think, pages=pages, factory=factory)
     rows = [*report.core_rows(forward, cache), *pair_core, *report.app_rows(app), *pair_app,
             *report.memory_rows(app), *long_rows, *report.load_rows(load, rss_after_load),
-            *report.class_rows(students)]
+            *report.class_rows(students),
+            *(report.class_rows(through_proxy) if through_proxy else [])]
     printed = ", ".join(p or "Home" for p, shown in app.prints_tokens.items() if shown)
     text = "\n".join([
         f"## Benchmark ({plan.name})",

@@ -53,13 +53,15 @@ import numpy as np
 T = TypeVar("T")
 MB = 1024 * 1024
 # What the server holds with the embedded model loaded and every page imported, before any
-# per-input result (measured here: 0.70 GB RSS after visiting every page, bench/long_text.py).
-BASELINE_MB = 700
+# per-input result (measured here: 0.72 GB RSS after visiting every page, bench/long_text.py;
+# 0.70 GB before the model's weights were read whole at load, core.models.read_every_weight).
+BASELINE_MB = 720
 # Besides the caches: the results being computed (two at once, hundreds of MB each at 512
 # tokens), each open session's view (its figures, and the arrays its download buttons hold) and
 # the allocator's slack. Measured (bench/long_text.py, 30 sessions with 512-token pairs, one run
 # each, the same machine and load): with 250 MB of caches the server peaked at 1.30 GB, with
-# 150 MB at 1.18 GB; so 350 MB is kept for this and the caches get 150 MB by default.
+# 150 MB at 1.18 GB; so 350 MB is kept for this. With the model's weights read whole at load
+# (20 MB more in the baseline, pages a class used to read in later) the caches get 130 MB.
 WORKING_MB = 350
 SWEEP_S = 5.0   # how often idle entries are looked for (and the heap's free pages trimmed)
 # Free heap bytes left to glibc between sweeps. Measured under load (30 sessions on 512-token
@@ -75,7 +77,7 @@ def memory_goal_mb() -> int:
 
 def results_budget_bytes() -> int:
     """Bytes all per-input caches together may hold: by default what the memory goal leaves
-    beside the baseline and the working memory (150 MB for the default 1200)."""
+    beside the baseline and the working memory (130 MB for the default 1200)."""
     default = max(64, memory_goal_mb() - BASELINE_MB - WORKING_MB)
     return int(float(os.environ.get("BERT_EXPLORER_CACHE_MB", default)) * MB)
 

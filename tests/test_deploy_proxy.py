@@ -28,15 +28,14 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
+from bench.replicas import CONFIG, HAPROXY, haproxy_env
 from bench.ws_client import SessionClosed, StreamlitSession, http_get
 from core.classpoll import REDIS_ENV
 from tests import class_sessions
 from tests.conftest import ARTIFACTS, ROOT, free_port, run_async, start_server, stop_server
 
-HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 REDIS_SERVER = shutil.which("redis-server")   # the class poll's shared store (optional here)
 DEPLOY = ROOT / "deploy"
-CONFIG = DEPLOY / "haproxy.cfg"
 # The image's own settings are taken from deploy/Dockerfile, except where it runs: the address
 # and port (start_server's flags win over them anyway) and the image's paths.
 NOT_FROM_IMAGE = {"STREAMLIT_SERVER_ADDRESS", "STREAMLIT_SERVER_PORT", "HF_HOME"}
@@ -93,12 +92,6 @@ class Cluster:
 
 def run(coro, timeout_s: float = 120.0):
     return run_async(asyncio.wait_for(coro, timeout_s))
-
-
-def haproxy_env(backends: list[str], bind: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKEND_")}
-    env.update({f"BACKEND_{i}": b for i, b in enumerate(backends, start=1)}, HAPROXY_BIND=bind)
-    return env
 
 
 def wait_for(check, timeout_s: float, what: str, pause_s: float = 0.25):

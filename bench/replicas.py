@@ -1,0 +1,120 @@
+"""Part 4c: the class of browserless students through deploy/'s HAProxy in front of replicas.
+
+One server process answers a rerun at a time for most of its work (Python's lock), so a class
+of 100 students queues on it however many cores the machine has; deploy/ runs replicas behind
+HAProxy with sticky sessions for that. This starts ``replicas`` app servers on this machine
+(each warmed by a tour of every page, as the one-server class's server was by the earlier
+parts), HAProxy with deploy/haproxy.cfg in front of them (the same file compose.yaml and the
+proxy test use), and plays the same class (bench/ws_load.py) through the proxy. On a machine
+with as many cores as replicas it shows what the recipe buys; on this 2-core machine the
+replicas, the proxy and the students' client share the same two cores.
+
+CLI: ``python3 bench/replicas.py [--replicas 2] [--students 100] [--seconds 60]``.
+For bench/run.py: ``rows = report.class_rows(run_replica_class(...), through=...)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:   # `python3 bench/replicas.py` puts bench/, not the repo, first
+    sys.path.insert(0, str(ROOT))
+
+from bench.long_text import warm_tour  # noqa: E402
+from bench.server import free_port, start_server  # noqa: E402
+from bench.ws_client import http_get  # noqa: E402
+from bench.ws_load import DEFAULT_PAGES, run_ws_load, server_rss  # noqa: E402
+
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+CONFIG = ROOT / "deploy" / "haproxy.cfg"
+HEALTHY_WITHIN_S = 60.0
+
+
+def haproxy_env(backends: list[str], bind: str) -> dict[str, str]:
+    """The environment deploy/haproxy.cfg reads: replica addresses (host:port) and its own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BACKEND_")}
+    env.update({f"BACKEND_{i}": b for i, b in enumerate(backends, start=1)}, HAPROXY_BIND=bind)
+    return env
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return asyncio.run(http_get(f"{url}/_stcore/health", timeout_s=2)).status == 200
+    except (OSError, TimeoutError):
+        return False
+
+
+def start_proxy(backends: list[str], log: Path) -> tuple[subprocess.Popen, str]:
+    """HAProxy with deploy/haproxy.cfg on a free loopback port, once it answers healthy."""
+    port = free_port()
+    with open(log, "w") as out:   # the child keeps its own handle
+        proc = subprocess.Popen([HAPROXY, "-db", "-f", str(CONFIG)], stdout=out,
+                                stderr=subprocess.STDOUT,
+                                env=haproxy_env(backends, f"127.0.0.1:{port}"))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + HEALTHY_WITHIN_S
+    while not _healthy(url):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"HAProxy did not answer healthy (its log: {log})")
+        time.sleep(0.5)
+    return proc, url
+
+
+def run_replica_class(replicas: int = 2, students: int = 100, seconds: float = 60.0, *,
+                      think_s: float = 1.0, pages: Sequence[str] = DEFAULT_PAGES,
+                      factory=None) -> dict | None:
+    """The class through the proxy; its ws_load summary, with ``replica_rss_end_bytes`` (each
+    replica's RSS as the class ends) and ``replicas``. None where HAProxy is not installed."""
+    if not os.path.exists(HAPROXY):
+        return None
+    servers = []
+    proxy = None
+    try:
+        servers = [start_server("app.py") for _ in range(replicas)]
+        for server in servers:
+            asyncio.run(warm_tour(server.url))
+        proxy, url = start_proxy([urlsplit(s.url).netloc for s in servers],
+                                 servers[0].log.with_name(f"haproxy-{servers[0].log.stem}.log"))
+        figures = run_ws_load(url, users=students, seconds=seconds, think_s=think_s,
+                              pages=list(pages), pid=servers[0].proc.pid, factory=factory)
+        summary = figures.summary()
+        summary["replicas"] = replicas
+        summary["replica_rss_end_bytes"] = [server_rss(s.proc.pid) for s in servers]
+        return summary
+    finally:
+        if proxy is not None:
+            proxy.terminate()
+            proxy.wait(timeout=15)
+        for server in servers:
+            server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--students", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    from bench import report
+
+    summary = run_replica_class(args.replicas, args.students, args.seconds)
+    if summary is None:
+        print("HAProxy is not installed (apt-get install haproxy)")
+        return 1
+    print(report.markdown(report.class_rows(summary)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
