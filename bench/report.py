@@ -329,7 +329,8 @@ def class_rows(figures: dict) -> list[Row]:
             f"{fmt_s(figures['first_render_p95_s'] or float('nan'))}"),
     ]
     if figures.get("rss_peak_bytes"):
-        rows.append(Row("4 Many users", f"{who}: server RSS start / peak / end",
+        whose = "the first replica's" if replicas else "server"
+        rows.append(Row("4 Many users", f"{who}: {whose} RSS start / peak / end",
                         " / ".join(fmt_bytes(figures[k]) for k in
                                    ("rss_start_bytes", "rss_peak_bytes", "rss_end_bytes")),
                         f"≤ {fmt_bytes(RSS_GOAL)}", figures["rss_peak_bytes"] <= RSS_GOAL))
