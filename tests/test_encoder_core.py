@@ -49,6 +49,19 @@ INPUTS = {
 F32_MIN = float(np.finfo(np.float32).min)
 
 
+def scale_of(values: np.ndarray) -> float:
+    """The largest |value| of a step (at least 1), padded keys' F32_MIN left out.
+
+    A float32 step computed from float32 inputs differs from the float64 chain by an amount that
+    grows with the step's size and with the CPU's own summation order: 1.2e-4 on output.dense of
+    layer 1 on an AMD EPYC (its values reach tens), within 1e-4 on the Intel Xeon of earlier
+    rounds. The page's live checks scale their tolerance the same way (step_tolerance in
+    pages/encoder/page.py).
+    """
+    real = np.abs(values[np.abs(values) < 1e30])
+    return max(1.0, float(real.max())) if real.size else 1.0
+
+
 # --- references -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -198,7 +211,7 @@ def test_every_step_matches_hooks_and_numpy(
         for name in STEP_NAMES:
             ours = result.steps[name]
             assert ours.dtype == np.float32 and not ours.flags.writeable, name
-            assert max_diff(ours, by_numpy[name]) < TOL, (layer, name)
+            assert max_diff(ours, by_numpy[name]) < TOL * scale_of(by_numpy[name]), (layer, name)
             assert result.checks[name] < TOL, (layer, name, result.checks[name])
             if name in caught:
                 assert max_diff(ours, caught[name]) < TOL, (layer, name)
