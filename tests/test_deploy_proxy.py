@@ -15,12 +15,14 @@ spread over both replicas has one tally, kept in the Redis they share (as compos
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
 import os
 import re
 import shlex
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -174,6 +176,42 @@ def test_the_config_is_valid_for_both_address_modes():
         check = subprocess.run([HAPROXY, "-c", "-f", str(CONFIG)], env=env, check=False,
                                capture_output=True, text=True, timeout=30)
         assert check.returncode == 0, check.stdout + check.stderr
+
+
+class _SlowHealth(http.server.BaseHTTPRequestHandler):
+    """A replica busy with a class: every answer comes, its health answer after 3 s."""
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/_stcore/health"):
+            time.sleep(3.0)
+        body = b"ok"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:   # quiet
+        pass
+
+
+def test_a_busy_replica_is_not_taken_out():
+    """Under a full class a replica's health answer took over 2 s; with the check's timeout left
+    at its 2 s interval HAProxy marked the replica down and shut all 50 of its sessions. With
+    ``timeout check`` a slow answer still counts as healthy: 10 s later the replica serves."""
+    replica = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowHealth)
+    threading.Thread(target=replica.serve_forever, daemon=True).start()
+    port = free_port()
+    env = haproxy_env([f"127.0.0.1:{replica.server_address[1]}"], f"127.0.0.1:{port}")
+    proxy = subprocess.Popen([HAPROXY, "-db", "-f", str(CONFIG)], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(10.0)   # five checks, each answered after 3 s
+        response = run(http_get(f"http://127.0.0.1:{port}/tokens", timeout_s=10), 15)
+        assert response.status == 200, "the busy replica was taken out of the proxy"
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=10)
+        replica.shutdown()
 
 
 def test_framing_is_refused_on_every_answer(cluster):
