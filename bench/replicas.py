@@ -47,7 +47,8 @@ def haproxy_env(backends: list[str], bind: str) -> dict[str, str]:
     return env
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
+    """Whether the server or proxy at ``url`` answers its health check (False if it does not)."""
     try:
         return asyncio.run(http_get(f"{url}/_stcore/health", timeout_s=2)).status == 200
     except (OSError, TimeoutError):
@@ -63,7 +64,7 @@ def start_proxy(backends: list[str], log: Path) -> tuple[subprocess.Popen, str]:
                                 env=haproxy_env(backends, f"127.0.0.1:{port}"))
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + HEALTHY_WITHIN_S
-    while not _healthy(url):
+    while not healthy(url):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             raise RuntimeError(f"HAProxy did not answer healthy (its log: {log})")

@@ -30,7 +30,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from bench.replicas import CONFIG, HAPROXY, haproxy_env
+from bench.replicas import CONFIG, HAPROXY, haproxy_env, healthy
 from bench.ws_client import SessionClosed, StreamlitSession, http_get
 from core.classpoll import REDIS_ENV
 from tests import class_sessions
@@ -109,10 +109,6 @@ def wait_for(check, timeout_s: float, what: str, pause_s: float = 0.25):
             last = exc
         time.sleep(pause_s)
     raise AssertionError(f"{what} not within {timeout_s:.0f} s (last: {last!r})")
-
-
-def healthy(url: str) -> bool:
-    return run(http_get(f"{url}/_stcore/health", timeout_s=2), 5).status == 200
 
 
 async def active_sessions(replica: str) -> int:
