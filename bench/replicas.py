@@ -31,8 +31,7 @@ if str(ROOT) not in sys.path:   # `python3 bench/replicas.py` puts bench/, not t
     sys.path.insert(0, str(ROOT))
 
 from bench.long_text import warm_tour  # noqa: E402
-from bench.server import free_port, start_server  # noqa: E402
-from bench.ws_client import http_get  # noqa: E402
+from bench.server import free_port, healthy, start_server  # noqa: E402
 from bench.ws_load import DEFAULT_PAGES, run_ws_load, server_rss  # noqa: E402
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
@@ -45,14 +44,6 @@ def haproxy_env(backends: list[str], bind: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BACKEND_")}
     env.update({f"BACKEND_{i}": b for i, b in enumerate(backends, start=1)}, HAPROXY_BIND=bind)
     return env
-
-
-def healthy(url: str) -> bool:
-    """Whether the server or proxy at ``url`` answers its health check (False if it does not)."""
-    try:
-        return asyncio.run(http_get(f"{url}/_stcore/health", timeout_s=2)).status == 200
-    except (OSError, TimeoutError):
-        return False
 
 
 def start_proxy(backends: list[str], log: Path) -> tuple[subprocess.Popen, str]:

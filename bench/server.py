@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import socket
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psutil
 
@@ -20,6 +22,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def healthy(url: str) -> bool:
+    """Whether the server or proxy at ``url`` answers its health check (False if it does not).
+
+    Plain blocking HTTP, not asyncio: the test suite calls this while sync Playwright keeps an
+    event loop running in the main thread, where asyncio.run refuses to start. http.client
+    reads no proxy from the environment, so this stays on loopback.
+    """
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=2)
+    try:
+        conn.request("GET", "/_stcore/health")
+        return conn.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        conn.close()
 
 
 @dataclass

@@ -30,7 +30,8 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from bench.replicas import CONFIG, HAPROXY, haproxy_env, healthy
+from bench.replicas import CONFIG, HAPROXY, haproxy_env
+from bench.server import healthy
 from bench.ws_client import SessionClosed, StreamlitSession, http_get
 from core.classpoll import REDIS_ENV
 from tests import class_sessions

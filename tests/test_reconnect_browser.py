@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import time
-import urllib.request
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from bench.server import healthy
 from tests.conftest import (
     ARTIFACTS,
     TOKEN_TABLE,
@@ -33,14 +33,6 @@ OLD, NEW = "An old sentence from the link", "Zebras gallop over the hills"
 RECONNECT_S = 60.0
 CONNECTING_JS = """(s => !!s && /connect/i.test(s.innerText))(
     document.querySelector("[data-testid='stStatusWidget']"))"""
-
-
-def healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-            return answer.status == 200
-    except OSError:
-        return False
 
 
 def wait_reconnected(page, url: str) -> None:
