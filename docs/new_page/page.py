@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from components.analysis_view import analysis_of, model_of, stop_on_input_error
 from components.explain import explain, page_header
 from components.i18n import N_, _
-from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.sections import Section, draw_sections
-from core import Analysis, ModelBundle
 from pages.new_page import cache
 from pages.new_page import figures as figs
+from pages.new_page.records import Context
 
 TITLE = N_("New page")
 EXPLANATION = N_(
@@ -25,15 +22,6 @@ EXPLANATION = N_(
 # URL keys (shared links must keep working: names and values stay as they are).
 SECTION_KEY = "new_page_section"
 SPECIAL_KEY = "new_page_special"
-
-
-@dataclass(frozen=True)
-class Context:
-    """What every section reads: the input key, the model and the analysis of the input."""
-
-    key: InputKey
-    bundle: ModelBundle
-    result: Analysis
 
 
 def draw_tokens(ctx: Context) -> None:

@@ -4,8 +4,6 @@ believe on this input. Only the open tab's section runs; flow and gradients only
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import streamlit as st
 
@@ -19,7 +17,7 @@ from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
 from components.sections import Section, draw_sections
 from components.url_values import option_in_link
-from core import ExplorerError, ModelBundle
+from core import ExplorerError
 from core.attribution import (
     BASELINE,
     FLOW,
@@ -28,10 +26,7 @@ from core.attribution import (
     MASK_PROBABILITY,
     MAX_STEPS,
     METHODS,
-    NORM,
     PAIR_COSINE,
-    RAW,
-    ROLLOUT,
     SENTENCE_COSINE,
     TARGETS,
     IntegratedGradients,
@@ -44,6 +39,7 @@ from core.attribution import (
 )
 from pages.attribution import cache
 from pages.attribution import figures as fg
+from pages.attribution.records import MEAN, METHOD_TITLES, Context
 
 TITLE = N_("Attribution")
 EXPLANATION = N_(
@@ -55,7 +51,6 @@ EXPLANATION = N_(
 SECTION_KEY, TARGET_KEY, TOKEN_KEY = "att_section", "att_target", "att_token"
 LAYER_KEY, METHODS_KEY, STEPS_KEY = "att_layer", "att_methods", "att_steps"
 ASKED_STATE = "att_asked"   # the flows and gradients this session asked for (not in the URL)
-MEAN = "mean"
 LAYER_LABEL = N_("layer {n}")
 TARGET_TITLES = {
     PAIR_COSINE: N_("cosine of A and B"),
@@ -70,47 +65,8 @@ TARGET_HELP = N_(
     "the masked-language-model head predicts at the first [MASK]. IsNext probability: the "
     "next-sentence head's belief that B follows A. The last two need a model with those heads."
 )
-METHOD_TITLES = {
-    RAW: N_("raw attention"),
-    ROLLOUT: N_("rollout"),
-    FLOW: N_("flow"),
-    NORM: N_("norm-weighted"),
-    GRADIENTS: N_("integrated gradients"),
-}
 CHANGE_TITLE = N_("blank-out change")
 MEAN_TITLE, CLS_EACH = N_("the mean over all tokens"), N_("[CLS] of each sentence")
-
-
-@dataclass(frozen=True)
-class Context:
-    key: InputKey
-    bundle: ModelBundle
-    target: str
-    plan: TargetPlan
-    token: str            # MEAN or a position, as a string (the link's value)
-    methods: tuple[str, ...]
-
-    @property
-    def token_index(self) -> int | None:
-        return None if self.token == MEAN else int(self.token)
-
-    @property
-    def layers(self) -> int:
-        return self.bundle.config.num_hidden_layers
-
-    @property
-    def segments(self) -> list[int]:
-        """Which sentence each token is of: its part for the pair's cosine, else its type id."""
-        if len(self.plan.parts) == 2:
-            return [p for p, part in enumerate(self.plan.parts) for _t in part.input_ids]
-        return list(self.plan.parts[0].token_type_ids)
-
-    @property
-    def special(self) -> list[bool]:
-        return [bool(s) for part in self.plan.parts for s in part.special_tokens_mask]
-
-    def title(self, method: str) -> str:
-        return _(METHOD_TITLES[method])
 
 
 # --- the pickers ----------------------------------------------------------------------------

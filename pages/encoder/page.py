@@ -4,7 +4,6 @@ and one token's path through every layer. Only the open tab's section runs."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -27,7 +26,7 @@ from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
 from components.sections import Section, open_section
 from components.url_values import option_in_link
-from core import Analysis, Encoding, ExplorerError, ModelBundle
+from core import ExplorerError, ModelBundle
 from core.encoder import (
     CLARK_2019,
     STEP_NAMES,
@@ -41,6 +40,7 @@ from core.encoder import (
 from core.encoder.ffn import feed_forward_checks
 from pages.encoder import cache
 from pages.encoder import figures as fg
+from pages.encoder.records import Context, Pick
 
 TITLE = N_("Encoder")
 EXPLANATION = N_(
@@ -59,34 +59,11 @@ NO_LAYER = N_("There is no layer {asked} in this model: showing layer {n}.")
 NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
 
 
-@dataclass(frozen=True)
-class Pick:
-    layer: int
-    head: int
-
-
 # Float32 steps against float64 formulas: rounding grows with the size of the values (a sum of
 # 1,536 products reaching |30| differs by ~1e-4), so the tolerance is relative to the largest
 # |value| of the step.
 RELATIVE_TOLERANCE = 1e-5
 POOLER_TOLERANCE = 1e-5   # |tanh| <= 1
-
-
-@dataclass(frozen=True)
-class Context:
-    key: InputKey
-    bundle: ModelBundle
-    steps: EncoderSteps | None   # None on the tabs that pick no layer
-    view: HeadView | None
-
-    @property
-    def encoding(self) -> Encoding:
-        return self.steps.encoding if self.steps else self.analysis().encoding
-
-    def analysis(self) -> Analysis:
-        """The whole model's run of the input (cached, shared with the other pages), for the
-        tabs that need more than one layer."""
-        return analysis_of(self.key, notices=False)   # shown with the steps
 
 
 def picker(where, key: str, label: str, options: list[int], widget_label: str,

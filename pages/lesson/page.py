@@ -2,7 +2,6 @@
 a question to answer before the answer shows, a presenter mode for the projector, a class poll
 (the teacher starts a class, students answer on their devices) and a handout to keep."""
 
-from dataclasses import dataclass
 
 import streamlit as st
 
@@ -21,6 +20,7 @@ from core.lessons import setup_cell
 from pages.lesson import cache, poll_view
 from pages.lesson.figures import LESSONS, Step, lesson_handout, missing_head_note
 from pages.lesson.poll_view import ClassView
+from pages.lesson.records import Lesson
 
 TITLE = N_("Lesson")
 EXPLANATION = N_(
@@ -43,15 +43,6 @@ pre, code { font-size: 1.1rem !important; }
 [data-testid="stMainBlockContainer"] { padding-top: 4.25rem; }  /* just below the top bar */
 h1 { font-size: 2rem !important; padding: 0 !important; }
 </style>"""
-
-
-@dataclass(frozen=True)
-class Lesson:
-    key: str
-    title: str
-    steps: tuple[Step, ...]
-    step: int         # 1-based
-    present: bool
 
 
 def choose_lesson(klass: ClassView | None = None) -> Lesson:

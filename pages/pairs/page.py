@@ -5,8 +5,6 @@ Two sections shown as tabs; only the open one runs (components.sections).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 import streamlit as st
 
@@ -22,7 +20,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_text
 from components.sections import Section, draw_sections
-from core import Encoding, ModelBundle, PairContributions
+from core import ModelBundle, PairContributions
 from core.similarity import pair_lists as lists
 from core.similarity.pair_examples import ONE_PAIR, SCORED, example_text
 from pages.pairs import cache
@@ -32,6 +30,7 @@ from pages.pairs.figures import (
     layer_name,
     top_table,
 )
+from pages.pairs.records import Context
 
 TITLE = N_("Pairs")
 EXPLANATION = N_(
@@ -82,13 +81,6 @@ REASONS = {
     lists.UNREADABLE: N_("the line could not be read"),
     lists.HEADER: N_("read as the column names"),
 }
-
-
-@dataclass(frozen=True)
-class Context:
-    key: InputKey
-    bundle: ModelBundle
-    encoding: Encoding | None   # the sidebar's input as every page tokenises it (None: refused)
 
 
 # --- one pair ------------------------------------------------------------------------------------

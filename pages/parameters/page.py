@@ -4,7 +4,6 @@ formula, the published checkpoints, your own sizes and the architecture with liv
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -14,10 +13,8 @@ from components.cache import parameter_count
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.i18n import N_, _, language
-from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.sections import Section, draw_sections
-from core import Encoding, ModelBundle
 from core.parameters.counting import (
     closed_form_latex,
     count_from_config,
@@ -26,7 +23,7 @@ from core.parameters.counting import (
     omitted_terms,
     parameter_terms,
 )
-from core.parameters.listing import NamedParameter, blocks, reconcile
+from core.parameters.listing import blocks, reconcile
 from core.parameters.presets import (
     LIMITS,
     PRESETS,
@@ -52,6 +49,7 @@ from pages.parameters.figures import (
     localized,
     shown,
 )
+from pages.parameters.records import Context, CustomSettings, FormulaSettings
 
 TITLE = N_("Parameters")
 EXPLANATION = N_(
@@ -77,26 +75,6 @@ FORM_KEYS = {  # Sizes field -> (widget key, short label with the formula's symb
     "positions": ("par_pos", N_("Positions P")),
     "types": ("par_types", N_("Types S")),
 }
-
-
-@dataclass(frozen=True)
-class Context:
-    key: InputKey
-    bundle: ModelBundle
-    rows: tuple[NamedParameter, ...]
-    total: int
-    encoding: Encoding | None   # None: the text cannot be tokenised (its message is shown)
-
-
-@dataclass(frozen=True)
-class FormulaSettings:
-    picked: str       # LOADED or a preset's name
-
-
-@dataclass(frozen=True)
-class CustomSettings:
-    sizes: Sizes | None
-    problems: tuple[str, ...]   # translated reasons the sizes are refused
 
 
 def show_table(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None]) -> None:

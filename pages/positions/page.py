@@ -7,8 +7,6 @@ figures at once made every rerun cost the browser about a second.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import streamlit as st
 
@@ -23,7 +21,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
 from components.sections import Section, draw_sections
-from core import ExplorerError, ModelBundle
+from core import ExplorerError
 from core.positions import (
     MIN_RANGE,
     PROBE_FITS,
@@ -35,6 +33,7 @@ from core.positions import (
 )
 from pages.positions import cache, pictures
 from pages.positions import figures as figs
+from pages.positions.records import CosineSettings, PcaSettings, PositionsContext
 
 TITLE = N_("Positions")
 EXPLANATION = N_(
@@ -60,58 +59,6 @@ PC_CHOICES = list(range(1, 11))   # components offered for the axes
 VIEWS = ["2D", "3D"]
 COSINE_WINDOW = 128               # default window of the cosine heatmap
 HEATMAP_SIDE = 128                # larger windows are thinned to this many rows and columns
-
-
-@dataclass(frozen=True)
-class PositionsContext:
-    """What every section draws from: the inputs, the model and the input's marks."""
-
-    key: InputKey
-    bundle: ModelBundle
-    marks: figs.InputMarks | None
-
-    @property
-    def model(self) -> str:
-        return self.key.model   # the exact string the model cache is keyed on
-
-    @property
-    def n_positions(self) -> int:
-        return self.bundle.config.max_position_embeddings
-
-    @property
-    def hidden(self) -> int:
-        return self.bundle.config.hidden_size
-
-    @property
-    def shape(self) -> str:
-        return f"{self.n_positions} × {self.hidden}"
-
-    def names(self) -> dict[str, str]:
-        """The two tables' names in this run's language, naming the loaded model."""
-        return figs.table_names(self.bundle.name)
-
-
-@dataclass(frozen=True)
-class PcaSettings:
-    """The PCA tab's choices: the asked range, the range used, 2D/3D and the components."""
-
-    asked: tuple[int, int]
-    start: int
-    stop: int
-    view: str
-    pcs: tuple[int, ...]
-    exact: bool = False   # "Exact values on hover": interactive figures instead of pictures
-
-    @property
-    def interactive(self) -> bool:
-        """Plotly figures: asked for, or a 3D view (a flat picture of it could not turn)."""
-        return self.exact or self.view == "3D"
-
-
-@dataclass(frozen=True)
-class CosineSettings:
-    start: int
-    stop: int
 
 
 # --- the PCA tab -------------------------------------------------------------------------------

@@ -3,8 +3,6 @@ ways it is fine-tuned, all on the current input."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from components.analysis_view import encoding_of, model_of, show_error
@@ -12,16 +10,16 @@ from components.controls import whole_number
 from components.explain import explain, page_header
 from components.html_table import draw_table
 from components.i18n import N_, _
-from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_template, markdown_text
 from components.model_picker import offer_model
 from components.sections import Section, draw_sections
 from components.unk_note import draw_unk_note
 from components.url_values import number_in_link
-from core import ExplorerError, ModelBundle
+from core import ExplorerError
 from pages.pretraining import cache
 from pages.pretraining import figures as fig
+from pages.pretraining.records import Context, MaskSettings
 
 TITLE = N_("Pretraining")
 EXPLANATION = N_(
@@ -53,19 +51,6 @@ NO_HEAD = N_(
     "a folder to copy, which the app reads once {setting} names the folder that holds it."
 )
 FILL_TASK, NSP_TASK = N_("fill in [MASK]"), N_("say whether sentence B follows sentence A")
-
-
-@dataclass(frozen=True)
-class Context:
-    key: InputKey
-    bundle: ModelBundle
-
-
-@dataclass(frozen=True)
-class MaskSettings:
-    seed: int
-    probability: float
-    whole_word: bool
 
 
 def _link_number(key: str, low: float, high: float, default: float) -> None:

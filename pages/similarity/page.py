@@ -5,7 +5,6 @@ Four sections shown as tabs; only the open one runs (components.sections).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -56,6 +55,7 @@ from pages.similarity.figures import (
     token_curve_figure,
     token_name,
 )
+from pages.similarity.records import Context, Settings, WordChoice
 
 TITLE = N_("Similarity")
 EXPLANATION = N_(
@@ -86,21 +86,6 @@ DOMINATED = N_(
     "both vectors are large in that one dimension. Read it standardised (each dimension minus "
     "the corpus mean, divided by the corpus std): {standardised}."
 )
-
-
-@dataclass(frozen=True)
-class Settings:
-    stage: str
-    mode: str
-
-
-@dataclass(frozen=True)
-class Context:
-    key: InputKey
-    bundle: ModelBundle
-    result: Analysis
-    stats: CorpusStats
-    settings: Settings
 
 
 def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
@@ -288,14 +273,6 @@ def follow_new_text(result: Analysis) -> None:
     if st.session_state.get("sim_tokens", tokens_now) != tokens_now:
         st.session_state[FIRST_KEY], st.session_state[SECOND_KEY] = default_tokens(enc)
     st.session_state["sim_tokens"] = tokens_now
-
-
-@dataclass(frozen=True)
-class WordChoice:
-    first: int
-    second: int
-    separately: bool
-    control: str
 
 
 def word_controls(enc, name_of) -> WordChoice:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -17,12 +15,9 @@ from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _
-from components.input_key import InputKey
 from components.inputs import shared_inputs
-from components.labels import token_labels
 from components.sections import Section, draw_sections
 from components.unk_note import draw_unk_note
-from core import Analysis, ModelBundle
 from core.stages.embedding_checks import (
     LAYERNORM_COLUMNS,
     LayerNormCheck,
@@ -34,6 +29,7 @@ from core.stages.pipeline import DEFAULT_DIMS, MODULE_OUTPUT, colour_bound, dime
 from core.stages.printout import torch_size
 from pages.stages import cache
 from pages.stages import figures as figs
+from pages.stages.records import HeatmapSettings, StagesContext
 
 TITLE = N_("Stages")
 EXPLANATION = N_(
@@ -63,43 +59,6 @@ LAYERNORM_VS_MODULE = N_("LayerNorm(sum) vs model.embeddings(...)")
 FORMULA_VS_LAYERNORM = N_("formula by hand vs LayerNorm")
 ONE_HOT_VS_LOOKUP = N_("one_hot @ W vs lookup")
 BROADCAST_VS_SUM = N_("broadcast sum vs sum")
-
-
-@dataclass(frozen=True)
-class StagesContext:
-    """What every section reads: the input key, the model and the analysis of the input."""
-
-    key: InputKey
-    bundle: ModelBundle
-    result: Analysis
-
-    @property
-    def stage_names(self) -> list[str]:
-        return list(self.result.stages)
-
-    @property
-    def labels(self) -> list[str]:
-        return token_labels(self.result.tokens)
-
-    @property
-    def row_labels(self) -> list[str]:
-        return figs.csv_labels(self.result.tokens)
-
-    @property
-    def segment_b(self) -> int | None:
-        """Row of the first token of sentence B, None for one sentence."""
-        ids = self.result.token_type_ids
-        return ids.index(1) if 1 in ids else None
-
-
-@dataclass(frozen=True)
-class HeatmapSettings:
-    layout: str                 # ONE_AT_A_TIME or STACKED
-    picked: tuple[str, ...]     # the stages asked for
-    scale: str                  # PER_STAGE or SHARED
-    clip: bool
-    window: range               # the hidden dimensions drawn
-    exact: bool                 # interactive figures instead of images
 
 
 def draw_check(column: DeltaGenerator, label: str, error: float, formula: str) -> None:

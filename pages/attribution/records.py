@@ -1,0 +1,55 @@
+"""The records the attribution page passes between its functions: Context.
+
+Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
+dataclass costs about 1 ms each time (measured); an imported module makes them once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from components.i18n import N_, _
+from components.input_key import InputKey
+from core import ModelBundle
+from core.attribution import FLOW, GRADIENTS, NORM, RAW, ROLLOUT, TargetPlan
+
+MEAN = "mean"   # the attribution of the mean over all tokens, not of one
+METHOD_TITLES = {
+    RAW: N_("raw attention"),
+    ROLLOUT: N_("rollout"),
+    FLOW: N_("flow"),
+    NORM: N_("norm-weighted"),
+    GRADIENTS: N_("integrated gradients"),
+}
+
+
+@dataclass(frozen=True)
+class Context:
+    key: InputKey
+    bundle: ModelBundle
+    target: str
+    plan: TargetPlan
+    token: str            # MEAN or a position, as a string (the link's value)
+    methods: tuple[str, ...]
+
+    @property
+    def token_index(self) -> int | None:
+        return None if self.token == MEAN else int(self.token)
+
+    @property
+    def layers(self) -> int:
+        return self.bundle.config.num_hidden_layers
+
+    @property
+    def segments(self) -> list[int]:
+        """Which sentence each token is of: its part for the pair's cosine, else its type id."""
+        if len(self.plan.parts) == 2:
+            return [p for p, part in enumerate(self.plan.parts) for _t in part.input_ids]
+        return list(self.plan.parts[0].token_type_ids)
+
+    @property
+    def special(self) -> list[bool]:
+        return [bool(s) for part in self.plan.parts for s in part.special_tokens_mask]
+
+    def title(self, method: str) -> str:
+        return _(METHOD_TITLES[method])

@@ -1,0 +1,66 @@
+"""The records the positions page passes between its functions:
+PositionsContext, PcaSettings, CosineSettings.
+
+Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
+dataclass costs about 1 ms each time (measured); an imported module makes them once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from components.input_key import InputKey
+from core import ModelBundle
+from pages.positions import figures as figs
+
+
+@dataclass(frozen=True)
+class PositionsContext:
+    """What every section draws from: the inputs, the model and the input's marks."""
+
+    key: InputKey
+    bundle: ModelBundle
+    marks: figs.InputMarks | None
+
+    @property
+    def model(self) -> str:
+        return self.key.model   # the exact string the model cache is keyed on
+
+    @property
+    def n_positions(self) -> int:
+        return self.bundle.config.max_position_embeddings
+
+    @property
+    def hidden(self) -> int:
+        return self.bundle.config.hidden_size
+
+    @property
+    def shape(self) -> str:
+        return f"{self.n_positions} × {self.hidden}"
+
+    def names(self) -> dict[str, str]:
+        """The two tables' names in this run's language, naming the loaded model."""
+        return figs.table_names(self.bundle.name)
+
+
+@dataclass(frozen=True)
+class PcaSettings:
+    """The PCA tab's choices: the asked range, the range used, 2D/3D and the components."""
+
+    asked: tuple[int, int]
+    start: int
+    stop: int
+    view: str
+    pcs: tuple[int, ...]
+    exact: bool = False   # "Exact values on hover": interactive figures instead of pictures
+
+    @property
+    def interactive(self) -> bool:
+        """Plotly figures: asked for, or a 3D view (a flat picture of it could not turn)."""
+        return self.exact or self.view == "3D"
+
+
+@dataclass(frozen=True)
+class CosineSettings:
+    start: int
+    stop: int

@@ -1,0 +1,25 @@
+"""The records the pretraining page passes between its functions: Context, MaskSettings.
+
+Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
+dataclass costs about 1 ms each time (measured); an imported module makes them once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from components.input_key import InputKey
+from core import ModelBundle
+
+
+@dataclass(frozen=True)
+class Context:
+    key: InputKey
+    bundle: ModelBundle
+
+
+@dataclass(frozen=True)
+class MaskSettings:
+    seed: int
+    probability: float
+    whole_word: bool
