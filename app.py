@@ -6,11 +6,7 @@ middleware puts a loading card into every page's HTML (frame/boot_screen.py); th
 session runs it as its script, and the router (frame/router.py) draws the page.
 """
 
-from frame.openmp import wait_passively
-
-wait_passively()   # before anything imports torch: see frame/openmp.py
-
-import streamlit as st  # noqa: E402
+import streamlit as st
 
 if __name__ == "__main__":   # a session's script run
     from frame.router import run_app

@@ -8,15 +8,11 @@ frame around a page that also runs the model on the sentence.
 
 from collections.abc import Callable
 
-from frame.openmp import wait_passively
+import streamlit as st
 
-wait_passively()   # as app.py does, before anything imports torch
-
-import streamlit as st  # noqa: E402
-
-from components.i18n import _  # noqa: E402
-from components.inputs import draw_language_switch, draw_shared_inputs, shared_inputs  # noqa: E402
-from frame.page_list import HOME, PAGES  # noqa: E402
+from components.i18n import _
+from components.inputs import draw_language_switch, draw_shared_inputs, shared_inputs
+from frame.page_list import HOME, PAGES
 
 
 def echo() -> None:
