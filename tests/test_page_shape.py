@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import tomllib
 
 import pytest
 
@@ -42,6 +43,37 @@ def test_page_makes_no_class(spec):
     each time; records.py, imported once, holds them."""
     tree = source_tree(spec, "page")
     assert not [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+
+
+def _magic_writes(tree: ast.Module) -> list[int]:
+    """Lines Streamlit's magic would turn into st.write: bare expressions that are not calls,
+    awaits, yields or docstrings."""
+    lines = []
+    for parent in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(parent, field, None)
+            for i, node in enumerate(body if isinstance(body, list) else []):
+                if not isinstance(node, ast.Expr) or isinstance(
+                        node.value, ast.Call | ast.Await | ast.Yield | ast.YieldFrom):
+                    continue
+                docstring = (i == 0 and field == "body" and isinstance(node.value, ast.Constant)
+                             and isinstance(parent, ast.Module | ast.FunctionDef | ast.ClassDef))
+                if not docstring:
+                    lines.append(node.lineno)
+    return lines
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.folder)
+def test_page_writes_nothing_by_magic(spec):
+    """.streamlit/config.toml turns magic off (a page's first run then parses no syntax tree):
+    a page must say st.write where it means it."""
+    assert _magic_writes(source_tree(spec, "page")) == []
+    assert tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["runner"][
+        "magicEnabled"] is False
+
+
+def test_the_magic_check_sees_a_bare_expression():
+    assert _magic_writes(ast.parse('"""doc"""\nx = 1\nx\nst.write(x)\n"text"\n')) == [3, 5]
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.folder)

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import ast
 import io
+import threading
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any
 
 import torch
 
 from core.models import ModelBundle, model_run, tokenizer_lock
+
+_SYNTAX_TREES = threading.Lock()   # see _compiled
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,21 @@ class _LockedTokenizer:
         return locked
 
 
+def _compiled(code: str) -> tuple[CodeType, CodeType | None]:
+    """The cell's code, and its last line apart when that is a bare expression (to show it).
+
+    One thread at a time: CPython 3.11 keeps one depth counter for every thread's syntax-tree
+    objects, and a server runs several lessons at once ("SystemError: AST constructor recursion
+    depth mismatch" otherwise).
+    """
+    with _SYNTAX_TREES:
+        tree = ast.parse(code)
+        last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        body = tree.body[:-1] if last is not None else tree.body
+        return (compile(ast.Module(body=body, type_ignores=[]), "<cell>", "exec"),
+                None if last is None else compile(ast.Expression(last.value), "<cell>", "eval"))
+
+
 def run_cells(bundle: ModelBundle, cells: tuple[str, ...] | list[str]) -> list[CellOutput]:
     """Run ``cells`` in order in one namespace holding ``tokenizer``, ``model`` and ``torch``."""
     outputs = []
@@ -66,12 +85,10 @@ def run_cells(bundle: ModelBundle, cells: tuple[str, ...] | list[str]) -> list[C
         for code in cells:
             buffer.seek(0)
             buffer.truncate()
-            tree = ast.parse(code)
-            last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-            body = tree.body[:-1] if last is not None else tree.body
-            exec(compile(ast.Module(body=body, type_ignores=[]), "<cell>", "exec"), namespace)
+            body, last = _compiled(code)
+            exec(body, namespace)
             if last is not None:
-                value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+                value = eval(last, namespace)
                 if value is not None:
                     buffer.write(repr(value) + "\n")
             outputs.append(CellOutput(code, buffer.getvalue().rstrip("\n")))
