@@ -3,10 +3,17 @@ a server, Chromium."""
 
 from __future__ import annotations
 
+import os
+
+# Under pytest-xdist (.ci/run runs two workers), each worker's torch gets one thread: two workers
+# with two OpenMP threads each on a 2-core runner stall at every operation's barrier waiting for
+# a thread the other worker has descheduled. Set before torch is imported, which reads it once.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import asyncio
 import base64
 import io
-import os
 import re
 import socket
 import subprocess
