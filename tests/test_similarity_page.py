@@ -408,9 +408,19 @@ def test_chinese(view):
     assert set(figures(at)) == SECTION_FIGURES[view]
 
 
+FIGURES = ".js-plotly-plot, [data-figure]"   # interactive figures and pictures (image heatmaps)
+
+
 def drawn_figures(page) -> int:
     """Interactive figures and pictures (image heatmaps) on the page."""
-    return page.locator(".js-plotly-plot, [data-figure]").count()
+    return page.locator(FIGURES).count()
+
+
+def wait_for_figures(page, count: int, timeout_ms: int = 30_000) -> None:
+    """Until the page holds ``count`` figures: on a busy machine a tab's rerun may start after
+    wait_for_app has seen the script idle, so its figure arrives a moment later."""
+    page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length === n",
+                           arg=[FIGURES, count], timeout=timeout_ms)
 
 
 @pytest.mark.browser
@@ -439,6 +449,7 @@ def test_screenshot_of_the_bank_pair(server, browser, bundle):
         # (the first tab is the default, which Streamlit leaves out of the URL).
         for view, drawn in [*SECTION_FIGURES.items(), (TOKENS, SECTION_FIGURES[TOKENS])]:
             open_view(view)
+            wait_for_figures(page, len(drawn))
             assert drawn_figures(page) == len(drawn), view
             assert parse_qs(urlsplit(page.url).query).get("sim_section", [TOKENS]) == [view]
             if view == WORDS:
