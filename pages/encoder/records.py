@@ -1,22 +1,14 @@
-"""The records the encoder page passes between its functions: Pick, Context.
-
-Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
-dataclass costs about 1 ms each time (measured); an imported module makes them once.
-"""
+"""The encoder page's records (Pick, Context): made once here, not on every rerun as in
+page.py (README, "Adding a page")."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.analysis_view import (
-    analysis_of,
-)
+from components.analysis_view import analysis_of
 from components.input_key import InputKey
 from core import Analysis, Encoding, ModelBundle
-from core.encoder import (
-    EncoderSteps,
-    HeadView,
-)
+from core.encoder import EncoderSteps, HeadView
 
 
 @dataclass(frozen=True)

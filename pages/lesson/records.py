@@ -1,8 +1,5 @@
-"""The records the lesson page passes between its functions: Lesson.
-
-Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
-dataclass costs about 1 ms each time (measured); an imported module makes them once.
-"""
+"""The lesson page's records (Lesson): made once here, not on every rerun as in
+page.py (README, "Adding a page")."""
 
 from dataclasses import dataclass
 

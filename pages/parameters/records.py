@@ -1,8 +1,7 @@
-"""The records the parameters page passes between its functions:
+"""The parameters page's records:
 Context, FormulaSettings, CustomSettings.
 
-Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
-dataclass costs about 1 ms each time (measured); an imported module makes them once.
+Made once here, not on every rerun as in page.py (README, "Adding a page").
 """
 
 from __future__ import annotations
@@ -12,9 +11,7 @@ from dataclasses import dataclass
 from components.input_key import InputKey
 from core import Encoding, ModelBundle
 from core.parameters.listing import NamedParameter
-from core.parameters.presets import (
-    Sizes,
-)
+from core.parameters.presets import Sizes
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,5 @@
-"""The records the pretraining page passes between its functions: Context, MaskSettings.
-
-Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
-dataclass costs about 1 ms each time (measured); an imported module makes them once.
-"""
+"""The pretraining page's records (Context, MaskSettings): made once here, not on every rerun as in
+page.py (README, "Adding a page")."""
 
 from __future__ import annotations
 

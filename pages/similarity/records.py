@@ -1,7 +1,7 @@
-"""The records the similarity page passes between its functions: Settings, Context, WordChoice.
+"""The similarity page's records:
+Settings, Context, WordChoice.
 
-Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
-dataclass costs about 1 ms each time (measured); an imported module makes them once.
+Made once here, not on every rerun as in page.py (README, "Adding a page").
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from dataclasses import dataclass
 
 from components.input_key import InputKey
 from core import Analysis, ModelBundle
-from core.similarity.anisotropy import (
-    CorpusStats,
-)
+from core.similarity.anisotropy import CorpusStats
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""The records the stages page passes between its functions: StagesContext, HeatmapSettings.
+"""The stages page's records:
+StagesContext, HeatmapSettings.
 
-Kept out of page.py because Streamlit runs a page's file anew on every rerun, and making a
-dataclass costs about 1 ms each time (measured); an imported module makes them once.
+Made once here, not on every rerun as in page.py (README, "Adding a page").
 """
 
 from __future__ import annotations
