@@ -30,7 +30,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from bench.replicas import CONFIG, HAPROXY, haproxy_env
+from bench.replicas import CONFIG, HAPROXY, haproxy_env, start_proxy
 from bench.server import healthy
 from bench.ws_client import SessionClosed, StreamlitSession, http_get
 from core.classpoll import REDIS_ENV
@@ -134,13 +134,8 @@ def cluster(tmp_path_factory) -> Iterator[Cluster]:
             urls.append(url)
         for url in urls:
             wait_for(lambda u=url: healthy(u), WAIT_S, f"replica {url} healthy")
-        port = free_port()
-        env = haproxy_env([urlsplit(u).netloc for u in urls], f"127.0.0.1:{port}")
-        log = open(ARTIFACTS / f"haproxy-{port}.log", "w")  # closed when the process ends
-        haproxy = subprocess.Popen([HAPROXY, "-db", "-f", str(CONFIG)], stdout=log,
-                                   stderr=subprocess.STDOUT, env=env)
-        proxy = f"http://127.0.0.1:{port}"
-        wait_for(lambda: haproxy.poll() is None and healthy(proxy), WAIT_S, "proxy healthy")
+        haproxy, proxy = start_proxy([urlsplit(u).netloc for u in urls],
+                                     ARTIFACTS / f"haproxy-{urlsplit(urls[0]).port}.log")
         yield Cluster(proxy, {"app1": urls[0], "app2": urls[1]},
                       {"app1": procs[0], "app2": procs[1]}, haproxy, store_url)
     finally:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench.server import healthy
 from bench.ws_client import (
     RerunTimeout,
     SessionClosed,
@@ -27,15 +28,11 @@ HEALTH_WAIT_S = 60.0
 def wait_healthy(url: str, timeout_s: float = HEALTH_WAIT_S) -> None:
     """Until /_stcore/health answers 200, at most ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
-    last: object = None
     while time.monotonic() < deadline:
-        try:
-            if run_async(http_get(f"{url}/_stcore/health", timeout_s=2)).status == 200:
-                return
-        except (OSError, TimeoutError) as exc:
-            last = exc
+        if healthy(url):
+            return
         time.sleep(0.2)
-    raise RuntimeError(f"{url} not healthy within {timeout_s:.0f} s ({last!r})")
+    raise RuntimeError(f"{url} not healthy within {timeout_s:.0f} s")
 
 
 @pytest.fixture(scope="module")
