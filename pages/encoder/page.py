@@ -23,7 +23,7 @@ from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
-from components.labels import plotly_text, token_labels
+from components.labels import markdown_template, plotly_text, token_labels
 from components.sections import Section, open_section
 from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
@@ -76,7 +76,9 @@ def picker(where, key: str, label: str, options: list[int], widget_label: str,
     value = where.selectbox(widget_label, options, key=key, bind="query-params",
                             format_func=lambda n: _(label).format(n=n))
     if invalid is not None:
-        st.info(_(missing).format(asked=invalid, n=options[0]), icon=":material/info:")
+        # The link's value as text (a code span), never as a link, image or heading.
+        st.info(markdown_template(_(missing), asked=invalid[:40], n=options[0]),
+                icon=":material/info:")
     return int(value if value is not None else options[0])
 
 

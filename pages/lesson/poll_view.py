@@ -18,7 +18,8 @@ from urllib.parse import urlencode, urlsplit
 import segno
 import streamlit as st
 
-from components.i18n import _
+from components.i18n import N_, _
+from components.labels import markdown_template
 from core.classpoll import PollError, new_code, new_session_id, new_teacher_key, normalise_code
 from pages.lesson import cache
 from pages.lesson.figures import LESSONS, Step, answers_chart
@@ -50,6 +51,15 @@ def question_choices(lesson: str) -> tuple[int, ...]:
     return tuple(len(step.choices) for step in LESSONS[lesson][1])
 
 
+NO_CLASS = N_("There is no class “{code}” on this server: it has ended or the code is "
+               "mistyped. Here is the lesson without the class poll.")
+
+
+def warn(template: str, params: dict[str, object]) -> None:
+    """A poll message, translated from its template; its values (a code from a link) as text."""
+    st.warning(markdown_template(_(template), **params), icon=":material/warning:")
+
+
 def join_class() -> ClassView | None:
     """The class this link belongs to, or None (no class in the link, or one that is gone: then
     a message, and the lesson goes on without the poll)."""
@@ -63,12 +73,11 @@ def join_class() -> ClassView | None:
         key = st.session_state.get(f"teacher_key_{code}")
         teacher = poll.is_teacher(code, key) if lesson is not None else False
     except PollError as exc:   # the shared store does not answer
-        st.warning(_(exc.template).format(**exc.params), icon=":material/warning:")
+        warn(exc.template, exc.params)
         return None
     if code is None or lesson is None:
-        st.warning(_("There is no class “{code}” on this server: it has ended or the code is "
-                     "mistyped. Here is the lesson without the class poll.").format(
-            code=str(raw)[:40]), icon=":material/warning:")
+        # The link's value, as text: a code span shows it verbatim, never as a link or image.
+        warn(NO_CLASS, {"code": str(raw)[:40]})
         return None
     return ClassView(code, lesson, key if teacher else None)
 
@@ -116,7 +125,7 @@ def draw_start_class(lesson: str) -> None:
                   icon=":material/groups:", type="primary")
         error = st.session_state.pop("poll_error", None)
         if error:
-            st.warning(_(error[0]).format(**error[1]), icon=":material/warning:")
+            warn(*error)
 
 
 def draw_class_banner(view: ClassView, step: int) -> None:
@@ -158,7 +167,7 @@ def _teacher_box(view: ClassView, number: int, step: Step) -> None:
         try:
             tally = poll.tally(view.code, number)
         except PollError as exc:
-            st.warning(_(exc.template).format(**exc.params), icon=":material/warning:")
+            warn(exc.template, exc.params)
             return
         with st.container(border=True):
             st.markdown("**" + _(step.question) + "**")
@@ -199,7 +208,7 @@ def _student_box(view: ClassView, number: int, step: Step) -> None:
     try:
         tally = poll.tally(view.code, number)
     except PollError as exc:
-        st.warning(_(exc.template).format(**exc.params), icon=":material/warning:")
+        warn(exc.template, exc.params)
         return
     waiting = not tally.revealed
 
@@ -216,7 +225,7 @@ def _student_box(view: ClassView, number: int, step: Step) -> None:
                              on_change=record, label_visibility="collapsed")
             error = st.session_state.pop("poll_error", None)
             if error:
-                st.warning(_(error[0]).format(**error[1]), icon=":material/warning:")
+                warn(*error)
             if not shown:
                 st.markdown(_("Your answer is counted; the explanation shows when your teacher "
                               "reveals it.") if guess is not None else

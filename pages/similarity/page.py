@@ -19,7 +19,7 @@ from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _
 from components.input_key import InputKey
 from components.inputs import shared_inputs
-from components.labels import plotly_text, token_labels
+from components.labels import markdown_template, plotly_text, token_labels
 from components.sections import Section, draw_sections
 from components.unk_note import draw_unk_note
 from core import Analysis, InputError, ModelBundle
@@ -332,7 +332,8 @@ def draw_word_in_context(ctx: Context) -> None:
                                            choice.control, ctx.settings.mode)
                    if choice.control else None)
     except InputError as exc:
-        st.warning(_(exc.template).format(**exc.params), icon=":material/content_cut:")
+        st.warning(markdown_template(_(exc.template), **exc.params),
+                   icon=":material/content_cut:")
         return
     if choice.first == choice.second:
         st.info(_("Both choices are the same token, so its cosine with itself is 1 at every "
@@ -346,8 +347,9 @@ def draw_word_curve(ctx: Context, curve, control, label: str, choice: WordChoice
     depth = depth_stages(ctx.result.stages)
     mode = ctx.settings.mode
     if choice.control and control is None:
-        st.info(_("The control sentence has no token “{token}”.").format(
-            token=ctx.result.encoding.tokens[choice.first]), icon=":material/info:")
+        st.info(markdown_template(_("The control sentence has no token “{token}”."),
+                                  token=ctx.result.encoding.tokens[choice.first]),
+                icon=":material/info:")
     elif control is not None:
         explain(_("Same sense vs other sense at the last layer: {same} (control sentence) vs "
                   "{other} (the two chosen tokens).").format(
