@@ -26,6 +26,15 @@ KNOWN_MODELS: tuple[str, ...] = (
     "bert-base-multilingual-cased",
 )
 
+# The terminal command that prepares a machine: downloads models (with their heads) once, with a
+# progress bar. Every place that offers it builds it with ``prepare_command``.
+PREPARE_COMMAND = "python3 -m serving.download"
+
+
+def prepare_command(*names: str) -> str:
+    """The command that fetches ``names``: ``python3 -m serving.download bert-base-chinese``."""
+    return " ".join((PREPARE_COMMAND, *names))
+
 # bert-large (335M parameters, 1.3 GB in float32) is the largest model the explorer is meant for.
 MAX_PARAMETERS = int(os.environ.get("BERT_EXPLORER_MAX_PARAMETERS", "400000000"))
 
