@@ -191,3 +191,22 @@ def closed_form_latex(config: BertConfig, with_pooler: bool = True) -> str | Non
     lines.append("&= " + " + ".join(map(_latex_int, parts)) + " = " + _latex_int(total))
     return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
 
+
+
+def pretraining_heads_terms(config: BertConfig) -> list[ParameterTerm]:
+    """BERT's two pretraining heads (``BertForPreTraining.cls``), counted from the config: the
+    MLM head's transform (dense and LayerNorm) and its output bias (its decoder weight is the word
+    table, tied, so not counted again), and the next-sentence head."""
+    h, v = config.hidden_size, config.vocab_size
+    return [
+        ParameterTerm("cls", "predictions.transform.dense", "h*h + h", h * h + h),
+        ParameterTerm("cls", "predictions.transform.LayerNorm", "2h", 2 * h),
+        ParameterTerm("cls", "predictions.bias", "V", v),
+        ParameterTerm("cls", "seq_relationship", "2h + 2", 2 * h + 2),
+    ]
+
+
+def count_with_heads(config: BertConfig) -> int:
+    """Exact parameter count of ``BertForPreTraining(config)``: BertModel with its pooler, and
+    the two pretraining heads."""
+    return count_from_config(config) + sum(t.total for t in pretraining_heads_terms(config))
