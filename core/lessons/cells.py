@@ -90,6 +90,12 @@ PRETRAINING_CELLS: tuple[str, ...] = (
     "for name, part in [('[MASK]', masked), ('random', randomised),\n"
     "                   ('kept', kept)]:\n"
     "    print(f'{name}: {part.sum() / chosen.sum():.3f}')",
+    # Whole-word masking picks words: the segmenter's words of a Chinese sentence, and the
+    # tokens each word is (one a character).
+    "import rjieba\n"
+    "words = rjieba.cut('我爱北京天安门')\n"
+    "print(words)\n"
+    "[tokenizer.tokenize(w) for w in words]",
     "pair = tokenizer('What is your name?', 'My name is BERT.',\n"
     "                 return_tensors='pt')\n"
     "pair_ids = pair['input_ids'][0].tolist()\n"

@@ -147,6 +147,15 @@ PRETRAINING_STEPS = (
          N_("Over many tokens, what share of all tokens becomes [MASK]?"),
          (N_("About 12% (80% of 15%)"), N_("15%"), N_("80%")), 0,
          N_("0.8 × 0.15 = 0.12 of all tokens; 15% is the share picked.")),
+    Step(N_("Whole-word masking"),
+         N_("Google's whole-word-masking BERT (2019) and the Chinese BERT-wwm family (Cui et "
+            "al. 2019) pick words, not tokens: when a word is picked, all of its tokens are "
+            "masked together. Chinese BERT reads one character a token, so the words come "
+            "from a word segmenter: 我爱北京天安门 is 我 / 爱 / 北京 / 天安门."),
+         N_("With whole-word masking, how many tokens of 天安门 are masked together?"),
+         (N_("1"), N_("2"), N_("3")), 2,
+         N_("3: 天安门 is one word of three characters, one token each, so all three are "
+            "picked together or not at all; the model cannot guess 门 from 天安 beside it.")),
     Step(N_("A sentence pair for next-sentence prediction"),
          N_("Next-sentence prediction reads two sentences: [CLS] A [SEP] B [SEP]. Sentence B's "
             "tokens, its [SEP] included, have token_type_id 1. In pretraining, half of the B "
