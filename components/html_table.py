@@ -22,6 +22,7 @@ STYLE = f"""<style>
   border-bottom:2px solid {palette.GRID}; padding:6px 8px; vertical-align:bottom; }}
 .tab td {{ padding:4px 8px; border-bottom:1px solid #e6e6e6; white-space:pre; }}
 .tab td.num {{ text-align:right; font-variant-numeric:tabular-nums; }}
+.tab.wrap td {{ white-space:pre-wrap; overflow-wrap:anywhere; vertical-align:top; }}
 </style>"""
 
 
@@ -32,9 +33,11 @@ def row_tint(colour: str, bold: bool = False, alpha: str = "22") -> str:
 
 
 def table_html(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
-               max_height_px: int | None = None) -> str:
+               max_height_px: int | None = None, wrap: bool = False) -> str:
     """The table, each row with its CSS; ``data-table`` names it for tests. Taller than
-    ``max_height_px``, it scrolls under a header that stays in view."""
+    ``max_height_px``, it scrolls under a header that stays in view. ``wrap``: long cells wrap
+    within the page's width (a line break in a cell's text starts a new line), for tables of
+    sentences rather than of tokens."""
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
     # Field names may break after an underscore, so a table fits a 1024 px projector page.
     head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
@@ -46,11 +49,12 @@ def table_html(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
             for value, is_number in zip(values, numeric, strict=True))
         rows.append(f'<tr style="{html.escape(style)}">{cells}</tr>')
     height = f' style="max-height:{max_height_px}px"' if max_height_px else ""
+    kind = "tab wrap" if wrap else "tab"
     return (f'{STYLE}<div class="tab-wrap" data-table="{html.escape(name)}"{height}>'
-            f'<table class="tab"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+            f'<table class="{kind}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
             "</table></div>")
 
 
 def draw_table(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
-               max_height_px: int | None = None) -> None:
-    st.html(table_html(frame, row_styles, name, max_height_px))
+               max_height_px: int | None = None, wrap: bool = False) -> None:
+    st.html(table_html(frame, row_styles, name, max_height_px, wrap))
