@@ -1,11 +1,9 @@
 """Lists of sentence pairs as people paste or upload them, and the results as a safe CSV.
 
-One pair a line: sentence A, sentence B and an optional human score, separated by tabs or by
-commas (CSV quoting, so a quoted field may hold commas and quotes). A file is read as UTF-8 (a
-BOM is dropped), as UTF-16 when it starts with a UTF-16 BOM, else as Latin-1; a file with NUL
-bytes and no UTF-16 BOM is binary and refused. Bad lines are skipped with their line number and
-the reason (``Skipped``), the good ones kept; at most ``MAX_PAIRS`` pairs from at most
-``MAX_BYTES`` bytes.
+Reading is core.tables.reader's (its docstring says exactly how a file is read and why no
+sentence is ever changed): ``read_text`` and ``read_file`` read a table, propose the sentence and
+score columns (``propose_columns``) and take the pairs out (``pairs_from``). Here too: the
+agreement of the model's cosines with people's scores, on any scale or as 0/1 labels.
 
 The reasons are codes, not sentences: the page that shows them words them in the reader's
 language.
@@ -13,190 +11,53 @@ language.
 
 from __future__ import annotations
 
-import codecs
 import csv
-import hashlib
 import io
-import json
-import math
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-MAX_PAIRS = 2000
-MAX_BYTES = 1_000_000
-SNIFF_LINES = 50
+from core.tables.reader import (
+    MAX_BYTES,
+    MAX_ROWS,
+    PairList,
+    Reason,
+    Refusal,
+    Skipped,
+    Table,
+    pairs_from,
+    propose_columns,
+    read_table,
+)
 
-# Why a line was skipped (Skipped.reason).
-COLUMNS = "columns"      # not 2 or 3 fields (Skipped.detail: how many)
-EMPTY = "empty"          # sentence A or B is empty
-SCORE = "score"          # the third field is not a number (Skipped.detail: the field, cut)
-UNREADABLE = "unreadable"  # the csv reader gave up on it (a field over its size limit)
-HEADER = "header"        # the first line names the columns; read as a header, not a pair
-# Why a whole input was refused (PairList.refused).
-BINARY = "binary"
-TOO_LARGE = "too_large"
-NOTHING = "nothing"      # no line with a pair
+MAX_PAIRS = MAX_ROWS
 
-# Header words a first line may use instead of a pair (compared lowercased, stripped).
-HEADER_WORDS = frozenset({
-    "a", "b", "sentence a", "sentence b", "sentence_a", "sentence_b", "sentence1", "sentence2",
-    "sentence 1", "sentence 2", "text_a", "text_b", "text1", "text2", "s1", "s2", "score",
-    "label", "similarity", "gold", "human", "句子a", "句子b", "分数", "得分",
-})
+# Why a line was skipped (Skipped.reason), and why a whole input was refused (PairList.refused).
+COLUMNS, EMPTY, SCORE = Reason.COLUMNS, Reason.EMPTY, Reason.SCORE
+UNREADABLE, HEADER, JSON = Reason.UNREADABLE, Reason.HEADER, Reason.JSON
+BINARY, TOO_LARGE, NOTHING = Refusal.BINARY, Refusal.TOO_LARGE, Refusal.NOTHING
+
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
-
-@dataclass(frozen=True)
-class Skipped:
-    line: int          # 1-based line of the list
-    reason: str        # COLUMNS, EMPTY, SCORE, UNREADABLE or HEADER
-    detail: str = ""
+__all__ = ["MAX_BYTES", "PairList", "Skipped", "Table", "read_file", "read_text"]
 
 
-@dataclass(frozen=True)
-class PairList:
-    """The pairs read from a list, and what was left out and why."""
-
-    pairs: tuple[tuple[str, str], ...] = ()
-    scores: tuple[float | None, ...] = ()     # one per pair; None where the line had none
-    lines: tuple[int, ...] = ()               # the line each pair came from
-    skipped: tuple[Skipped, ...] = ()
-    beyond: int = 0            # lines with text after the MAX_PAIRS-th pair, not read
-    beyond_from: int = 0       # the first of them
-    refused: str | None = None  # BINARY, TOO_LARGE or NOTHING: no pair could be read at all
-    size: int = 0              # bytes (a file) or UTF-8 bytes (pasted text)
-    charset: str = "utf-8"
-    delimiter: str = "\t"
-
-    @property
-    def has_scores(self) -> bool:
-        return any(s is not None for s in self.scores)
-
-    def key(self) -> str:
-        """A hash of the pairs and scores: the same list, however it was typed, is one key."""
-        payload = json.dumps([self.pairs, self.scores], ensure_ascii=False)
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-    def skipped_by_reason(self) -> dict[str, list[Skipped]]:
-        out: dict[str, list[Skipped]] = {}
-        for item in self.skipped:
-            out.setdefault(item.reason, []).append(item)
-        return out
+def proposed_pairs(table: Table) -> PairList:
+    """The pairs of the columns ``propose_columns`` picks."""
+    proposal = propose_columns(table)
+    return pairs_from(table, proposal.a, proposal.b, proposal.score)
 
 
-def decode(data: bytes) -> tuple[str | None, str]:
-    """(text, charset) of a file's bytes; text is None for a binary file."""
-    if data.startswith(codecs.BOM_UTF8):
-        return data.decode("utf-8-sig", errors="replace"), "utf-8"
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", errors="replace"), "utf-16"
-    if b"\x00" in data:
-        return None, "binary"
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), "latin-1"
-
-
-def _looks_binary(text: str) -> bool:
-    """More than 1 in 100 characters are control characters other than tab and line ends."""
-    sample = text[:20000]
-    controls = sum(1 for ch in sample
-                   if ch not in "\t\n\r" and unicodedata.category(ch) == "Cc")
-    return controls > max(2, len(sample) // 100)
-
-
-def read_file(data: bytes) -> PairList:
-    """A CSV or TSV file, as uploaded."""
-    if len(data) > MAX_BYTES:
-        return PairList(refused=TOO_LARGE, size=len(data))
-    text, charset = decode(data)
-    if text is None or _looks_binary(text):
-        return PairList(refused=BINARY, size=len(data), charset="binary")
-    parsed = read_text(text)
-    return PairList(**{**parsed.__dict__, "size": len(data), "charset": charset})
+def read_file(data: bytes, name: str | None = None) -> PairList:
+    """A CSV, TSV, JSON Lines or Parquet file, as uploaded, in its proposed columns."""
+    return proposed_pairs(read_table(data, name))
 
 
 def read_text(text: str) -> PairList:
-    """Pasted lines, one pair a line."""
-    size = len(text.encode("utf-8", errors="replace"))
-    if size > MAX_BYTES:
-        return PairList(refused=TOO_LARGE, size=size)
-    if _looks_binary(text):
-        return PairList(refused=BINARY, size=size, charset="binary")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    delimiter = sniff_delimiter(lines)
-    pairs: list[tuple[str, str]] = []
-    scores: list[float | None] = []
-    numbers: list[int] = []
-    skipped: list[Skipped] = []
-    beyond, beyond_from = 0, 0
-    first = True
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        if len(pairs) >= MAX_PAIRS:
-            beyond += 1
-            beyond_from = beyond_from or number
-            continue
-        outcome = read_line(line, delimiter, number, first)
-        first = False
-        if isinstance(outcome, Skipped):
-            skipped.append(outcome)
-        else:
-            (a, b), score = outcome
-            pairs.append((a, b))
-            scores.append(score)
-            numbers.append(number)
-    return PairList(pairs=tuple(pairs), scores=tuple(scores), lines=tuple(numbers),
-                    skipped=tuple(skipped), beyond=beyond, beyond_from=beyond_from,
-                    refused=None if pairs else NOTHING, size=size, delimiter=delimiter)
-
-
-def sniff_delimiter(lines: Sequence[str]) -> str:
-    """Tab when most of the first lines with text hold a tab, else comma: sentences are full of
-    commas, so csv.Sniffer's guess from character counts is often a comma inside a sentence."""
-    sample = [line for line in lines[:SNIFF_LINES * 4] if line.strip()][:SNIFF_LINES]
-    tabbed = sum("\t" in line for line in sample)
-    return "\t" if sample and tabbed * 2 >= len(sample) else ","
-
-
-def read_line(line: str, delimiter: str, number: int,
-              first: bool = False) -> tuple[tuple[str, str], float | None] | Skipped:
-    """One line as ((a, b), score), or why it is skipped."""
-    try:
-        fields = next(csv.reader([line], delimiter=delimiter, skipinitialspace=True))
-    except csv.Error as exc:
-        return Skipped(number, UNREADABLE, str(exc)[:80])
-    fields = [f.strip() for f in fields]
-    if first and fields and all(f.lower() in HEADER_WORDS for f in fields if f):
-        return Skipped(number, HEADER)
-    if len(fields) == 3 and not fields[2]:
-        fields = fields[:2]          # a trailing separator: no score given
-    if len(fields) not in (2, 3):
-        return Skipped(number, COLUMNS, str(len(fields)))
-    if not fields[0] or not fields[1]:
-        return Skipped(number, EMPTY)
-    score = None
-    if len(fields) == 3:
-        score = _number(fields[2])
-        if score is None:
-            if first:
-                return Skipped(number, HEADER)
-            return Skipped(number, SCORE, fields[2][:40])
-    return (fields[0], fields[1]), score
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text.replace(",", "."))
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
+    """Pasted lines, one pair a line, in the proposed columns."""
+    return proposed_pairs(read_table(text))
 
 
 def line_ranges(numbers: Iterable[int], most: int = 12) -> tuple[str, int]:
@@ -234,6 +95,44 @@ def results_csv(frame: pd.DataFrame) -> bytes:
 
 
 @dataclass(frozen=True)
+class Labels:
+    """For scores that are only 0 and 1 (a paraphrase set): how well the cosine separates them.
+
+    ``auc``: the chance that a pair labelled 1 has a higher cosine than a pair labelled 0 (ROC AUC;
+    0.5 is a coin toss). ``accuracy``: the share of pairs labelled right by the best single cut,
+    "cosine >= threshold means 1"; ``majority``: the share of the commoner label, what always
+    guessing it gets right."""
+
+    auc: float
+    threshold: float
+    accuracy: float
+    majority: float
+    positives: int
+    negatives: int
+
+
+def label_scores(cosines: Sequence[float], labels: Sequence[float]) -> Labels | None:
+    """ROC AUC and the best threshold's accuracy (sklearn), when the scores are 0/1 labels with
+    both labels present; None otherwise."""
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    y = [int(v) for v in labels]
+    if set(labels) != {0.0, 1.0}:
+        return None
+    fpr, tpr, thresholds = roc_curve(y, cosines)
+    positives, negatives = sum(y), len(y) - sum(y)
+    right = tpr * positives + (1 - fpr) * negatives      # pairs right with "cos >= t means 1"
+    best = int(right.argmax())
+    threshold = float(thresholds[best])
+    if not pd.notna(threshold) or threshold == float("inf"):
+        threshold = float(max(cosines)) + 1e-9
+    return Labels(auc=float(roc_auc_score(y, cosines)), threshold=threshold,
+                  accuracy=float(right[best] / len(y)),
+                  majority=max(positives, negatives) / len(y),
+                  positives=positives, negatives=negatives)
+
+
+@dataclass(frozen=True)
 class Agreement:
     """How well the model's cosines follow the human scores."""
 
@@ -243,6 +142,9 @@ class Agreement:
     spearman_p: float
     pearson_p: float
     disagree: list[int] = field(default_factory=list)  # row numbers, most disagreeing first
+    low: float = 0.0                # the scores' range (0-5, 0-1, 1-7 ...)
+    high: float = 0.0
+    labels: Labels | None = None    # scores that are only 0 and 1
 
 
 def score_agreement(cosines: Sequence[float], scores: Sequence[float | None],
@@ -265,4 +167,6 @@ def score_agreement(cosines: Sequence[float], scores: Sequence[float | None],
     order = gap.sort_values(ascending=False, kind="stable").index[:k]
     return Agreement(n=len(rows), spearman=float(spearman.statistic),
                      pearson=float(pearson.statistic), spearman_p=float(spearman.pvalue),
-                     pearson_p=float(pearson.pvalue), disagree=[rows[i] for i in order])
+                     pearson_p=float(pearson.pvalue), disagree=[rows[i] for i in order],
+                     low=float(y.min()), high=float(y.max()),
+                     labels=label_scores(x.tolist(), y.tolist()))

@@ -11,16 +11,19 @@ A and B are encoded separately, as ``SentenceTransformer.encode`` does, every re
 all-MiniLM-L6-v2). A model without that recipe (bert-base-uncased has no pooling of its own) gets
 the same mean-pooled recipe, and ``own_recipe`` says it is not the model's own.
 
+``compare_pairs`` and a pair's headline figure (``PairContributions.model_cosine``) use each
+model's own recipe (core.similarity.recipe: [CLS], mean, max, ... pooling, its prompt, its
+max_seq_length), so the figure is the one ``SentenceTransformer.encode`` gives on its folder. Only
+mean pooling splits exactly into token pairs; for other recipes the split shown is of the mean.
+
     pair_contributions(bundle, "I love this movie", "I do not love this movie").matrix.sum()
     compare_pairs(bundle, [("A man eats.", "A man is eating food.")])["cosine"]
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,35 +31,38 @@ import torch
 
 from core.analysis import Analysis, analyze
 from core.errors import ModelLoadError
-from core.models import ModelBundle, model_run, model_source
+from core.models import ModelBundle, local_folder, model_run
 from core.similarity.choices import real_positions
+from core.similarity.recipe import MEAN_RECIPE, Recipe, pool, read_recipe
 from core.similarity.sentences import encoder_max_length
+from core.words import Word, membership, words_of_encoding
 
 BATCH_SIZE = 64          # sentences per forward pass in compare_pairs
 RANKED = 4               # tokens a sentence needs before its two rankings are compared
 
 
 def own_recipe(model_name: str) -> bool:
-    """True when the model's folder says its sentence vector is the mean of its token vectors,
-    L2-normalised (sentence-transformers' modules.json with mean pooling and Normalize), as the
-    shipped all-MiniLM-L6-v2 does. False for any other model: it still gets that recipe here."""
+    """True when the model's folder says its sentence vector is the mean of its token vectors
+    (sentence-transformers' modules.json with mean pooling alone and no prompt), as the shipped
+    all-MiniLM-L6-v2 does: then the token-pair split is of the model's own figure."""
+    recipe = recipe_of(model_name)
+    return recipe.own and recipe.mean_only
+
+
+def recipe_of(model_name: str) -> Recipe:
+    """The model's own sentence recipe from its folder's sentence-transformers files; mean
+    pooling (``own`` False) when it has none or is not on this machine."""
     try:
-        folder = Path(model_source(model_name))
-        modules = json.loads((folder / "modules.json").read_text())
-        kinds = {str(m.get("type", "")).rsplit(".", 1)[-1]: m.get("path", "") for m in modules}
-        if "Pooling" not in kinds or "Normalize" not in kinds:
-            return False
-        pooling = json.loads((folder / kinds["Pooling"] / "config.json").read_text())
-    except (ModelLoadError, OSError, ValueError, TypeError, AttributeError):
-        return False
-    modes = {k: v for k, v in pooling.items() if k.startswith("pooling_mode_") and v}
-    return pooling.get("pooling_mode_mean_tokens") is True and len(modes) == 1
+        return read_recipe(local_folder(model_name))
+    except (ModelLoadError, OSError, ValueError):
+        return MEAN_RECIPE
 
 
-def sentence_limit(bundle: ModelBundle) -> int:
+def sentence_limit(bundle: ModelBundle, recipe: Recipe | None = None) -> int:
     """Tokens a sentence keeps: sentence-transformers' max_seq_length, else the position table."""
     table = int(bundle.config.max_position_embeddings)
-    return min(encoder_max_length(bundle.name) or table, table)
+    limit = recipe.max_seq_length if recipe is not None else encoder_max_length(bundle.name)
+    return min(limit or table, table)
 
 
 def layer_stage(analysis: Analysis, layer: int | None) -> tuple[int, str]:
@@ -91,7 +97,7 @@ class PairContributions:
     """
 
     model_name: str
-    own_recipe: bool              # the model's own sentence vector (else the same recipe, lent)
+    own_recipe: bool              # mean pooling is the model's own sentence vector
     layer: int                    # k of hidden_states[k]: 0 = embedding output
     layers: int                   # encoder layers of the model
     tokens_a: list[str]           # A's real tokens, [CLS] ... [SEP]
@@ -106,6 +112,18 @@ class PairContributions:
     truncated_a: int              # tokens cut from A (sentence-transformers' limit)
     truncated_b: int
     limit: int                    # that limit, in tokens
+    recipe: Recipe = MEAN_RECIPE  # the model's own recipe (the headline figure's)
+    model_cosine: float = float("nan")   # the model's own figure: its recipe, last layer
+    words_a: tuple[Word, ...] = ()   # A's words over the rows of ``matrix`` (core.words)
+    words_b: tuple[Word, ...] = ()   # B's words over its columns
+
+    def by_word(self) -> WordContributions:
+        """The same split over A's words x B's words: each cell the sum of its pieces' cells,
+        so the word matrix still adds up exactly to the cosine."""
+        rows = membership(self.words_a, self.matrix.shape[0])          # (W_a, n)
+        cols = membership(self.words_b, self.matrix.shape[1])          # (W_b, m)
+        return WordContributions(words_a=self.words_a, words_b=self.words_b,
+                                 matrix=rows @ self.matrix @ cols.T, cosine=self.cosine)
 
     @property
     def shares_a(self) -> np.ndarray:
@@ -152,9 +170,41 @@ class PairContributions:
         return found
 
 
+@dataclass(frozen=True)
+class WordContributions:
+    """PairContributions summed over words (``PairContributions.by_word``): float64,
+    ``matrix.sum() == cosine`` within float error."""
+
+    words_a: tuple[Word, ...]
+    words_b: tuple[Word, ...]
+    matrix: np.ndarray            # (W_a, W_b): Σ c_ij over i in word I of A, j in word J of B
+    cosine: float
+
+    @property
+    def texts_a(self) -> list[str]:
+        return [w.text for w in self.words_a]
+
+    @property
+    def texts_b(self) -> list[str]:
+        return [w.text for w in self.words_b]
+
+
+def real_words(analysis: Analysis, positions: list[int]) -> tuple[Word, ...]:
+    """The words of an analysis over its real tokens ``positions``, renumbered 0..n-1 as the
+    rows of a contribution matrix."""
+    index = {p: k for k, p in enumerate(positions)}
+    return tuple(Word(w.text, tuple(index[p] for p in w.positions), w.segment, w.special, w.real)
+                 for w in words_of_encoding(analysis.encoding)
+                 if all(p in index for p in w.positions))
+
+
 def contributions_of(alone_a: Analysis, alone_b: Analysis, layer: int | None = None, *,
-                     own: bool = False, unk_id: int | None = None) -> PairContributions:
-    """The token-pair split of A's and B's cosine at ``layer``, from A and B each run alone."""
+                     own: bool = False, unk_id: int | None = None,
+                     recipe: Recipe = MEAN_RECIPE,
+                     model_cosine: float | None = None) -> PairContributions:
+    """The token-pair split of A's and B's cosine at ``layer``, from A and B each run alone.
+    ``model_cosine``: the model's own figure when its recipe is not the plain mean (else the
+    mean's cosine at the last layer)."""
     k, stage = layer_stage(alone_a, layer)
     pos_a, pos_b = real_positions(alone_a.encoding), real_positions(alone_b.encoding)
     h = alone_a.stages[stage][pos_a].astype(np.float64)                  # (n, d)
@@ -187,6 +237,10 @@ def contributions_of(alone_a: Analysis, alone_b: Analysis, layer: int | None = N
         truncated_a=alone_a.truncated,
         truncated_b=alone_b.truncated,
         limit=alone_a.encoding.max_length,
+        recipe=recipe,
+        model_cosine=float(curve[-1]) if model_cosine is None else float(model_cosine),
+        words_a=real_words(alone_a, pos_a),
+        words_b=real_words(alone_b, pos_b),
     )
 
 
@@ -197,11 +251,23 @@ def pair_contributions(bundle: ModelBundle, text_a: str, text_b: str,
     ``layer=None`` is the last layer (the model's own figure), ``layer=k`` is
     ``hidden_states[k]`` (0 = the embedding output). Raises InputError for an empty text.
     """
-    limit = sentence_limit(bundle)
+    recipe = recipe_of(bundle.name)
+    limit = sentence_limit(bundle, recipe)
     alone_a = analyze(bundle, text_a, max_length=limit, attentions=False)
     alone_b = analyze(bundle, text_b, max_length=limit, attentions=False)
-    return contributions_of(alone_a, alone_b, layer, own=own_recipe(bundle.name),
-                            unk_id=bundle.tokenizer.unk_token_id)
+    return contributions_of(alone_a, alone_b, layer, own=recipe.own and recipe.mean_only,
+                            unk_id=bundle.tokenizer.unk_token_id, recipe=recipe,
+                            model_cosine=own_cosine(bundle, text_a, text_b, recipe))
+
+
+def own_cosine(bundle: ModelBundle, text_a: str, text_b: str,
+               recipe: Recipe | None = None) -> float | None:
+    """The pair's cosine by the model's own recipe; None when that is the plain mean (then the
+    split's own last-layer cosine is the figure)."""
+    recipe = recipe if recipe is not None else recipe_of(bundle.name)
+    if recipe.mean_only:
+        return None
+    return float(compare_pairs(bundle, [(text_a, text_b)], recipe=recipe)["cosine"].iloc[0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,9 +280,10 @@ def layer_columns(layers: int) -> list[str]:
 
 
 @torch.inference_mode()
-def _pooled(bundle: ModelBundle, ids: list[list[int]]) -> np.ndarray:
-    """(layers + 1, B, d) mean of each sentence's token vectors at every layer, padding left
-    out through the attention mask, as sentence-transformers' mean pooling does."""
+def _pooled(bundle: ModelBundle, ids: list[list[int]], recipe: Recipe = MEAN_RECIPE,
+            prompt_length: int = 0) -> np.ndarray:
+    """(layers + 1, B, d) each sentence's vector at every layer by ``recipe``'s pooling (padding
+    left out through the attention mask), as sentence-transformers' Pooling computes it."""
     width = max(len(x) for x in ids)
     pad = bundle.tokenizer.pad_token_id or 0
     input_ids = torch.full((len(ids), width), pad, dtype=torch.long)
@@ -228,36 +295,51 @@ def _pooled(bundle: ModelBundle, ids: list[list[int]]) -> np.ndarray:
         out = bundle.model(input_ids=input_ids, attention_mask=mask,
                            token_type_ids=torch.zeros_like(input_ids),
                            output_hidden_states=True, return_dict=True)
-    states = torch.stack(out.hidden_states)                               # (L+1, B, T, d)
-    weights = mask[None, :, :, None].to(states.dtype)
-    summed = (states * weights).sum(dim=2)                                # (L+1, B, d)
-    return (summed / mask.sum(dim=1)[None, :, None].to(states.dtype)).numpy()
+    return torch.stack([pool(h, mask, recipe, prompt_length)
+                        for h in out.hidden_states]).numpy()               # (L+1, B, d)
+
+
+def prompt_length(bundle: ModelBundle, prompt: str) -> int:
+    """The prompt's tokens without a trailing special token, as sentence-transformers counts
+    them (its include_prompt=False pooling leaves them out)."""
+    if not prompt:
+        return 0
+    ids = list(bundle.tokenize([prompt], add_special_tokens=True)["input_ids"][0])
+    special = set(bundle.tokenizer.all_special_ids)
+    return len(ids) - (1 if ids and ids[-1] in special else 0)
 
 
 def compare_pairs(bundle: ModelBundle, pairs: Sequence[tuple[str, str]],
                   progress: Callable[[int, int], None] | None = None,
-                  batch_size: int = BATCH_SIZE) -> pd.DataFrame:
-    """One row per pair: ``a``, ``b``, ``cosine`` (the model's figure: mean pooling of the last
-    layer, L2-normalised, A and B encoded separately) and ``layer_0`` .. ``layer_N`` (the same
-    recipe at every layer, layer_0 the embedding output).
+                  batch_size: int = BATCH_SIZE, recipe: Recipe | None = None) -> pd.DataFrame:
+    """One row per pair: ``a``, ``b``, ``cosine`` (the model's figure: its own recipe on the last
+    layer, ``recipe_of`` its folder, A and B encoded separately; mean pooling for a model with
+    none) and ``layer_0`` .. ``layer_N`` (the same recipe at every layer, layer_0 the embedding
+    output).
 
     Each distinct sentence runs once; sentences of similar length share a batch, so little of a
     batch is padding. ``progress(done, total)`` is called after every batch, in sentences.
     """
+    recipe = recipe if recipe is not None else recipe_of(bundle.name)
     texts = list(dict.fromkeys(s for pair in pairs for s in pair))
     columns = layer_columns(int(bundle.config.num_hidden_layers))
     if not texts:
         return pd.DataFrame(columns=["a", "b", "cosine", *columns])
-    # sentence-transformers strips each text before tokenising it (its Transformer module).
-    encoded = bundle.tokenize([t.strip() for t in texts], add_special_tokens=True,
-                              truncation=True, max_length=sentence_limit(bundle),
+    # The prompt goes before each text, as sentence-transformers' encode puts it.
+    encoded = bundle.tokenize([(recipe.prompt + t).strip() for t in texts],
+                              add_special_tokens=True, truncation=True,
+                              max_length=sentence_limit(bundle, recipe),
                               return_attention_mask=False, return_token_type_ids=False)
     ids = [list(x) for x in encoded["input_ids"]]
+    skip = prompt_length(bundle, recipe.prompt)
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    vectors = np.empty((len(columns), len(ids), bundle.config.hidden_size), dtype=np.float64)
+    vectors = None
     for start in range(0, len(order), batch_size):
         batch = order[start:start + batch_size]
-        vectors[:, batch] = _pooled(bundle, [ids[i] for i in batch])
+        pooled = _pooled(bundle, [ids[i] for i in batch], recipe, skip)
+        if vectors is None:
+            vectors = np.empty((len(columns), len(ids), pooled.shape[-1]), dtype=np.float64)
+        vectors[:, batch] = pooled
         if progress is not None:
             progress(min(start + batch_size, len(order)), len(order))
     vectors /= np.linalg.norm(vectors, axis=2, keepdims=True)

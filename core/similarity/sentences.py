@@ -19,7 +19,7 @@ from sklearn.preprocessing import normalize
 
 from core.analysis import Analysis
 from core.errors import N_, InputError, ModelLoadError
-from core.models import model_source
+from core.models import local_folder
 from core.similarity.choices import depth_stages, is_pair, real_positions, segment_positions
 
 
@@ -90,10 +90,12 @@ def encoder_max_length(model_name: str) -> int | None:
     """The max_seq_length sentence-transformers uses for this model (256 for all-MiniLM-L6-v2),
     read from sentence_bert_config.json in the model's folder; None when there is none."""
     try:
-        folder = Path(model_source(model_name))
-    except ModelLoadError:
+        folder = local_folder(model_name)   # a folder, the shipped model, or the hub's cache
+    except (ModelLoadError, OSError, ValueError):
         return None
-    config = folder / "sentence_bert_config.json"
+    if folder is None:
+        return None
+    config = Path(folder) / "sentence_bert_config.json"
     if not config.is_file():
         return None
     try:

@@ -1,0 +1,213 @@
+"""core.tables.reader: every cell of a file reaches the model as written, and every bad file gets
+a refusal or a skipped line with its reason, never a changed sentence.
+
+The benchmark-like file is written here: seven tab-separated columns as a public sentence-
+similarity benchmark's test split is distributed (genre, source file, year, id, score,
+sentence 1, sentence 2), no header, sentences with quotes at the start, inside, unbalanced.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import random
+
+import pandas as pd
+import pytest
+
+from core.similarity.pair_lists import label_scores, read_file, read_text, score_agreement
+from core.tables.reader import (
+    MAX_BYTES,
+    MAX_ROWS,
+    Format,
+    Quoting,
+    Reason,
+    Refusal,
+    pairs_from,
+    propose_columns,
+    read_table,
+    read_upload,
+)
+
+QUOTED = [
+    '"The cat," she said, "sat on the mat."',
+    '"Unbalanced quote at the start of a sentence.',
+    'A sentence with a "quote" inside it.',
+    'Ends with a quote"',
+    '""Two quotes"" then text',
+    '"Wholly quoted."',
+    "It's an apostrophe, and a comma; and a semicolon.",
+    "Tabs' neighbours: commas, \"quotes\", 'single quotes'",
+    "三个汉字 and “curly quotes” «guillemets»",
+    "=SUM(A1) looks like a formula",
+    "a\u2028line separator and a \x0cform feed stay",
+]
+GENRES = ["main-captions", "main-news", "main-forums"]
+
+
+def benchmark_rows(n: int = 300) -> list[list[str]]:
+    rng = random.Random(7)
+    words = "a man woman dog plays runs the guitar on in park quickly slowly red".split()
+    rows = []
+    for i in range(n):
+        s1 = QUOTED[i % len(QUOTED)] if i % 3 == 0 else " ".join(rng.choices(words, k=8)) + "."
+        s2 = QUOTED[(i * 5 + 1) % len(QUOTED)] if i % 4 == 0 else " ".join(
+            rng.choices(words, k=6)) + "."
+        rows.append([GENRES[i % 3], "MSRvid" if i % 2 else "headlines", f"{2012 + i % 5}test",
+                     f"{i:04d}", f"{rng.uniform(0, 5):.3f}", s1, s2])
+    return rows
+
+
+def benchmark_bytes(rows: list[list[str]]) -> bytes:
+    return ("\n".join("\t".join(r) for r in rows) + "\n").encode("utf-8")
+
+
+def test_the_benchmark_file_as_distributed_round_trips():
+    rows = benchmark_rows()
+    table = read_table(benchmark_bytes(rows), "sts-test.csv")
+    assert table.refused is None and table.delimiter == "\t" and table.quoting == Quoting.NONE
+    assert table.header_line is None and table.width == 7 and not table.skipped
+    assert [list(r.cells) for r in table.rows] == rows       # every cell, byte for byte
+    assert [r.line for r in table.rows] == list(range(1, len(rows) + 1))
+    proposal = propose_columns(table)
+    assert (proposal.a, proposal.b, proposal.score, proposal.how) == (5, 6, 4, "content")
+    pairs = pairs_from(table, proposal.a, proposal.b, proposal.score)
+    assert len(pairs.pairs) == len(rows) and not pairs.skipped
+    for (a, b), score, row in zip(pairs.pairs, pairs.scores, rows, strict=True):
+        assert a.encode() == row[5].encode() and b.encode() == row[6].encode()
+        assert score == float(row[4])
+    # Pasted as text, the same pairs.
+    pasted = read_text(benchmark_bytes(rows).decode())
+    assert pasted.pairs == pairs.pairs and pasted.scores == pairs.scores
+
+
+def test_a_header_names_the_columns_in_any_order():
+    rows = benchmark_rows(40)
+    header = ["genre", "filename", "year", "id", "score", "sentence1", "sentence2"]
+    order = [6, 4, 0, 5, 1, 2, 3]            # sentence2, score, genre, sentence1, ...
+    text = "\n".join("\t".join(r[k] for k in order) for r in [header, *rows])
+    table = read_table(text.encode(), "x.tsv")
+    assert table.header_line == 1 and table.columns[0] == "sentence2"
+    proposal = propose_columns(table)
+    assert (proposal.a, proposal.b, proposal.score, proposal.how) == (3, 0, 1, "names")
+    pairs = pairs_from(table, proposal.a, proposal.b, proposal.score)
+    assert pairs.pairs == tuple((r[5], r[6]) for r in rows)
+    assert [s.reason for s in pairs.skipped] == [Reason.HEADER]
+    zh = read_table("句子1\t句子2\t分数\t来源\n我爱你\t我喜欢你\t4.5\tx\n你好\t再见\t1\ty\n")
+    p = propose_columns(zh)
+    assert (p.a, p.b, p.score) == (0, 1, 2)
+    assert pairs_from(zh, p.a, p.b, p.score).pairs == (("我爱你", "我喜欢你"), ("你好", "再见"))
+    labels = read_table("text_a,text_b,label\nI like it,I love it,1\nI like it,It rains,0\n")
+    assert propose_columns(labels).score == 2
+
+
+def test_csv_quoting_in_a_tab_file_only_when_the_file_says_so():
+    # Written by a CSV writer with a tab delimiter: a doubled quote inside a quoted field.
+    frame = pd.DataFrame({"sentence1": ['She said "hi".', "plain"],
+                          "sentence2": ["x", '"Yes."'], "score": [1.0, 2.0]})
+    data = frame.to_csv(sep="\t", index=False).encode()
+    table = read_table(data, "f.tsv")
+    assert table.quoting == Quoting.CSV
+    assert pairs_from(table, 0, 1, 2).pairs == (('She said "hi".', "x"), ("plain", '"Yes."'))
+    # No doubled quote anywhere: the quotes are the text's own.
+    table = read_table(b'"Yes."\tNo.\t1\n"Well"\tok\t2\n')
+    assert table.quoting == Quoting.NONE and table.rows[0].cells[0] == '"Yes."'
+
+
+def test_comma_files_unbalanced_quotes_are_skipped_not_merged():
+    text = 'a,b,1\n"never closed,b,2\nc,d,3\n"x, y","z ""q""",4\n'
+    parsed = read_text(text)
+    assert parsed.lines == (1, 3, 4)
+    assert parsed.pairs[-1] == ("x, y", 'z "q"')
+    assert [(s.line, s.reason) for s in parsed.skipped] == [(2, Reason.UNREADABLE)]
+
+
+def test_json_lines_and_parquet(tmp_path):
+    records = [{"sentence1": QUOTED[i % len(QUOTED)], "sentence2": f"  pair {i}  ",
+                "label": i % 2, "idx": i} for i in range(20)]
+    lines = "\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\nnot json\n[1]\n"
+    table = read_table(lines.encode(), "train.jsonl")
+    assert table.format == Format.JSONL and table.columns == ("sentence1", "sentence2", "label",
+                                                              "idx")
+    assert [(s.line, s.reason) for s in table.skipped] == [(21, Reason.JSON), (22, Reason.JSON)]
+    p = propose_columns(table)
+    pairs = pairs_from(table, p.a, p.b, p.score)
+    assert pairs.pairs[0] == (QUOTED[0], "pair 0") and pairs.scores[:2] == (0.0, 1.0)
+    buffer = io.BytesIO()
+    pd.DataFrame(records).to_parquet(buffer)
+    table = read_table(buffer.getvalue(), "train-00000.parquet")
+    assert table.format == Format.PARQUET and table.rows[3].cells[0] == QUOTED[3]
+    assert pairs_from(table, 0, 1, 2).pairs == pairs.pairs
+
+
+def test_bad_files_are_refused_with_their_reason(tmp_path):
+    # A wrong encoding: a Chinese file saved as GB18030 is read as that, and says so.
+    gbk = "我爱你\t我喜欢你\t4\n你好\t再见\t1\n".encode("gb18030")
+    table = read_table(gbk, "zh.tsv")
+    assert table.charset == "gb18030" and table.rows[0].cells[:2] == ("我爱你", "我喜欢你")
+    latin = read_table("café\tcrème\t3\n".encode("latin-1"))
+    assert latin.charset == "latin-1" and latin.rows[0].cells[0] == "café"
+    # A header only.
+    assert read_table("sentence1\tsentence2\tscore\n").refused == Refusal.HEADER_ONLY
+    # Text where scores were expected: the pairs come without scores, and that is said.
+    text = "sentence1,sentence2,score\na,b,high\nc,d,low\ne,f,3\n"
+    parsed = read_text(text)
+    assert parsed.score_text and len(parsed.pairs) == 3 and not parsed.has_scores
+    # 30 columns: read, and the sentence columns proposed by content.
+    rows = [[f"{i}"] * 10 + [f"sentence number {i} is long enough"] + [str(i % 2)] * 9
+            + [f"another sentence {i} here"] + ["x"] * 9 for i in range(30)]
+    table = read_table("\n".join(",".join(r) for r in rows).encode())
+    assert table.width == 30 and not table.skipped
+    p = propose_columns(table)
+    assert (p.a, p.b) == (10, 20)
+    # 200 MB: refused from its size alone, before a byte is read.
+    class Huge(io.RawIOBase):
+        size = 200_000_000
+        name = "big.csv"
+
+        def read(self, *args):
+            raise AssertionError("read")
+
+    assert read_upload(Huge()).refused == Refusal.TOO_LARGE
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as f:
+        f.truncate(200_000_000)            # a sparse file: no 200 MB written
+    with open(big, "rb") as f:
+        assert read_upload(f).refused == Refusal.TOO_LARGE and f.tell() == 0
+    assert read_table(b"a,b\n" * (MAX_BYTES // 4 + 1)).refused == Refusal.TOO_LARGE
+    # Parquet that is not Parquet, and a broken one.
+    assert read_table(b"a,b\n", "x.parquet").refused == Refusal.NOT_PARQUET
+    assert read_table(b"PAR1 broken PAR1", "x.parquet").refused == Refusal.NOT_PARQUET
+    # An Excel workbook renamed .csv (a zip with xl/ inside), and an old .xls.
+    xlsx = b"PK\x03\x04" + b"\x00" * 26 + b"[Content_Types].xml" + b"\x00" * 100 + b"xl/"
+    assert read_table(xlsx, "scores.csv").refused == Refusal.EXCEL
+    assert read_table(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 200,
+                      "s.csv").refused == Refusal.EXCEL
+    assert read_table(b"\x89PNG\r\n\x1a\n\x00\x00" * 20).refused == Refusal.BINARY
+    assert read_table("\n \n").refused == Refusal.NOTHING
+    assert read_table(codecs.BOM_UTF16_LE + "a\tb\t1\n".encode("utf-16-le")).rows[0].cells == (
+        "a", "b", "1")
+
+
+def test_lines_beyond_the_limit_are_counted():
+    table = read_table("\n".join(f"s{i}\tt{i}\t1" for i in range(MAX_ROWS + 5)))
+    assert len(table.rows) == MAX_ROWS and table.beyond == 5
+    assert table.beyond_from == MAX_ROWS + 1
+
+
+def test_labels_get_auc_and_the_best_threshold():
+    from sklearn.metrics import accuracy_score, roc_auc_score
+
+    cosines = [0.9, 0.8, 0.75, 0.4, 0.3, 0.6, 0.2, 0.85]
+    labels = [1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0]
+    result = label_scores(cosines, labels)
+    assert result.auc == pytest.approx(roc_auc_score(labels, cosines))
+    best = max(accuracy_score(labels, [c >= t for c in cosines]) for t in cosines)
+    assert result.accuracy == pytest.approx(best)
+    assert accuracy_score(labels, [c >= result.threshold for c in cosines]) == pytest.approx(best)
+    assert result.majority == 0.5 and (result.positives, result.negatives) == (4, 4)
+    agreement = score_agreement(cosines, labels)
+    assert agreement.labels == result and (agreement.low, agreement.high) == (0.0, 1.0)
+    assert score_agreement(cosines, [c * 7 for c in cosines]).labels is None    # a 0-7 scale
+    assert read_file(b"a,b,1\nc,d,0\ne,f,1\n").scores == (1.0, 0.0, 1.0)
