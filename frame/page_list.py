@@ -46,6 +46,7 @@ PAGES = (
     PageSpec("attribution", N_("Attribution"), "attribution", ":material/insights:", MODEL),
     PageSpec("pretraining", N_("Pretraining"), "pretraining", ":material/school:", MODEL),
     PageSpec("parameters", N_("Parameters"), "parameters", ":material/calculate:", MODEL),
+    PageSpec("checks", N_("Checks"), "checks", ":material/fact_check:", MODEL),
     PageSpec("lesson", N_("Lesson"), "lesson", ":material/menu_book:", LESSONS),
 )
 

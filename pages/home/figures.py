@@ -24,6 +24,8 @@ PAGE_BLURBS = {
     "pretraining": N_("How BERT was trained: masking 15% of the tokens, [MASK] prediction, next "
                       "sentence, fine-tuning."),
     "parameters": N_("Where every parameter lives, counted from the config and from the model."),
+    "checks": N_("Published figures (README cosines, parameter counts, token ids, a benchmark) "
+                "reproduced live, each beside its source."),
     "lesson": N_("The tutorials step by step, each printout live, with a question at every "
                  "step."),
 }
