@@ -16,13 +16,17 @@ sessions cannot disturb each other and a seed always gives the same picture):
 "Special" is the collator's own rule when it is given no mask: every id in the tokenizer's
 ``all_special_ids`` ([CLS], [SEP], [PAD], and also a typed [MASK] or an [UNK]) is never picked.
 
-``whole_word=True`` is whole-word masking as in Google's BERT release and transformers 4's
-``DataCollatorForWholeWordMask``: a word is a first WordPiece and the "##" continuations after
-it; step 1 draws once per word (on its first piece) and a picked word is picked in every piece.
-Steps 2-4 stay per piece, as in Google's code. Two differences from transformers 5's
-``whole_word_mask=True``: that one finds words from character offsets (so "test." is one word,
-while here "." is a word of its own, as "##" says), and it turns every picked piece into [MASK].
-For text whose words are separated by spaces the picked pieces are the same as transformers 5's.
+``whole_word=True`` is whole-word masking, as Google's whole-word-masking BERT (2019) and the
+Chinese BERT-wwm family (Cui et al. 2019) were pretrained: the words are ``core.words``' (a first
+WordPiece and the "##" pieces after it; for Chinese, the word segmenter's words, one character a
+token), and every step draws once per word, on its first candidate piece, so all pieces of a
+word are picked, masked, randomised or kept together, and the 15% and 80/10/10 are shares of
+words. (A randomised word gets a random id in each piece.) A word's special pieces (an [UNK]
+among them) are never picked; a word with no other piece is no candidate. The draws are the
+per-token procedure's, read at the words' first pieces: for text whose words are separated by
+spaces the picked pieces are transformers 5's ``whole_word_mask=True`` for the same seed (that
+one finds words from character offsets, so "test." is one word, where "##" makes "." a word of
+its own).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import torch
 from core.errors import N_, InputError
 from core.models import ModelBundle, tokenizer_lock
 from core.tokens import Encoding, encode
+from core.words import Word, words_of_encoding
 
 MASK_SHARE = 0.8      # of the picked positions, replaced by [MASK]
 RANDOM_SHARE = 0.1    # of the picked positions, replaced by a random id; the rest are kept
@@ -58,6 +63,24 @@ class Masking:
     seed: int
     probability: float
     whole_word: bool
+    words: tuple[Word, ...] = ()      # the encoding's words (core.words)
+
+    @property
+    def candidate_words(self) -> list[Word]:
+        """The words that could be picked: those with a candidate piece."""
+        return [w for w in self.words if any(self.candidates[p] for p in w.positions)]
+
+    def word_kind(self, word: Word) -> str | None:
+        """What happened to a word: its first candidate piece's kind (with ``whole_word`` every
+        candidate piece of the word has that kind)."""
+        return next((self.kinds[p] for p in word.positions if self.candidates[p]), None)
+
+    def word_counts(self) -> dict[str | None, int]:
+        """Candidate words by kind: None (not picked), "mask", "random", "kept"."""
+        counts: dict[str | None, int] = dict.fromkeys((None, *KINDS), 0)
+        for word in self.candidate_words:
+            counts[self.word_kind(word)] += 1
+        return counts
 
     @property
     def picked(self) -> list[int]:
@@ -108,23 +131,6 @@ def check_probability(probability: object) -> float:
     return float(probability)
 
 
-def word_starts(tokens: list[str], candidates: list[bool]) -> list[int]:
-    """For each position, the position of the first piece of its word (-1 for non-candidates).
-
-    A word is a candidate piece not starting with "##", with the "##" candidates right after it.
-    A "##" piece with no candidate before it starts a word of its own.
-    """
-    starts: list[int] = []
-    for i, (token, ok) in enumerate(zip(tokens, candidates, strict=True)):
-        if not ok:
-            starts.append(-1)
-        elif token.startswith("##") and i > 0 and candidates[i - 1]:
-            starts.append(starts[i - 1])
-        else:
-            starts.append(i)
-    return starts
-
-
 def mask_tokens(
     bundle: ModelBundle,
     text_a: str,
@@ -155,28 +161,26 @@ def mask_tokens(
     n_vocab = min(n_vocab, bundle.config.vocab_size)
     original = torch.tensor([encoding.input_ids], dtype=torch.long)
     candidates = [i not in special_ids for i in encoding.input_ids]
-    if whole_word:
-        starts = word_starts(encoding.tokens, candidates)
-        drawn = [s == i for i, s in enumerate(starts)]  # one draw per word, on its first piece
-    else:
-        drawn = candidates
+    words = words_of_encoding(encoding)
+    starts = word_first_pieces(words, candidates, len(candidates)) if whole_word else None
+    # Whole words: one draw per word, on its first candidate piece.
+    drawn = candidates if starts is None else [s == i for i, s in enumerate(starts)]
     generator = torch.Generator().manual_seed(seed)
 
     # The collator's torch_mask_tokens, draw for draw (shapes (1, T) as in its batch of one).
     probabilities = torch.full(original.shape, probability)
     probabilities.masked_fill_(~torch.tensor([drawn]), value=0.0)
-    picked = torch.bernoulli(probabilities, generator=generator).bool()
-    if whole_word:
-        first = picked[0].tolist()
-        picked = torch.tensor([[s >= 0 and first[s] for s in starts]])
+    picked = by_word(torch.bernoulli(probabilities, generator=generator).bool(), starts)
     labels = original.clone()
     labels[~picked] = -100
     corrupted = original.clone()
-    to_mask = torch.bernoulli(torch.full(original.shape, MASK_SHARE),
-                              generator=generator).bool() & picked
+    to_mask = by_word(torch.bernoulli(torch.full(original.shape, MASK_SHARE),
+                                      generator=generator).bool(), starts) & picked
     corrupted[to_mask] = mask_id
-    to_random = (torch.bernoulli(torch.full(original.shape, RANDOM_SHARE / (1 - MASK_SHARE)),
-                                 generator=generator).bool() & picked & ~to_mask)
+    to_random = (by_word(torch.bernoulli(torch.full(original.shape,
+                                                    RANDOM_SHARE / (1 - MASK_SHARE)),
+                                         generator=generator).bool(), starts)
+                 & picked & ~to_mask)
     random_ids = torch.randint(n_vocab, original.shape, dtype=torch.long, generator=generator)
     corrupted[to_random] = random_ids[to_random]
 
@@ -198,4 +202,25 @@ def mask_tokens(
         seed=seed,
         probability=probability,
         whole_word=whole_word,
+        words=words,
     )
+
+
+def word_first_pieces(words: tuple[Word, ...], candidates: list[bool], n: int) -> list[int]:
+    """For each position, the first candidate piece of its word (-1 for non-candidates): every
+    draw of whole-word masking is read there."""
+    starts = [-1] * n
+    for word in words:
+        pieces = [p for p in word.positions if candidates[p]]
+        for p in pieces:
+            starts[p] = pieces[0]
+    return starts
+
+
+def by_word(draw: torch.Tensor, starts: list[int] | None) -> torch.Tensor:
+    """(1, T) bool: each candidate piece takes the draw of its word's first piece (``starts``
+    from ``word_first_pieces``); with None, the draw itself (per-token masking)."""
+    if starts is None:
+        return draw
+    first = draw[0].tolist()
+    return torch.tensor([[s >= 0 and first[s] for s in starts]])
