@@ -42,6 +42,7 @@ PAGES = (
     PageSpec("similarity", N_("Similarity"), "similarity", ":material/compare_arrows:",
              EMBEDDINGS),
     PageSpec("pairs", N_("Pairs"), "pairs", ":material/join_inner:", EMBEDDINGS),
+    PageSpec("contexts", N_("Contexts"), "contexts", ":material/scatter_plot:", EMBEDDINGS),
     PageSpec("encoder", N_("Encoder"), "encoder", ":material/hub:", MODEL),
     PageSpec("attribution", N_("Attribution"), "attribution", ":material/insights:", MODEL),
     PageSpec("pretraining", N_("Pretraining"), "pretraining", ":material/school:", MODEL),

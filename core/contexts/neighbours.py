@@ -59,10 +59,9 @@ def check_position(query: Query, position: int) -> None:
                             "from 1 to {last}."), position=position, last=len(query.tokens) - 2)
 
 
-def check_layer(corpus: ContextVectors, layer: int) -> None:
-    if not 0 <= layer < corpus.n_layers:
-        raise InputError(N_("Layer {layer} does not exist: this model has layers 0 to {last}."),
-                         layer=layer, last=corpus.n_layers - 1)
+def check_layer(corpus: ContextVectors, layer: int) -> int:
+    """Where ``layer`` is kept in ``corpus``; InputError when it is not."""
+    return corpus.row(layer)
 
 
 def nearest_to(corpus: ContextVectors, vector: np.ndarray, layer: int, k: int = 10,
@@ -74,12 +73,12 @@ def nearest_to(corpus: ContextVectors, vector: np.ndarray, layer: int, k: int = 
     float16 storage (within 3e-4). ``languages`` keeps only sentences of those languages.
     Tokens are left empty (``with_tokens`` names them).
     """
-    check_layer(corpus, layer)
+    row = check_layer(corpus, layer)
     q = np.asarray(vector, dtype=np.float32)
     q = q / max(float(np.linalg.norm(q)), 1e-12)
     with warnings.catch_warnings():   # read-only storage, only read here
         warnings.simplefilter("ignore", UserWarning)
-        units = torch.from_numpy(corpus.units[layer])                   # (N, d) float16
+        units = torch.from_numpy(corpus.units[row])                   # (N, d) float16
     scores = torch.mv(units, torch.from_numpy(q).half()).float()        # (N,)
     if languages is not None:
         allowed = np.array([r.language in languages for r in corpus.records])
@@ -88,7 +87,7 @@ def nearest_to(corpus: ContextVectors, vector: np.ndarray, layer: int, k: int = 
     if take == 0:
         return []
     candidates = torch.topk(scores, take).indices.numpy()
-    exact = corpus.units[layer, candidates].astype(np.float32) @ q
+    exact = corpus.units[row, candidates].astype(np.float32) @ q
     keep = [c for c in candidates[np.argsort(-exact, kind="stable")]
             if np.isfinite(scores[c].item())][:k]
     cosine = dict(zip(candidates.tolist(), exact.tolist(), strict=True))
@@ -118,7 +117,6 @@ def nearest_tokens(bundle: ModelBundle, text: str, position: int, layer: int, k:
     corpus = corpus_pass(bundle) if corpus is None else corpus
     query = query_of(bundle, text)
     check_position(query, position)
-    check_layer(corpus, layer)
     return with_tokens(bundle, corpus,
                        nearest_to(corpus, query.states[layer, position], layer, k, languages))
 

@@ -28,13 +28,14 @@ class SenseSeparation:
     word: str
     senses: tuple[str, ...]
     counts: tuple[int, ...]     # occurrences of each sense
-    accuracy: np.ndarray        # (L+1,) leave-one-out nearest-centroid accuracy per layer
+    layers: tuple[int, ...]     # the hidden_states measured (every layer of the model)
+    accuracy: np.ndarray        # (layers,) leave-one-out nearest-centroid accuracy
     chance: float               # the commonest sense's share
 
     @property
     def peak_layer(self) -> int:
         """The first layer where the accuracy is highest."""
-        return int(np.argmax(self.accuracy))
+        return self.layers[int(np.argmax(self.accuracy))]
 
 
 @dataclass(frozen=True)
@@ -118,10 +119,11 @@ def sense_separation(source: ModelBundle | ContextVectors, word: str) -> SenseSe
     found = _check_word(corpus, word)
     labels = [corpus.records[s].sense or "" for s in found]
     accuracy = np.array([leave_one_out_accuracy(occurrence_matrix(corpus, found, layer), labels)
-                         for layer in range(corpus.n_layers)])
+                         for layer in corpus.layers])
     names = sorted(set(labels))
     counts = tuple(labels.count(n) for n in names)
-    return SenseSeparation(word, tuple(names), counts, accuracy, max(counts) / len(labels))
+    return SenseSeparation(word, tuple(names), counts, corpus.layers, accuracy,
+                           max(counts) / len(labels))
 
 
 def mean_separation(source: ModelBundle | ContextVectors,
@@ -153,9 +155,7 @@ def self_similarity(source: ModelBundle | ContextVectors, word: str, layer: int,
     if stats is None and isinstance(source, ModelBundle):
         stats = corpus_statistics(source)
     found = _check_word(corpus, word)
-    if not 0 <= layer < corpus.n_layers:
-        raise InputError(N_("Layer {layer} does not exist: this model has layers 0 to {last}."),
-                         layer=layer, last=corpus.n_layers - 1)
+    corpus.row(layer)
     unit = _unit(occurrence_matrix(corpus, found, layer).astype(np.float64))
     n = len(unit)
     cos = unit @ unit.T

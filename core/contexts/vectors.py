@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS, CorpusRecord
+from core.errors import N_, InputError
 from core.models import ModelBundle, model_run
 
 BATCH_TOKENS = 4096      # padded tokens per batch (batch size x longest sentence)
@@ -38,8 +39,9 @@ class ContextVectors:
 
     model_name: str
     records: tuple[CorpusRecord, ...]
-    units: np.ndarray          # (L+1, N, d) float16: each stored token's unit vector per layer
-    lengths: np.ndarray        # (L+1, N) float32: its length
+    layers: tuple[int, ...]    # the hidden_states kept (every one, 0 .. L, unless asked fewer)
+    units: np.ndarray          # (layers, N, d) float16: each stored token's unit vector
+    lengths: np.ndarray        # (layers, N) float32: its length
     sentence_of: np.ndarray    # (N,) int32: the record it belongs to
     position_of: np.ndarray    # (N,) int32: its position in the sentence's own encoding
     token_ids: np.ndarray      # (N,) int32
@@ -51,8 +53,16 @@ class ContextVectors:
 
     @property
     def n_layers(self) -> int:
-        """hidden_states entries: the embedding output (0) and every encoder layer."""
-        return int(self.units.shape[0])
+        """hidden_states entries kept (every layer: the embedding output and each layer)."""
+        return len(self.layers)
+
+    def row(self, layer: int) -> int:
+        """Where ``hidden_states[layer]`` is kept; InputError when it is not."""
+        if layer not in self.layers:
+            raise InputError(N_("Layer {layer} is not kept for this corpus: pick one of "
+                                "{layers}."), layer=layer,
+                             layers=", ".join(str(k) for k in self.layers))
+        return self.layers.index(layer)
 
     @property
     def n_tokens(self) -> int:
@@ -67,7 +77,8 @@ class ContextVectors:
     def raw(self, layer: int, tokens: np.ndarray | slice) -> np.ndarray:
         """(n, d) float32 vectors of ``tokens`` at ``layer`` as the model gave them (to float16
         precision)."""
-        return self.units[layer, tokens].astype(np.float32) * self.lengths[layer, tokens, None]
+        row = self.row(layer)
+        return self.units[row, tokens].astype(np.float32) * self.lengths[row, tokens, None]
 
     def tokens_of(self, record: int) -> slice:
         return slice(int(self.first_token[record]), int(self.first_token[record + 1]))
@@ -145,20 +156,23 @@ def padded(bundle: ModelBundle, ids: Sequence[Sequence[int]]) -> dict[str, torch
 
 @torch.inference_mode()
 def corpus_pass(bundle: ModelBundle, records: Sequence[CorpusRecord] = NEIGHBOUR_CORPUS,
-                progress: Progress | None = None) -> ContextVectors:
+                progress: Progress | None = None,
+                layers: Sequence[int] | None = None) -> ContextVectors:
     """Run every record's sentence alone through the model, batched by length, and keep every
-    layer's token vectors ([CLS]/[SEP] left out). ``progress(done, total)`` is called after
-    every batch, in sentences (it may raise to stop the pass)."""
+    layer's token vectors ([CLS]/[SEP] left out), or those of ``layers`` only (indices of
+    ``hidden_states``). ``progress(done, total)`` is called after every batch, in sentences (it
+    may raise to stop the pass)."""
     started = time.perf_counter()
     records = tuple(records)
     enc = encode_records(bundle, records)
     keep = [[k for k, s in enumerate(special) if not s] for special in enc["special"]]
     counts = np.array([len(k) for k in keep], dtype=np.int64)
     first = np.concatenate([[0], np.cumsum(counts)])
-    n, layers = int(first[-1]), int(bundle.config.num_hidden_layers) + 1
-    d = int(bundle.config.hidden_size)
-    units = np.empty((layers, n, d), dtype=np.float16)
-    lengths = np.empty((layers, n), dtype=np.float32)
+    kept = tuple(range(int(bundle.config.num_hidden_layers) + 1)) if layers is None \
+        else tuple(sorted(set(int(k) for k in layers)))
+    n, d = int(first[-1]), int(bundle.config.hidden_size)
+    units = np.empty((len(kept), n, d), dtype=np.float16)
+    lengths = np.empty((len(kept), n), dtype=np.float32)
     groups = batches([len(x) for x in enc["input_ids"]])
     done = 0
     if progress is not None:
@@ -167,10 +181,10 @@ def corpus_pass(bundle: ModelBundle, records: Sequence[CorpusRecord] = NEIGHBOUR
         inputs = padded(bundle, [enc["input_ids"][i] for i in group])
         with model_run():
             out = bundle.model(**inputs, output_hidden_states=True, return_dict=True)
-        states = torch.stack(out.hidden_states)                  # (L+1, B, T, d)
+        states = torch.stack([out.hidden_states[k] for k in kept])   # (layers, B, T, d)
         for row, i in enumerate(group):
-            rows = states[:, row, keep[i]]                        # (L+1, t_i, d)
-            norm = torch.linalg.vector_norm(rows, dim=-1)         # (L+1, t_i)
+            rows = states[:, row, keep[i]]                        # (layers, t_i, d)
+            norm = torch.linalg.vector_norm(rows, dim=-1)         # (layers, t_i)
             span = slice(int(first[i]), int(first[i + 1]))
             lengths[:, span] = norm.numpy()
             units[:, span] = (rows / norm.clamp_min(1e-12)[..., None]).half().numpy()
@@ -199,9 +213,25 @@ def corpus_pass(bundle: ModelBundle, records: Sequence[CorpusRecord] = NEIGHBOUR
         array.flags.writeable = False
     truncated = np.asarray(enc["truncated"], dtype=np.int32)
     truncated.flags.writeable = False
-    return ContextVectors(bundle.name, records, units, lengths, sentence_of, position_of,
+    return ContextVectors(bundle.name, records, kept, units, lengths, sentence_of, position_of,
                           token_ids, offsets, first, spans, truncated,
                           time.perf_counter() - started)
+
+
+def bytes_per_layer(bundle: ModelBundle, n_tokens: int) -> int:
+    """What one kept layer of ``n_tokens`` stored tokens takes (float16 vectors, float32
+    lengths)."""
+    return n_tokens * (int(bundle.config.hidden_size) * 2 + 4)
+
+
+def layers_within(bundle: ModelBundle, n_tokens: int, budget_bytes: int) -> tuple[int, ...]:
+    """Every layer when ``n_tokens`` tokens fit ``budget_bytes`` at every layer; else as many
+    as fit (at least the embedding output and the last layer), evenly spaced."""
+    last = int(bundle.config.num_hidden_layers)
+    fit = max(2, budget_bytes // max(1, bytes_per_layer(bundle, n_tokens)))
+    if fit >= last + 1:
+        return tuple(range(last + 1))
+    return tuple(sorted({int(round(x)) for x in np.linspace(0, last, int(fit))}))
 
 
 @torch.inference_mode()

@@ -17,6 +17,8 @@ PAGE_BLURBS = {
     "similarity": N_("Cosine matrices by layer, sentence A vs B, and one word in two contexts."),
     "pairs": N_("Which token pairs make two sentences alike, and many pairs against your "
                 "scores."),
+    "contexts": N_("One word across many sentences: its nearest neighbours at every layer, where "
+                   "its senses come apart, a map, and your own corpus."),
     "encoder": N_("Inside one encoder layer: Q, K, V, attention by head, the feed-forward "
                   "block, the pooler."),
     "attribution": N_("Which input tokens drive the output: attention, rollout, flow, gradients, "

@@ -1,0 +1,189 @@
+"""Caching for the Contexts page.
+
+The built-in corpus runs through each model once, as a background job (serving.jobs, with
+progress), and the finished pass is kept per model in ``st.cache_resource`` (the job itself,
+which holds it: one copy). A user's corpus is keyed on the model, a hash of its sentences and
+labels and the layers kept, so every session that brings the same corpus shares one pass; the
+finished vectors move from the job into a ``results_cache`` bounded by the bytes they hold.
+Per-input results (the sentence's own run, its neighbours) are ``results_cache``s keyed on the
+InputKey first.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import streamlit as st
+
+from components.cache import MODEL_CACHE_ENTRIES, get_model, results_cache
+from components.input_key import InputKey
+from core.contexts import corpus_pass, nearest_to
+from core.contexts.neighbours import Neighbour, Query, query_of, with_tokens
+from core.contexts.senses import (
+    Projection,
+    SenseSeparation,
+    mean_separation,
+    self_similarity,
+    sense_separation,
+    sentence_map,
+    word_map,
+)
+from core.contexts.user_corpus import (
+    UserCorpus,
+    corpus_from,
+    label_column,
+    sentence_column,
+    table_of_file,
+    table_of_text,
+)
+from core.contexts.vectors import ContextVectors
+from core.similarity.anisotropy import CorpusStats
+from core.tables.reader import Table
+from pages.similarity.cache import get_corpus_stats
+from serving import jobs
+
+SHARE = 0.02            # of the results budget: one query's states, ten neighbours
+CORPORA_SHARE = 0.6     # a user's corpus: up to (layers x tokens x hidden x 2) bytes
+
+
+# --- the built-in corpus ------------------------------------------------------------------------
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
+def get_builtin_job(model_name: str) -> jobs.Job[ContextVectors]:
+    """The job running the built-in corpus through the model; its result is the pass."""
+    return jobs.submit(("contexts: built-in corpus", model_name),
+                       lambda job: corpus_pass(get_model(model_name), progress=job.report),
+                       name=f"built-in corpus on {model_name}")
+
+
+def builtin_job(model_name: str) -> jobs.Job[ContextVectors]:
+    """The built-in corpus's job for this model, started again if it failed or was stopped."""
+    job = get_builtin_job(model_name)
+    if job.done() and (job.future.cancelled() or job.exception() is not None):
+        get_builtin_job.clear(model_name)
+        job = get_builtin_job(model_name)
+    return job
+
+
+# --- a user's corpus ----------------------------------------------------------------------------
+
+class Taken:
+    """A finished pass handed from its job to the bounded cache once, so the job's board does
+    not keep it outside the budget."""
+
+    def __init__(self, value: ContextVectors) -> None:
+        self._value: ContextVectors | None = value
+        self._lock = threading.Lock()
+
+    def take(self) -> ContextVectors | None:
+        with self._lock:
+            value, self._value = self._value, None
+            return value
+
+
+def _user_job_key(model_name: str, digest: str, layers: tuple[int, ...], round_: int) -> tuple:
+    return ("contexts: your corpus", model_name, digest, layers, round_)
+
+
+def user_job(model_name: str, corpus: UserCorpus, layers: tuple[int, ...]) -> jobs.Job[Taken]:
+    """The job for this corpus on this model: the one running or holding its result, else a
+    new one (a new round when an earlier result was handed over and has since left the cache)."""
+    digest, round_ = corpus.key(), 0
+    while True:
+        key = _user_job_key(model_name, digest, layers, round_)
+        job = jobs.board().get(key)
+        if job is None or not job.done() or job.exception() is not None \
+                or job.future.cancelled() or job.result()._value is not None:
+            break
+        round_ += 1
+    records = corpus.records
+    return jobs.submit(key, lambda j: Taken(corpus_pass(get_model(model_name), records,
+                                                        progress=j.report, layers=layers)),
+                       name=f"your corpus of {len(records)} on {model_name}")
+
+
+def has_user_vectors(model_name: str, corpus: UserCorpus, layers: tuple[int, ...]) -> bool:
+    return (model_name, corpus.key(), layers) in get_user_vectors.store
+
+
+@results_cache("contexts: your corpora", CORPORA_SHARE)
+def get_user_vectors(model_name: str, digest: str, layers: tuple[int, ...]) -> ContextVectors:
+    """A user's corpus on a model, taken from its finished job. LookupError (not cached) when
+    no finished job holds it any more."""
+    round_ = 0
+    while (job := jobs.board().get(_user_job_key(model_name, digest, layers, round_))):
+        if job.done() and job.exception() is None and not job.future.cancelled():
+            value = job.result().take()
+            if value is not None:
+                return value
+        round_ += 1
+    raise LookupError(digest)
+
+
+@results_cache("contexts: read corpora", 0.05, heavy=False)
+def get_user_corpus(model_name: str, source: tuple[str, str | bytes],
+                    columns: tuple[int | None, int | None] = (None, None)
+                    ) -> tuple[Table, UserCorpus, int, int | None]:
+    """The table read from pasted text (``("text", text)``) or a file (``(name, bytes)``), the
+    corpus taken from it, and the sentence and label columns used (proposed where None)."""
+    kind, data = source
+    table = table_of_text(data) if kind == "text" else table_of_file(data, kind)
+    sentence = columns[0] if columns[0] is not None and columns[0] < max(1, table.width) \
+        else sentence_column(table)
+    label = columns[1] if columns[1] is not None else (
+        label_column(table, sentence) if columns[0] is None else None)
+    if label is not None and (label >= table.width or label == sentence):
+        label = None
+    return table, corpus_from(get_model(model_name), table, sentence, label), sentence, label
+
+
+# --- views --------------------------------------------------------------------------------------
+
+@results_cache("contexts: sentence A alone", SHARE)
+def get_query(key: InputKey) -> Query:
+    """Sentence A encoded alone ([CLS] = 0), every layer."""
+    return query_of(get_model(key.model), key.text_a)
+
+
+def get_neighbours(key: InputKey, corpus: ContextVectors, position: int, layer: int,
+                   k: int = 10) -> list[Neighbour]:
+    """The corpus tokens nearest to token ``position`` of sentence A at ``layer`` (a query over
+    the stored vectors takes milliseconds: not cached)."""
+    query = get_query(key)
+    return with_tokens(get_model(key.model), corpus,
+                       nearest_to(corpus, query.states[layer, position], layer, k))
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def get_separation(model_name: str, word: str
+                   ) -> tuple[SenseSeparation, np.ndarray, float, list[str]]:
+    """On the built-in corpus (its job finished): the word's separation per layer, and the mean
+    over the words of its language."""
+    corpus = builtin_job(model_name).result()
+    sep = sense_separation(corpus, word)
+    language = next(r.language for r in corpus.records if r.word == word)
+    mean, chance, words = mean_separation(corpus, language)
+    return sep, mean, chance, words
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def get_self_similarity(model_name: str, word: str) -> tuple[np.ndarray, np.ndarray]:
+    """On the built-in corpus: (layers,) the word's self-similarity and the random-token
+    baseline at each layer."""
+    corpus = builtin_job(model_name).result()
+    stats: CorpusStats = get_corpus_stats(model_name)
+    found = [self_similarity(corpus, word, layer, stats) for layer in corpus.layers]
+    return np.array([f.value for f in found]), np.array([f.baseline for f in found])
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def get_word_map(model_name: str, word: str, layer: int) -> Projection:
+    """On the built-in corpus: the word's occurrences at ``layer`` in 2D."""
+    return word_map(builtin_job(model_name).result(), word, layer)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def get_sentence_map(model_name: str, layer: int) -> Projection:
+    """On the built-in corpus: every sentence at ``layer`` in 2D."""
+    return sentence_map(builtin_job(model_name).result(), layer)
