@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+
+from components.i18n import _
 
 
 def whole_number(
@@ -29,3 +32,14 @@ def whole_number(
         step=float(step), format="%.0f", key=key, bind="query-params", **kwargs,
     )
     return int(round(number if number is not None else value))
+
+
+def by_word_toggle(key: str, where: DeltaGenerator | None = None) -> bool:
+    """The "By word" switch of a view, kept in the URL like the page's other settings: word
+    pieces ("st ##rum ##ming") and a Chinese word's characters (北京) shown as one word."""
+    return bool((where or st).toggle(
+        _("By word"), key=key, bind="query-params",
+        help=_("Groups the tokens into words: the pieces of a split word, and the characters "
+               "of a Chinese word (found by a word segmenter), become one row. Attention to a "
+               "word is the sum over its pieces, attention from a word the mean over them, so "
+               "each row still sums to 1; importances and shares add up over the pieces.")))

@@ -16,6 +16,7 @@ import numpy as np
 from core.analysis import analyze
 from core.corpus import CORPUS
 from core.models import ModelBundle
+from core.words import attention_by_word, word_masks, words_of_encoding
 
 
 @dataclass(frozen=True)
@@ -133,13 +134,20 @@ def mean_atlas(atlases: Sequence[HeadAtlas]) -> HeadAtlas:
     return HeadAtlas(**values, n_inputs=sum(x.n_inputs for x in atlases))
 
 
-def corpus_head_atlas(bundle: ModelBundle, texts: Sequence[str] = CORPUS) -> HeadAtlas:
-    """The atlas averaged over the project's corpus, each sentence run alone (one [SEP])."""
+def corpus_head_atlas(bundle: ModelBundle, texts: Sequence[str] = CORPUS,
+                      by_word: bool = False) -> HeadAtlas:
+    """The atlas averaged over the project's corpus, each sentence run alone (one [SEP]);
+    ``by_word``: of the attention by word (core.words), previous and next meaning words."""
     atlases = []
     for text in texts:
         result = analyze(bundle, text, attentions=True)
-        atlases.append(head_atlas(result.attentions, result.encoding.special_tokens_mask,
-                                  result.attention_mask))
+        if by_word:
+            words = words_of_encoding(result.encoding)
+            atlases.append(head_atlas(attention_by_word(result.attentions, words),
+                                      *word_masks(words)))
+        else:
+            atlases.append(head_atlas(result.attentions, result.encoding.special_tokens_mask,
+                                      result.attention_mask))
     return mean_atlas(atlases)
 
 

@@ -13,7 +13,7 @@ import streamlit as st
 from components.analysis_view import analysis_of
 from components.cache import get_analysis, get_model, results_cache
 from components.input_key import InputKey
-from core import Analysis
+from core import Analysis, Encoding
 from core.encoder import (
     EncoderSteps,
     HeadAtlas,
@@ -22,7 +22,10 @@ from core.encoder import (
     encoder_steps_from,
     head_atlas,
     pooler_steps,
+    without_specials,
 )
+from core.words import Word, attention_by_word, word_masks, words_of_encoding
+from pages.encoder.records import WordAttention
 
 
 @results_cache("encoder: layer steps", share=0.25)
@@ -35,10 +38,31 @@ def get_steps(key: InputKey, layer: int) -> EncoderSteps:
     return encoder_steps_from(get_model(key.model), get_analysis(key), layer)
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
-def get_corpus_atlas(model_name: str) -> HeadAtlas:
-    """The head atlas averaged over the project's corpus, once per model."""
-    return corpus_head_atlas(get_model(model_name))
+@results_cache("encoder: words", share=0.01)
+def get_words(key: InputKey) -> tuple[Word, ...]:
+    """The input's words (core.words) over the tokens every page shows."""
+    return words_of_encoding(analysis_of(key, notices=False).encoding)
+
+
+@results_cache("encoder: attention by word", share=0.02)
+def get_word_attention(key: InputKey, layer: int, hide: bool) -> WordAttention:
+    """Layer ``layer``'s attention by word, (heads, W, W): to a word the sum over its pieces,
+    from a word the mean; with ``hide``, [CLS], [SEP] and padding dropped and rows renormalised
+    as the token view does."""
+    words = get_words(key)
+    probs = attention_by_word(get_steps(key, layer).steps["attention_probs"], words)
+    kept = list(words)
+    if hide:
+        special, real = word_masks(words)
+        probs = without_specials(probs, special, real)
+        kept = [w for w in words if not w.special and w.real]
+    return WordAttention(tuple(kept), probs.astype(np.float32))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def get_corpus_atlas(model_name: str, by_word: bool = False) -> HeadAtlas:
+    """The head atlas averaged over the project's corpus, once per model (and by word)."""
+    return corpus_head_atlas(get_model(model_name), by_word=by_word)
 
 
 def warm(model_name: str) -> None:
@@ -47,21 +71,28 @@ def warm(model_name: str) -> None:
 
 
 @results_cache("encoder: head atlas", share=0.01)
-def get_input_atlas(key: InputKey) -> HeadAtlas:
+def get_input_atlas(key: InputKey, by_word: bool = False) -> HeadAtlas:
     """The head atlas of the current input, from an analysis with every layer's attention.
 
     Kept (a few numbers per head), so a rerun of the tab needs neither the weights (75 MB at 512
     tokens, not kept when they exceed their cache's share) nor the atlas's float64 work again.
     """
     analysis = analysis_of(key, attentions=True, notices=False)   # shown with the steps
-    enc = analysis.encoding
     # One layer at a time: head_atlas works in float64 on several (layers, heads, T, T) arrays
     # at once, ~0.6 GB at 512 tokens for all six layers together.
-    layers = [head_atlas(analysis.attentions[k:k + 1], enc.special_tokens_mask,
-                         enc.attention_mask) for k in range(analysis.attentions.shape[0])]
+    layers = [atlas_of(analysis.attentions[k:k + 1], analysis.encoding, by_word)
+              for k in range(analysis.attentions.shape[0])]
     return HeadAtlas(**{
         f.name: np.concatenate([getattr(atlas, f.name) for atlas in layers])
         for f in dataclasses.fields(HeadAtlas) if f.name != "n_inputs"})
+
+
+def atlas_of(attentions: np.ndarray, encoding: Encoding, by_word: bool) -> HeadAtlas:
+    """The atlas of (layers, heads, T, T) attentions, by token or by word (core.words)."""
+    if not by_word:
+        return head_atlas(attentions, encoding.special_tokens_mask, encoding.attention_mask)
+    words = words_of_encoding(encoding)
+    return head_atlas(attention_by_word(attentions, words), *word_masks(words))
 
 
 def pooler_of(key: InputKey, analysis: Analysis) -> PoolerSteps:

@@ -75,6 +75,8 @@ MEASURES = {
     "to_self": N_("itself"),
     "entropy": N_("entropy (nats)"),
 }
+# The same measures of the attention by word (core.words).
+WORD_MEASURES = MEASURES | {"to_prev": N_("previous word"), "to_next": N_("next word")}
 
 HOVER_DIMS = N_("token %{y}<br>dim %{x}<br>value %{z:.4f}")
 HOVER_TOKENS = N_("query %{y}<br>key %{x}<br>value %{z:.4f}")

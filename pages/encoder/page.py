@@ -16,6 +16,7 @@ from components.analysis_view import (
     stop_on_input_error,
 )
 from components.check import draw_check as check_widget
+from components.controls import by_word_toggle
 from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
@@ -38,6 +39,7 @@ from core.encoder import (
     without_specials,
 )
 from core.encoder.ffn import feed_forward_checks
+from core.words import Word
 from pages.encoder import cache
 from pages.encoder import figures as fg
 from pages.encoder.records import Context, Pick
@@ -54,6 +56,7 @@ SECTION_KEY, LAYER_KEY, HEAD_KEY = "enc_section", "enc_layer", "enc_head"
 STEP_KEY, TOKEN_KEY, HEAD_VIEW_KEY = "enc_step", "enc_token", "enc_head_view"
 HEAD_STEPS_KEY = "enc_head_steps"
 EXACT_KEY = "enc_exact"
+WORDS_KEY = "enc_words"
 LAYER_LABEL, HEAD_LABEL = N_("layer {n}"), N_("head {n}")
 NO_LAYER = N_("There is no layer {asked} in this model: showing layer {n}.")
 NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
@@ -214,7 +217,11 @@ def draw_attention(ctx: Context) -> None:
     """The picked head as a token x token map, then every head of the layer."""
     st.subheader(_("Who attends to whom"))
     enc = ctx.encoding
-    hide = st.toggle(_("Hide [CLS] and [SEP]"), key="enc_hide_specials")
+    left, right = st.columns(2)
+    hide = left.toggle(_("Hide [CLS] and [SEP]"), key="enc_hide_specials")
+    if by_word_toggle(WORDS_KEY, right):
+        draw_attention_by_word(ctx, hide)
+        return
     probs = attention_shown(ctx.steps, hide)
     keep = list(range(len(enc.tokens)))
     if hide:
@@ -251,20 +258,67 @@ def draw_attention(ctx: Context) -> None:
                     key="all_heads")
 
 
+def word_label(word: Word) -> str:
+    """A word as a row label: its first token's position and its text, as "3 strumming"."""
+    return f"{word.start} {plotly_text(word.text)}"
+
+
+def draw_attention_by_word(ctx: Context, hide: bool) -> None:
+    """The Attention tab by word: the picked head as a word x word map, then every head."""
+    layer, picked = ctx.steps.layer, ctx.view.head
+    shown = cache.get_word_attention(ctx.key, layer, hide)
+    if not shown.words:
+        st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
+        return
+    explain(_("By word, as Clark et al. 2019 do: attention to a word is the sum of the "
+              "attention to its pieces, attention from a word the mean over its pieces' rows, "
+              "so each row still sums to 1. Each word keeps its first token's position."))
+    if hide:
+        explain(_("[CLS], [SEP] and padding are dropped after grouping, and each row is divided "
+                  "by its sum, so it adds up to 1 over the words left."))
+    labels = [word_label(w) for w in shown.words]
+    segments = [w.segment for w in shown.words]
+    boundary = segments.index(1) if 1 in segments else None
+    name = f"attention_by_word_layer{layer}_head{picked}"
+    fig = fg.matrix_figure(shown.probs[picked], labels,
+                           model_title(ctx, _("head {n}, by word").format(n=picked)),
+                           cols=labels, probs=True)
+    show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
+    key = ctx.key
+    download_matrix(name, lambda: cache.get_word_attention(key, layer, hide).probs[picked],
+                    [f"{w.start}:{w.text}" for w in shown.words], key=name)
+    explain(_("Rows are query words, columns the words they attend to; each row sums to 1.")
+            + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
+    st.subheader(_("Every head of layer {n}, by word").format(n=layer))
+    show_figure(fg.head_grid(shown.probs, model_title(ctx, _("all heads, by word")), boundary),
+                f"all_heads_by_word_layer{layer}", key="fig_att_grid")
+    width = shown.probs.shape[-1]
+    download_matrix(f"all_heads_by_word_layer{layer}",
+                    lambda: cache.get_word_attention(key, layer, hide).probs.reshape(-1, width),
+                    key="all_heads")
+
+
 def draw_atlas(ctx: Context) -> None:
     """Layers x heads of one measure, for this input and over the corpus, beside Clark et al."""
     st.subheader(_("Head atlas"))
     explain(_("Each cell summarises one head by where its attention goes on average, as Clark "
               "et al. 2019 did for bert-base."))
-    measure = st.radio(_("Measure"), list(fg.MEASURES), format_func=lambda m: _(fg.MEASURES[m]),
+    by_word = by_word_toggle(WORDS_KEY)
+    names = fg.WORD_MEASURES if by_word else fg.MEASURES
+    measure = st.radio(_("Measure"), list(names), format_func=lambda m: _(names[m]),
                        horizontal=True, key="enc_measure")
+    if by_word:
+        explain(_("By word: each input's attention grouped into words first (to a word the sum "
+                  "over its pieces, from a word the mean), so “previous” and “next” mean the "
+                  "neighbouring word and a word's own pieces count as itself."))
     with st.spinner(_("Averaging the attention over the corpus…")):
-        corpus = cache.get_corpus_atlas(ctx.bundle.name)
-    for atlas, what, key in ((cache.get_input_atlas(ctx.key), _("this input"), "input"),
+        corpus = cache.get_corpus_atlas(ctx.bundle.name, by_word)
+    for atlas, what, key in ((cache.get_input_atlas(ctx.key, by_word), _("this input"),
+                              "input"),
                              (corpus, _("corpus of {n} sentences").format(n=corpus.n_inputs),
                               "corpus")):
         title = _("{measure} · {what} · {model}").format(
-            measure=_(fg.MEASURES[measure]), what=what, model=ctx.bundle.label)
+            measure=_(names[measure]), what=what, model=ctx.bundle.label)
         show_figure(fg.atlas_figure(atlas, measure, title), f"atlas_{measure}_{key}",
                     key=f"fig_atlas_{key}")
         download_matrix(f"atlas_{measure}_{key}", fg.atlas_matrix(atlas, measure),

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from components.analysis_view import analysis_of
 from components.input_key import InputKey
 from core import Analysis, Encoding, ModelBundle
 from core.encoder import EncoderSteps, HeadView
+from core.words import Word
 
 
 @dataclass(frozen=True)
@@ -32,3 +35,10 @@ class Context:
         """The whole model's run of the input (cached, shared with the other pages), for the
         tabs that need more than one layer."""
         return analysis_of(self.key, notices=False)   # shown with the steps
+
+
+@dataclass(frozen=True)
+class WordAttention:
+    """One layer's attention by word: the words drawn and (heads, W, W) float32."""
+    words: tuple[Word, ...]
+    probs: np.ndarray
