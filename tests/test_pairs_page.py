@@ -133,13 +133,13 @@ def test_a_bad_list_names_its_lines_and_compares_the_rest():
     results(at.text_area(key="pr_text").input(BAD_LIST).run())
     assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)
-    assert "2–3" in warnings and "not two or three fields" in warnings
+    assert "2–3" in warnings and "its fields do not fit the columns" in warnings
     assert "(sentence A or B is empty): 4" in warnings
     assert "(the score is not a number): 5" in warnings
     table = at.dataframe[0].value
     assert table["line"].tolist() == [1, 6, 7]
     assert table["a"].iloc[1] == "<img src=x onerror=alert(1)>"   # kept as text
-    at.number_input(key="pr_row").set_value(2).run()                # opens line 6
+    at.number_input(key="pr_row").set_value(6).run()                # opens line 6
     assert_clean(at)
     assert "pairs_matrix" in image_heatmaps(at)
 
@@ -149,23 +149,25 @@ def test_refused_lists():
     at.text_area(key="pr_text").input("no pair here\n\n").run()
     assert_clean(at)
     assert any("No line holds a pair" in e.value for e in at.error)
-    at.text_area(key="pr_text").input("a,b\n" * 300_000).run()     # 1.2 MB
+    at.text_area(key="pr_text").input("a,b\n" * 2_600_000).run()     # 10.4 MB
     assert_clean(at)
-    assert any("at most 1 MB" in e.value for e in at.error)
+    assert any("at most 10 MB" in e.value for e in at.error)
 
 
 def test_the_job_is_shared_and_equal_to_compare_pairs(bundle):
+    """The list runs on the one executor (serving.jobs), shared by the same pairs however they
+    were typed, and its table is compare_pairs' own."""
     parsed = read_text("\n".join(f"pair {i}\tanother sentence {i % 7}\t{i % 5}"
                                  for i in range(150)))
-    board = pairs_cache.JobBoard()
-    job = board.submit(bundle.name, parsed)
-    assert board.submit(bundle.name, read_text(
+    job = pairs_cache.get_job(bundle.name, parsed)
+    assert pairs_cache.get_job(bundle.name, read_text(
         "\n".join(f"pair {i},another sentence {i % 7},{i % 5}" for i in range(150)))) is job
-    assert job.finished.wait(120) and not job.failed
-    assert job.done == job.total == 157          # 150 + 7 distinct sentences
+    frame = job.result(120)
+    assert job.progress.done == job.progress.total == 157    # 150 + 7 distinct sentences
     expected = compare_pairs(bundle, parsed.pairs)
-    pd.testing.assert_series_equal(job.frame["cosine"], expected["cosine"])
-    assert job.frame["line"].tolist() == list(range(1, 151))
+    pd.testing.assert_series_equal(frame["cosine"], expected["cosine"])
+    assert frame["line"].tolist() == list(range(1, 151))
+    assert pairs_cache.get_compared(bundle.name, parsed) is frame
 
 
 @pytest.mark.browser
@@ -183,7 +185,7 @@ def test_pairs_in_chromium_at_1024(server, browser):
     box = page.locator("textarea[aria-label^='Pairs, one a line']")
     box.fill(BAD_LIST)
     box.press("Control+Enter")
-    page.wait_for_selector("text=not two or three fields", timeout=60_000)
+    page.wait_for_selector("text=its fields do not fit the columns", timeout=60_000)
     wait_for_app(page)
     page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
@@ -201,7 +203,7 @@ def test_pairs_in_chromium_at_1024(server, browser):
                 "buffer": BAD_LIST.replace("\t=SUM(A1)", "\tplus").encode("utf-16")}])
     page.wait_for_selector("text=The uploaded file is compared", timeout=60_000)
     wait_for_app(page)
-    assert page.locator("text=not two or three fields").count() >= 1
+    assert page.locator("text=its fields do not fit the columns").count() >= 1
     assert page.locator("[data-testid='stException']").count() == 0
     assert not page.dialogs
     page.close()
@@ -217,3 +219,64 @@ def test_the_similarity_page_links_to_the_same_pair():
     at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_section="One pair")
     assert_clean(at)
     assert "pairs_matrix" in image_heatmaps(at)
+
+
+def upload(at, name: str, data: bytes):
+    at.file_uploader[0].set_value((name, data, "text/plain")).run()
+    return results(at)
+
+
+def test_an_uploaded_benchmark_file_keeps_every_sentence(bundle):
+    """A benchmark's test split as distributed (seven tab-separated columns, no header, quotes
+    in the sentences): every pair read, each sentence the file's cell, the Spearman on screen
+    equal to scipy's on compare_pairs of those cells."""
+    from tests.test_tables_reader import benchmark_bytes, benchmark_rows
+
+    rows = benchmark_rows(40)
+    at = upload(many(), "sts-test.csv", benchmark_bytes(rows))
+    assert_clean(at)
+    assert at.selectbox(key="pr_col_a").value == 5 and at.selectbox(key="pr_col_b").value == 6
+    assert at.selectbox(key="pr_col_score").value == 4
+    summary = " ".join(m.value for m in at.markdown)
+    assert "Read 40 lines: 40 pairs used, 0 skipped" in summary
+    assert "separated by tabs; a quotation mark is part of the sentence" in summary
+    table = at.dataframe[0].value
+    assert table["a"].tolist() == [r[5] for r in rows]
+    assert table["b"].tolist() == [r[6] for r in rows]
+    expected = compare_pairs(bundle, [(r[5], r[6]) for r in rows])
+    rho = stats.spearmanr(expected["cosine"], [float(r[4]) for r in rows]).statistic
+    assert metrics(at)["Spearman ρ"] == f"{rho:.3f}"
+    # No score column: the pairs without scores.
+    at.selectbox(key="pr_col_score").set_value(-1).run()
+    results(at)
+    assert_clean(at)
+    assert "Spearman ρ" not in metrics(at)
+    # The choice from a link (the pickers are bound to it): sentence B from column 2.
+    at = upload(many(pr_col_b="2", pr_col_score="none"), "sts-test.csv", benchmark_bytes(rows))
+    assert_clean(at)
+    assert at.selectbox(key="pr_col_b").value == 1 and at.selectbox(key="pr_col_score").value == -1
+    assert at.dataframe[0].value["b"].tolist() == [r[1] for r in rows]
+
+
+def test_a_chinese_file_with_a_header_and_labels():
+    text = "编号\t句子1\t句子2\t分数\n" + "\n".join(
+        f"{i}\t我喜欢这部电影{i}。\t{'我很喜欢这部电影' if i % 2 else '今天下雨了'}{i}。\t{i % 2}"
+        for i in range(12))
+    at = upload(open_app(PAGE, lang="zh", pr_section="多组句子"), "zh.tsv", text.encode("gb18030"))
+    assert_clean(at)
+    assert at.selectbox(key="pr_col_a").value == 1 and at.selectbox(key="pr_col_score").value == 3
+    assert any("GB18030" in w.value for w in at.warning)       # not UTF-8: said
+    table = at.dataframe[0].value
+    assert table["a"].iloc[0] == "我喜欢这部电影0。" and len(table) == 12
+    assert "ROC AUC" in metrics(at)
+
+
+def test_bad_files_get_a_message():
+    at = many()
+    for name, data, words in (
+            ("book.csv", b"PK\x03\x04" + b"\x00" * 40 + b"[Content_Types].xml xl/", "Excel"),
+            ("x.parquet", b"sentence1,sentence2\n", "not a Parquet file"),
+            ("h.tsv", b"sentence1\tsentence2\tscore\n", "only its header line")):
+        at.file_uploader[0].set_value((name, data, "text/plain")).run()
+        assert_clean(at)
+        assert any(words in e.value for e in at.error), name

@@ -1,35 +1,33 @@
 """Caching for the Pairs page, on top of components.cache.
 
 One pair: A and B each run alone (the shared analysis cache, under the same key the Similarity
-page uses for them), and the token-pair split per layer in a ``results_cache``.
+page uses for them), the token-pair split per layer and its figures in ``results_cache``s.
 
-Many pairs: a list runs as a job in a thread of its own (``PairJob``), on a board held in
-``st.cache_resource`` (``get_job_board``) and keyed on the model and a hash of the parsed pairs, so
-every session that asks for the same list on the same model sees the same job, and a rerun with
-a list already compared costs nothing. The page polls a running job from a fragment; a worker
-thread never calls Streamlit (it has no script run context).
+Many pairs: the table read from the box or the file (``get_table``, keyed on the text or bytes
+themselves: a str or bytes object caches its own hash), the pairs of the columns picked
+(``get_pair_list``), and the comparison, which runs as a job on the process's one executor
+(serving.jobs) keyed on the model and a hash of the pairs, so every session that asks for the same
+list on the same model shares one run and one progress. Its finished table is kept in a
+``results_cache`` (``get_compared``), and so are the agreement with the scores and its figures
+(``get_score_view``). A worker never calls Streamlit; the page polls the job from a fragment.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-import threading
-import time
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from components import budget
 from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model, results_cache
 from components.input_key import InputKey
 from core import Analysis, ModelBundle, compare_pairs
-from core.similarity.pair_lists import Agreement, PairList, read_file, read_text, score_agreement
-from core.similarity.pairs import PairContributions, contributions_of, own_recipe
-from core.similarity.sentences import encoder_max_length
+from core.similarity.pair_lists import Agreement, PairList, score_agreement
+from core.similarity.pairs import PairContributions, contributions_of, own_cosine, recipe_of
+from core.similarity.recipe import Recipe
+from core.tables.reader import Table, pairs_from, read_table
 from pages.pairs.figures import (
     UNKNOWN,
     curve_figure,
@@ -37,39 +35,44 @@ from pages.pairs.figures import (
     scatter_figure,
     shares_figure,
 )
+from pages.pairs.records import ListSource, SortOrder
+from serving import jobs
 
-FIGURES_KEPT = 16     # one pair's three small figures, per layer and language
 SHARE = 0.02          # of the results budget: one n x m matrix and a few vectors an entry
-FINISHED_JOBS = 8     # results of this many lists stay on the board (2,000 rows ~1 MB each)
-LISTS_SHARE = 0.05    # of the results budget, for parsed lists (a list is at most 1 MB)
-_LOG = logging.getLogger(__name__)
+FIGURES_SHARE = 0.01  # one pair's three small figures (plotly objects, a few kB each)
+TABLES_SHARE = 0.05   # tables read from pasted text or files (at most 10 MB of text each)
+LISTS_SHARE = 0.03    # the pairs taken out of them
+RESULTS_SHARE = 0.10  # compared lists: 20,000 pairs with 7 layers are ~6 MB
 
 
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
-def get_encoder_max_length(model_name: str) -> int | None:
-    """How many tokens sentence-transformers reads for this model (None: the model's limit)."""
-    return encoder_max_length(model_name)
+def get_recipe(model_name: str) -> Recipe:
+    """The model's own sentence recipe (mean pooling, not its own, when it has none)."""
+    return recipe_of(model_name)
 
 
-@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
 def get_own_recipe(model_name: str) -> bool:
-    """Whether mean pooling + normalising is the model's own sentence vector."""
-    return own_recipe(model_name)
+    """Whether mean pooling alone is the model's own sentence vector (then the split is exact)."""
+    recipe = get_recipe(model_name)
+    return recipe.own and recipe.mean_only
 
 
 def get_alone(model_name: str, text: str) -> Analysis:
     """One sentence on its own, cut where sentence-transformers would cut it: the same key as
     the Similarity page's sentences, so the two pages share one result."""
-    return get_analysis(InputKey(model_name, text, None, get_encoder_max_length(model_name)))
+    return get_analysis(InputKey(model_name, text, None, get_recipe(model_name).max_seq_length))
 
 
 @results_cache("pairs: contributions", SHARE)
 def get_contributions(key: InputKey, layer: int | None) -> PairContributions:
-    """A's and B's cosine at ``layer`` split per token pair (key.text_b must be set)."""
+    """A's and B's cosine at ``layer`` split per token pair (key.text_b must be set), with the
+    model's own figure by its own recipe."""
     bundle = get_model(key.model)
+    recipe = get_recipe(key.model)
     return contributions_of(get_alone(key.model, key.text_a), get_alone(key.model, key.text_b),
-                            layer, own=get_own_recipe(key.model),
-                            unk_id=bundle.tokenizer.unk_token_id)
+                            layer, own=recipe.own and recipe.mean_only,
+                            unk_id=bundle.tokenizer.unk_token_id, recipe=recipe,
+                            model_cosine=own_cosine(bundle, key.text_a, key.text_b, recipe))
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ class PairFigures:
 
 # Built once per pair, layer and language: plotly's figure validation was most of a rerun's
 # server time, and a new sentence in the sidebar redraws the same pair on the Many pairs tab.
-@functools.lru_cache(maxsize=FIGURES_KEPT)
+@results_cache("pairs: figures", FIGURES_SHARE, heavy=False)
 def get_pair_figures(key: InputKey, layer: int, language: str) -> PairFigures:
     """``language`` is the run's (components.i18n.language()): part of the key only."""
     contrib = get_contributions(key, layer)
@@ -92,52 +95,45 @@ def get_pair_figures(key: InputKey, layer: int, language: str) -> PairFigures:
 
 
 # --- lists of pairs ------------------------------------------------------------------------------
-# Keyed on the text or bytes themselves: a str or bytes object caches its own hash, and the
-# session keeps the same object from run to run, so a hit costs no pass over a megabyte. Bounded
-# by the bytes the parsed pairs hold, with the other per-input results (components.budget).
-_PARSED = budget.ResultStore("pairs: parsed lists", share=LISTS_SHARE, heavy=False)
+
+@results_cache("pairs: tables", TABLES_SHARE, heavy=False)
+def get_table(source: ListSource) -> Table:
+    """The table in the box or the file, every cell as written (core.tables.reader)."""
+    return read_table(source.data, source.name)
 
 
-def parse_text(text: str) -> PairList:
-    return _PARSED.get_or_compute(("text", text), lambda: read_text(text))
+@results_cache("pairs: pair lists", LISTS_SHARE, heavy=False)
+def get_pair_list(source: ListSource, a: int, b: int, score: int | None) -> PairList:
+    """The pairs of columns ``a`` and ``b`` (0-based), with ``score``'s numbers."""
+    return pairs_from(get_table(source), a, b, score)
 
 
-def parse_file(data: bytes) -> PairList:
-    return _PARSED.get_or_compute(("file", data), lambda: read_file(data))
+def job_key(model: str, pairs: PairList) -> tuple[str, str, str]:
+    return ("pairs", model, pairs.key())
 
 
-@dataclass
-class PairJob:
-    """One list of pairs being compared (or compared) on one model."""
+def get_job(model: str, pairs: PairList) -> jobs.Job[pd.DataFrame]:
+    """The shared job comparing ``pairs`` on ``model``: the one running or finished, or a new
+    one on the process's executor."""
+    bundle = get_model(model)    # loaded here, in the page's run, not in the worker
 
-    model: str
-    pairs: PairList
-    done: int = 0                 # sentences encoded so far
-    total: int = 0                # distinct sentences in the list
-    frame: pd.DataFrame | None = None
-    failed: bool = False
-    started: float = field(default_factory=time.monotonic)
-    seconds: float = 0.0          # how long the run took, once finished
-    finished: threading.Event = field(default_factory=threading.Event)
-    views: dict[str, ScoreView | None] = field(default_factory=dict)   # by language
+    def work(job: jobs.Job[pd.DataFrame]) -> pd.DataFrame:
+        frame = compare_pairs(bundle, pairs.pairs, progress=job.report)
+        return result_table(frame, pairs, unknown_counts(bundle, pairs))
 
-    def report(self, done: int, total: int) -> None:
-        self.done, self.total = done, total
+    return jobs.submit(job_key(model, pairs), work, name=f"pairs {len(pairs.pairs)} {model}")
 
-    @property
-    def running(self) -> bool:
-        return not self.finished.is_set()
 
-    def run(self, bundle: ModelBundle) -> None:
-        try:
-            frame = compare_pairs(bundle, self.pairs.pairs, progress=self.report)
-            self.frame = result_table(frame, self.pairs, unknown_counts(bundle, self.pairs))
-        except Exception:   # noqa: BLE001 - the page says it failed; the server log says why
-            _LOG.exception("comparing %d pairs on %s failed", len(self.pairs.pairs), self.model)
-            self.failed = True
-        finally:
-            self.seconds = time.monotonic() - self.started
-            self.finished.set()
+def held(model: str, pairs: PairList) -> bool:
+    """Whether the compared table is in the results cache already (no job needed)."""
+    return (model, pairs) in get_compared.store    # type: ignore[attr-defined]
+
+
+@results_cache("pairs: compared lists", RESULTS_SHARE)
+def get_compared(model: str, pairs: PairList) -> pd.DataFrame:
+    """The finished comparison: one row per pair (line, a, b, score, cosine, layer_k, [UNK]).
+    Waits for the shared job; the page asks only once it is done."""
+    return get_job(model, pairs).result()
 
 
 @dataclass(frozen=True)
@@ -148,17 +144,37 @@ class ScoreView:
     disagree: pd.DataFrame
 
 
-def get_score_view(job: PairJob, language: str) -> ScoreView | None:
-    """The agreement, scatter and most-disagreeing pairs of a finished job with scores (None
+@results_cache("pairs: score views", FIGURES_SHARE)
+def get_score_view(model: str, pairs: PairList, language: str) -> ScoreView | None:
+    """The agreement, scatter and most-disagreeing pairs of a compared list with scores (None
     with too few scores); ``language`` is the run's, part of the key only."""
-    if language not in job.views:
-        frame = job.frame
-        agreement = score_agreement(frame["cosine"].tolist(),
-                                    [None if pd.isna(s) else float(s) for s in frame["score"]])
-        job.views[language] = None if agreement is None else ScoreView(
-            agreement, scatter_figure(frame, agreement, job.model),
-            disagree_table(frame, agreement))
-    return job.views[language]
+    frame = get_compared(model, pairs)
+    agreement = score_agreement(frame["cosine"].tolist(),
+                                [None if pd.isna(s) else float(s) for s in frame["score"]])
+    if agreement is None:
+        return None
+    return ScoreView(agreement, scatter_figure(frame, agreement, model),
+                     disagree_table(frame, agreement))
+
+
+@results_cache("pairs: table orders", FIGURES_SHARE, heavy=False)
+def get_order(model: str, pairs: PairList, order: SortOrder) -> np.ndarray:
+    """The row positions of the compared table in ``order`` (the table pages through them on
+    the server, never sending every row to the browser)."""
+    frame = get_compared(model, pairs)
+    if order == SortOrder.COSINE_HIGH:
+        keys = -frame["cosine"].to_numpy()
+    elif order == SortOrder.COSINE_LOW:
+        keys = frame["cosine"].to_numpy()
+    elif order == SortOrder.SCORE_HIGH and "score" in frame:
+        keys = -frame["score"].fillna(-np.inf).to_numpy()
+    elif order == SortOrder.GAP and "score" in frame:
+        scored = frame["score"].notna()
+        gap = (frame["cosine"].rank(pct=True) - frame["score"].rank(pct=True)).abs()
+        keys = -gap.where(scored, -1.0).to_numpy()
+    else:
+        return np.arange(len(frame))
+    return np.argsort(keys, kind="stable")
 
 
 def unknown_counts(bundle: ModelBundle, pairs: PairList) -> list[int]:
@@ -178,35 +194,3 @@ def result_table(frame: pd.DataFrame, pairs: PairList, unknown: list[int]) -> pd
         frame.insert(3, "score", [float("nan") if s is None else s for s in pairs.scores])
     frame[UNKNOWN] = unknown
     return frame
-
-
-class JobBoard:
-    """The jobs of every session of this server, the finished ones bounded in number."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._jobs: OrderedDict[tuple[str, str], PairJob] = OrderedDict()
-
-    def submit(self, model: str, pairs: PairList) -> PairJob:
-        """The job comparing ``pairs`` on ``model``: the one already there, or a new one."""
-        key = (model, pairs.key())
-        with self._lock:
-            job = self._jobs.get(key)
-            if job is not None and not job.failed:
-                self._jobs.move_to_end(key)
-                return job
-            job = self._jobs[key] = PairJob(model, pairs)
-            self._trim()
-        threading.Thread(target=job.run, args=(get_model(model),), daemon=True,
-                         name=f"pairs {len(pairs.pairs)}").start()
-        return job
-
-    def _trim(self) -> None:
-        finished = [k for k, j in self._jobs.items() if not j.running]
-        for key in finished[:max(0, len(finished) - FINISHED_JOBS)]:
-            del self._jobs[key]
-
-
-@st.cache_resource(show_spinner=False)
-def get_job_board() -> JobBoard:
-    return JobBoard()

@@ -21,8 +21,12 @@ from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_text
 from components.sections import Section, draw_sections
 from core import ModelBundle, PairContributions
+from core.attribution.targets import PAIR_COSINE
 from core.similarity import pair_lists as lists
 from core.similarity.pair_examples import ONE_PAIR, SCORED, example_text
+from core.similarity.recipe import Pooling, Recipe
+from core.tables import reader
+from core.tables.reader import Table
 from pages.pairs import cache
 from pages.pairs.figures import (
     contribution_figure,
@@ -30,7 +34,8 @@ from pages.pairs.figures import (
     layer_name,
     top_table,
 )
-from pages.pairs.records import Context
+from pages.pairs.records import Context, ListSource, SortOrder
+from serving import jobs
 
 TITLE = N_("Pairs")
 EXPLANATION = N_(
@@ -44,6 +49,11 @@ SECTION_KEY, LAYER_KEY, ROW_KEY, EXACT_KEY = "pr_section", "pr_layer", "pr_row",
 EXAMPLES_PARAM = "pr_list"          # ?pr_list=examples: the built-in scored set
 LIST_KEY, FILE_KEY, TABLE_KEY = "pr_text", "pr_file", "pr_table"
 KEPT_TEXT, KEPT_FILE, ROUND_KEY = "pr_text_kept", "pr_file_kept", "pr_file_round"
+COLUMN_KEYS = ("pr_col_a", "pr_col_b", "pr_col_score")
+COLUMNS_FOR = "pr_columns_for"       # the table the column pickers were proposed for
+SORT_KEY, PAGE_KEY, SHOWN_LINES = "pr_sort", "pr_page", "pr_shown_lines"
+PAGE_ROWS = 100                     # rows of the results table sent to the browser at once
+UPLOAD_MB = 12                      # the uploader's own limit; the reader's is MAX_BYTES
 PROGRESS_EVERY_S = 0.5
 WAIT_IN_RUN_S = 1.5                 # a short list finishes within the run: no progress bar
 PREVIEW_CHARS = 60
@@ -74,12 +84,50 @@ NOTICE = {
                   "many), one and the same vector at the lookup, so much of what tells the two "
                   "sentences apart is lost before the first layer."),
 }
+POOLING_WORDS = {
+    Pooling.CLS: N_("the [CLS] token's vector"),
+    Pooling.MEAN: N_("the mean of the token vectors"),
+    Pooling.MAX: N_("the largest value of each dimension over the tokens"),
+    Pooling.MEAN_SQRT_LEN: N_("the sum of the token vectors over the square root of their number"),
+    Pooling.WEIGHTED_MEAN: N_("a mean that weighs later tokens more"),
+    Pooling.LAST_TOKEN: N_("the last token's vector"),
+}
+NO_EXACT_SPLIT_CLS = N_(
+    "{model}'s own figure is the cosine of the two [CLS] vectors ({recipe}). No exact split "
+    "into token pairs exists for it: the [CLS] vector is what the last layer's attention mixed "
+    "from every token, with weights that themselves depend on all the tokens, so it is not a sum "
+    "of one term per token. The picture below splits the cosine of the mean token vectors "
+    "instead, a different figure. To see which tokens move the model's own figure, open the "
+    "Attribution page:")
+NO_EXACT_SPLIT = N_(
+    "{model}'s own figure uses {recipe}, which is not the plain mean of the token vectors, so it "
+    "does not split exactly into token pairs. The picture below splits the cosine of the mean "
+    "token vectors instead, a different figure. To see which tokens move the model's own "
+    "figure, open the Attribution page:")
 REASONS = {
-    lists.COLUMNS: N_("not two or three fields"),
+    lists.COLUMNS: N_("its fields do not fit the columns"),
     lists.EMPTY: N_("sentence A or B is empty"),
     lists.SCORE: N_("the score is not a number"),
-    lists.UNREADABLE: N_("the line could not be read"),
+    lists.UNREADABLE: N_("its quotation marks do not close"),
     lists.HEADER: N_("read as the column names"),
+    lists.JSON: N_("not a JSON object"),
+}
+DELIMITER_WORDS = {"\t": N_("tabs"), ",": N_("commas"), ";": N_("semicolons")}
+QUOTING_WORDS = {
+    reader.Quoting.NONE: N_("a quotation mark is part of the sentence"),
+    reader.Quoting.CSV: N_("with CSV quoting (a field in quotation marks may hold the separator, "
+                           "and two quotation marks are one)"),
+}
+FORMAT_WORDS = {reader.Format.JSONL: N_("JSON Lines, one record a line"),
+                reader.Format.PARQUET: N_("Parquet, one record a row")}
+HOW_WORDS = {"names": N_("picked by the column names"),
+             "content": N_("picked by what the columns hold"),
+             "order": N_("the columns in order"), "yours": N_("your choice")}
+SORT_LABELS = {
+    SortOrder.LINE: N_("as in the list"), SortOrder.COSINE_HIGH: N_("cosine, highest first"),
+    SortOrder.COSINE_LOW: N_("cosine, lowest first"),
+    SortOrder.SCORE_HIGH: N_("score, highest first"),
+    SortOrder.GAP: N_("model and scores disagree most first"),
 }
 
 
@@ -163,25 +211,59 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
     draw_shares(contrib, shown)
 
 
+def recipe_words(recipe: Recipe) -> str:
+    """The recipe in a few words: its pooling, normalised or not, its prompt, its limit."""
+    text = " + ".join(_(POOLING_WORDS[p]) for p in recipe.pooling)
+    if recipe.normalize:
+        text += _(", normalised")
+    if recipe.prompt:
+        text += _(", after the prompt {prompt}").format(prompt=markdown_code(recipe.prompt))
+    if recipe.max_seq_length:
+        text += _(", at most {n} tokens").format(n=recipe.max_seq_length)
+    return text
+
+
 def draw_numbers(contrib: PairContributions) -> None:
     first, second, third = st.columns(3)
     first.metric(_("cosine at {layer}").format(layer=layer_name(contrib.layer)),
-                 f"{contrib.cosine:.3f}")
-    second.metric(_("the model's figure"), f"{contrib.curve[-1]:.3f}",
-                  help=_("The cosine at the last layer: what the model itself reports for "
-                         "this pair."))
+                 f"{contrib.cosine:.3f}",
+                 help=_("The cosine of the two sentences' mean token vectors at this layer: "
+                        "the figure the picture splits."))
+    second.metric(_("the model's figure"), f"{contrib.model_cosine:.3f}",
+                  help=_("What the model itself gives for this pair: its own sentence recipe "
+                         "(named below) on the last layer."))
     third.metric(_("token pairs"), f"{len(contrib.tokens_a)} × {len(contrib.tokens_b)}")
+    recipe = contrib.recipe
+    if recipe.own:
+        explain(_("{model}'s own sentence recipe: {recipe}.").format(
+            model=markdown_text(contrib.model_name), recipe=recipe_words(recipe)))
 
 
 def draw_notes(contrib: PairContributions) -> None:
     """Beside the figure: whose recipe this is, [UNK], and what was cut."""
     name = contrib.model_name
-    if not contrib.own_recipe:
+    recipe = contrib.recipe
+    if not recipe.own:
         st.info(_("{model} has no sentence vector of its own (no sentence-transformers mean "
                   "pooling), so these figures lend it all-MiniLM-L6-v2's recipe: the mean of "
                   "the token vectors, L2-normalised. Read them as that recipe's cosine, not as "
                   "a figure the model was trained to give.").format(model=markdown_text(name)),
                 icon=":material/info:")
+    elif not recipe.mean_only:
+        cls = Pooling.CLS in recipe.pooling
+        st.info(_(NO_EXACT_SPLIT_CLS if cls else NO_EXACT_SPLIT).format(
+            model=markdown_text(name), recipe=recipe_words(recipe)), icon=":material/info:")
+        st.page_link("pages/attribution/page.py", icon=":material/troubleshoot:",
+                     label=_("Which tokens move {model}'s own figure: this pair on the "
+                             "Attribution page").format(model=name),
+                     query_params={"att_target": PAIR_COSINE,
+                                   "att_token": "0" if cls else "mean"})
+    if recipe.unknown_modules:
+        st.warning(_("{model}'s files also list {modules}, a step this explorer does not run: "
+                     "its figure here is the one before that step.").format(
+            model=markdown_text(name),
+            modules=", ".join(markdown_code(m) for m in recipe.unknown_modules)),
+            icon=":material/warning:")
     unknown = contrib.unknown_a + contrib.unknown_b
     if unknown:
         total = len(contrib.tokens_a) + len(contrib.tokens_b)
@@ -237,16 +319,24 @@ def _keep_text() -> None:
 
 
 def _keep_file(key: str) -> None:
+    """Keep the upload's name and bytes, its size checked first: a file over the limit is kept
+    as its size alone, never read."""
     upload = st.session_state.get(key)
-    st.session_state[KEPT_FILE] = None if upload is None else (upload.name, upload.getvalue())
+    if upload is None:
+        st.session_state[KEPT_FILE] = None
+    elif reader.size_refusal(upload.size) is not None:
+        st.session_state[KEPT_FILE] = (upload.name, None, upload.size)
+    else:
+        st.session_state[KEPT_FILE] = (upload.name, upload.getvalue(), upload.size)
 
 
 def _forget_file() -> None:
     st.session_state[KEPT_FILE] = None
 
 
-def read_list() -> lists.PairList | None:
-    """The list in the box, or the uploaded file (which wins); None when there is neither.
+def read_source() -> ListSource | Table | None:
+    """The list in the box, or the uploaded file (which wins): its source, a refused table (a
+    file too large, refused from its size before it is read), or None when there is neither.
 
     Both are kept apart from their widgets: Streamlit forgets a widget's value on a run that
     does not draw it, so opening the One pair tab would otherwise lose the list.
@@ -268,40 +358,141 @@ def read_list() -> lists.PairList | None:
         placeholder="A man is playing the guitar.\tSomeone is strumming a guitar.\t4.6")
     file_key = f"{FILE_KEY}_{st.session_state.get(ROUND_KEY, 0)}"
     upload = st.file_uploader(
-        _("…or a CSV or TSV file with the same columns"), type=["csv", "tsv", "txt"],
-        key=file_key, max_upload_size=20, on_change=_keep_file, args=(file_key,))
-    explain(_("At most {pairs} pairs and 1 MB. Quote a field that holds a comma "
-              "(\"Hello, world\"). A file may be UTF-8, UTF-16 or Latin-1.").format(
-        pairs=f"{lists.MAX_PAIRS:,}"))
+        _("…or a file: CSV, TSV, JSON Lines or Parquet, with as many columns as it has"),
+        type=["csv", "tsv", "txt", "jsonl", "json", "parquet"], key=file_key,
+        max_upload_size=UPLOAD_MB, on_change=_keep_file, args=(file_key,))
+    explain(_("At most {pairs} pairs and {mb} MB. A file keeps its own columns (a benchmark's "
+              "genre, year, score, sentence 1, sentence 2, ...): the sentence and score columns "
+              "are picked from their names or what they hold, and you can change them. Each "
+              "sentence reaches the model exactly as it is in the file, only the spaces around "
+              "it removed; in tab-separated text a quotation mark is part of the sentence. "
+              "Text may be UTF-8, UTF-16, GB18030 or Latin-1.").format(
+        pairs=f"{lists.MAX_PAIRS:,}", mb=reader.MAX_BYTES // 1_000_000))
+    if upload is not None and st.session_state.get(KEPT_FILE) is None:
+        _keep_file(file_key)          # a file given before this run's callbacks
     kept = st.session_state.get(KEPT_FILE)
     if upload is None and kept is not None:   # uploaded before the other tab was opened
         st.info(_("Comparing {name}, the file uploaded before.").format(
             name=markdown_code(kept[0])), icon=":material/upload_file:")
         st.button(_("Forget the file"), key="pr_forget_file", on_click=_forget_file)
-    data = upload.getvalue() if upload is not None else (kept[1] if kept else None)
-    examples = (text or "") == example_text() and data is None
+    examples = (text or "") == example_text() and kept is None
     if examples:
         st.query_params[EXAMPLES_PARAM] = "examples"
     else:
         st.query_params.pop(EXAMPLES_PARAM, None)
-    if data is not None:
+    if kept is not None:
         if (text or "").strip():
             st.info(_("The uploaded file is compared, not the pairs in the box: remove the file "
                       "to compare those."), icon=":material/upload_file:")
-        return cache.parse_file(data)
-    return cache.parse_text(text) if (text or "").strip() else None
+        name, data, size = kept
+        return reader.size_refusal(size) if data is None else ListSource(data, name)
+    return ListSource(text) if (text or "").strip() else None
 
 
-def report_list(parsed: lists.PairList) -> bool:
-    """Say what was left out and why; False when nothing can be compared."""
+def column_label(table: Table, k: int) -> str:
+    """A column as the pickers name it: its number, and its name or its first cell."""
+    if k < 0:
+        return _("none")
+    name = table.columns[k] if k < len(table.columns) else ""
+    if not name and table.rows:
+        first = table.rows[0].cells[k] if k < len(table.rows[0].cells) else ""
+        name = "“" + _preview(first, 28) + "”" if first else ""
+    return f"{k + 1} · {name}" if name else _("column {k}").format(k=k + 1)
+
+
+def pick_columns(table: Table, source: ListSource) -> tuple[int, int, int | None, str]:
+    """Sentence A, B and score columns (0-based; score None): proposed for each new list, shown
+    as pickers bound to the link where the table has a choice to make."""
+    proposal = reader.propose_columns(table)
+    proposed = (proposal.a, proposal.b, -1 if proposal.score is None else proposal.score)
+    width = table.width
+    if width <= 3 and table.header_line is None:
+        return proposal.a, proposal.b, proposal.score, proposal.how
+    options = list(range(width))
+    identity = (width, table.columns, len(table.rows), table.rows[0].line if table.rows else 0)
+    first_list = COLUMNS_FOR not in st.session_state
+    if st.session_state.get(COLUMNS_FOR) != identity:
+        st.session_state[COLUMNS_FOR] = identity
+        for key, value, allowed in zip(COLUMN_KEYS, proposed, (options, options, [-1, *options]),
+                                       strict=True):
+            linked = st.query_params.get(key) if first_list else None
+            asked = _column_number(linked)
+            st.session_state[key] = asked if asked in allowed else value
+    how = proposal.how
+    left, middle, right = st.columns(3)
+    picked = []
+    for where, key, label, allowed in zip(
+            (left, middle, right), COLUMN_KEYS,
+            (_("Sentence A column"), _("Sentence B column"), _("Score column")),
+            (options, options, [-1, *options]), strict=True):
+        value = where.selectbox(label, allowed, key=key, bind="query-params",
+                                format_func=lambda k, t=table: column_label(t, k))
+        picked.append(int(value) if value is not None else allowed[0])
+    if tuple(picked) != proposed:
+        how = "yours"
+    a, b, score = picked
+    return a, b, None if score < 0 else score, how
+
+
+def _column_number(value: str | None) -> int | None:
+    """A column from the link: its number (1-based; 0 or "none": no score column)."""
+    text = (value or "").strip().split(" ")[0]
+    if text.lower() in ("0", "none"):
+        return -1
+    return int(text) - 1 if text.isdigit() and 0 < int(text) < 10_000 else None
+
+
+def report_refusal(table: Table) -> None:
     refused = {
-        lists.BINARY: _("This file is not text (it holds binary data): save the pairs as CSV "
-                        "or TSV text and try again."),
-        lists.TOO_LARGE: _("This list is {size} MB; at most 1 MB is read. Split it into smaller "
-                           "lists.").format(size=f"{parsed.size / 1e6:.1f}"),
-        lists.NOTHING: _("No line holds a pair: write sentence A and sentence B on one line, "
-                         "separated by a tab or a comma."),
+        reader.Refusal.BINARY: _("This file is not text (it holds binary data): save the pairs "
+                                 "as CSV, TSV, JSON Lines or Parquet and try again."),
+        reader.Refusal.TOO_LARGE: _("This list is {size} MB; at most {mb} MB is read. Split it "
+                                    "into smaller lists.").format(
+            size=f"{table.size / 1e6:.1f}", mb=reader.MAX_BYTES // 1_000_000),
+        reader.Refusal.EXCEL: _("This is an Excel workbook, whatever its name says. In Excel, "
+                                "choose File › Save As › CSV UTF-8, and upload that file."),
+        reader.Refusal.NOT_PARQUET: _("This file is named as Parquet but is not a Parquet file, "
+                                      "or it is damaged: save the data again as Parquet, or as "
+                                      "CSV."),
+        reader.Refusal.NOTHING: _("No line holds a pair: write sentence A and sentence B on one "
+                                  "line, separated by a tab or a comma."),
+        reader.Refusal.HEADER_ONLY: _("This list holds only its header line (the column names "
+                                      "{names}) and no pairs.").format(
+            names=markdown_code(", ".join(table.columns)[:120])),
     }
+    st.error(refused[table.refused], icon=":material/block:")
+
+
+def read_summary(table: Table, parsed: lists.PairList, a: int, b: int, score: int | None,
+                 how: str) -> None:
+    """What was read and how: lines read, used, skipped; delimiter, quoting, charset; columns."""
+    if table.format == reader.Format.TEXT:
+        how_read = _("separated by {delimiter}; {quoting}").format(
+            delimiter=_(DELIMITER_WORDS.get(table.delimiter, N_("nothing (one column)"))),
+            quoting=_(QUOTING_WORDS[table.quoting]))
+    else:
+        how_read = _(FORMAT_WORDS[table.format])
+    explain(_("Read {read} lines: {used} pairs used, {skipped} skipped. The file is {how}. "
+              "Sentence A: {a}; sentence B: {b}; score: {score} ({why}).").format(
+        read=f"{table.lines:,}", used=f"{len(parsed.pairs):,}", skipped=f"{len(parsed.skipped):,}",
+        how=how_read, a=markdown_text(column_label(table, a)),
+        b=markdown_text(column_label(table, b)),
+        score=markdown_text(column_label(table, -1 if score is None else score)),
+        why=_(HOW_WORDS[how])))
+    if table.charset not in ("utf-8", "utf-16", "binary"):
+        st.warning(_("This file is not UTF-8: it was read as {charset}. If the sentences below "
+                     "look wrong, save it as UTF-8 and upload it again.").format(
+            charset=table.charset.upper()), icon=":material/translate:")
+    if parsed.score_text and score is not None:
+        example = next((r.cells[score] for r in table.rows
+                        if score < len(r.cells) and r.cells[score]), "")
+        st.warning(_("The score column holds text (such as {example}), not numbers: the pairs are "
+                     "compared without scores. Pick another score column, or none.").format(
+            example=markdown_code(example[:40])), icon=":material/pin:")
+
+
+def report_list(parsed: lists.PairList, table: Table | None = None) -> bool:
+    """Say what was left out and why; False when nothing can be compared."""
     for reason, items in parsed.skipped_by_reason().items():
         lines, more = lists.line_ranges(s.line for s in items)
         text = _("Skipped {n} lines ({why}): {lines}").format(
@@ -320,62 +511,109 @@ def report_list(parsed: lists.PairList) -> bool:
                                                  line=f"{parsed.beyond_from:,}"),
                    icon=":material/content_cut:")
     if parsed.refused:
-        st.error(refused[parsed.refused], icon=":material/block:")
+        report_refusal(table if table is not None and table.refused == parsed.refused
+                       else Table(refused=parsed.refused, size=parsed.size))
         return False
     return True
 
 
 @st.fragment(run_every=PROGRESS_EVERY_S)
-def draw_progress(job: cache.PairJob) -> None:
+def draw_progress(job: jobs.Job, pairs: int, model: str) -> None:
     """Redrawn every half second while the job runs; then the whole page once more."""
-    if not job.running:
+    if job.done():
         st.rerun()
-    total = job.total or 1
-    st.progress(min(1.0, job.done / total), text=_(
+    progress = job.progress
+    st.progress(progress.fraction or 0.0, text=_(
         "Comparing {pairs} pairs on {model}: {done} of {total} sentences encoded").format(
-        pairs=f"{len(job.pairs.pairs):,}", model=job.model, done=f"{job.done:,}",
-        total=f"{job.total:,}" if job.total else "…"))
+        pairs=f"{pairs:,}", model=model, done=f"{progress.done:,}",
+        total=f"{progress.total:,}" if progress.total else "…"))
 
 
 def draw_many_pairs(ctx: Context) -> None:
     st.subheader(_("Many pairs: the model's cosine for each, against your scores"))
-    parsed = read_list()
-    if parsed is None:
+    source = read_source()
+    if source is None:
         st.info(_("Paste pairs above, upload a file, or load the example set."),
                 icon=":material/playlist_add:")
         return
-    if not report_list(parsed):
+    table = source if isinstance(source, Table) else cache.get_table(source)
+    if table.refused is not None and not table.skipped:
+        report_refusal(table)
         return
-    job = cache.get_job_board().submit(ctx.key.model, parsed)
-    if job.running:
-        job.finished.wait(WAIT_IN_RUN_S)
-    if job.running:
-        draw_progress(job)
+    a, b, score = 0, 1, None
+    how = "order"
+    if table.refused is None:
+        a, b, score, how = pick_columns(table, source)
+    parsed = (cache.get_pair_list(source, a, b, score) if table.refused is None
+              else reader.pairs_from(table, a, b, score))
+    if table.refused is None:
+        read_summary(table, parsed, a, b, score, how)
+    if not report_list(parsed, table):
         return
-    if job.failed or job.frame is None:
-        st.error(_("The comparison stopped with an error. Try again, or a shorter list."),
-                 icon=":material/error:")
-        return
-    draw_results(ctx, job, parsed)
+    model = ctx.key.model
+    if not cache.held(model, parsed):
+        job = cache.get_job(model, parsed)
+        if not job.done():
+            try:
+                job.result(WAIT_IN_RUN_S)
+            except Exception:   # noqa: BLE001 - still running (a timeout), or failed: below
+                pass
+        if not job.done():
+            draw_progress(job, len(parsed.pairs), model)
+            return
+        if job.exception() is not None or job.future.cancelled():
+            st.error(_("The comparison stopped with an error. Try again, or a shorter list."),
+                     icon=":material/error:")
+            return
+    draw_results(ctx, parsed)
 
 
-def draw_results(ctx: Context, job: cache.PairJob, parsed: lists.PairList) -> None:
-    name, frame = ctx.bundle.name, job.frame
-    explain(_("{n} pairs compared by {model}: cosine is the model's own figure (the last "
-              "layer's mean, A and B each run alone), layer_0 … layer_{last} the same recipe at "
-              "every layer. Click a column's title to sort, a row to open it below.").format(
-        n=f"{len(frame):,}", model=markdown_text(name), last=ctx.bundle.config.num_hidden_layers))
-    if not cache.get_own_recipe(name):
+def draw_results(ctx: Context, parsed: lists.PairList) -> None:
+    name = ctx.bundle.name
+    frame = cache.get_compared(name, parsed)
+    recipe = cache.get_recipe(name)
+    explain(_("{n} pairs compared by {model}: cosine is the model's own figure ({recipe}, A and "
+              "B each run alone), layer_0 … layer_{last} the same recipe at every layer. Sort "
+              "and page through the table below; click a row to open it.").format(
+        n=f"{len(frame):,}", model=markdown_text(name), recipe=recipe_words(recipe),
+        last=ctx.bundle.config.num_hidden_layers))
+    if not recipe.own:
         st.info(_("{model} has no sentence vector of its own: these cosines use the mean of "
                   "its token vectors, L2-normalised (all-MiniLM-L6-v2's recipe).").format(
             model=markdown_text(name)), icon=":material/info:")
+    rows = draw_table_page(frame, parsed, name)
+    st.download_button(_("Download the results (CSV)"), lambda: lists.results_csv(frame),
+                       safe_filename(_("pair_cosines")) + ".csv", "text/csv",
+                       icon=":material/download:", on_click="ignore", key="pr_csv")
+    if parsed.has_scores:
+        draw_agreement(frame, cache.get_score_view(name, parsed, language()), name)
+    draw_row(ctx, frame, rows)
+
+
+def draw_table_page(frame: pd.DataFrame, parsed: lists.PairList, model: str) -> pd.DataFrame:
+    """One page of the table in the order picked: only that page's rows go to the browser."""
+    orders = [o for o in SortOrder if parsed.has_scores or o not in (SortOrder.SCORE_HIGH,
+                                                                     SortOrder.GAP)]
+    pages = max(1, -(-len(frame) // PAGE_ROWS))
+    left, right = st.columns(2)
+    order = left.selectbox(_("Order"), orders, key=SORT_KEY, bind="query-params",
+                           format_func=lambda o: _(SORT_LABELS[o]))
+    order = SortOrder(order or SortOrder.LINE)
+    page = 1
+    if pages > 1:
+        page = right.selectbox(
+            _("Rows"), list(range(1, pages + 1)), key=PAGE_KEY, bind="query-params",
+            format_func=lambda p: f"{(p - 1) * PAGE_ROWS + 1:,}–{min(p * PAGE_ROWS, len(frame)):,}")
+        page = int(page or 1)
+    positions = cache.get_order(model, parsed, order)[(page - 1) * PAGE_ROWS:page * PAGE_ROWS]
+    shown = frame.iloc[positions]
     number = {c: st.column_config.NumberColumn(format="%.3f") for c in frame.columns
               if c not in ("line", "a", "b", cache.UNKNOWN)}
     # The numbers first: at 1024 px the two sentences would push them out of sight.
-    order = ["line", *[c for c in ("score", "cosine") if c in frame], "a", "b", cache.UNKNOWN,
-             *[c for c in frame.columns if c.startswith("layer_")]]
-    st.dataframe(frame, hide_index=True, width="stretch", height=320, key=TABLE_KEY,
-                 on_select=_pick_row, selection_mode="single-row", column_order=order,
+    columns = ["line", *[c for c in ("score", "cosine") if c in frame], "a", "b", cache.UNKNOWN,
+               *[c for c in frame.columns if c.startswith("layer_")]]
+    st.dataframe(shown, hide_index=True, width="stretch", height=320, key=TABLE_KEY,
+                 on_select=_pick_row, selection_mode="single-row", column_order=columns,
                  column_config={"line": st.column_config.NumberColumn(_("line"), format="%d"),
                                 "a": st.column_config.TextColumn("A", width="medium"),
                                 "b": st.column_config.TextColumn("B", width="medium"),
@@ -383,18 +621,15 @@ def draw_results(ctx: Context, job: cache.PairJob, parsed: lists.PairList) -> No
                                     help=_("[UNK] tokens in A and B: words the model's "
                                            "vocabulary has no entry for.")),
                                 **number})
-    st.download_button(_("Download the results (CSV)"), lambda: lists.results_csv(frame),
-                       safe_filename(_("pair_cosines")) + ".csv", "text/csv",
-                       icon=":material/download:", on_click="ignore", key="pr_csv")
-    if parsed.has_scores:
-        draw_agreement(frame, cache.get_score_view(job, language()), name)
-    draw_row(ctx, frame)
+    st.session_state[SHOWN_LINES] = shown["line"].tolist()
+    return shown
 
 
 def _pick_row() -> None:
     rows = st.session_state[TABLE_KEY].selection.rows
-    if rows:
-        st.session_state[ROW_KEY] = float(rows[0] + 1)
+    lines = st.session_state.get(SHOWN_LINES) or []
+    if rows and rows[0] < len(lines):
+        st.session_state[ROW_KEY] = float(lines[rows[0]])
 
 
 def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str) -> None:
@@ -403,9 +638,12 @@ def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str
                 icon=":material/info:")
         return
     st.markdown("**" + _("The model against your scores") + "**")
-    explain(_("Spearman's ρ compares the order of the pairs (1: the model ranks them exactly "
-              "as the scores do), Pearson's r the straight-line fit. A cosine is not a score "
-              "from 0 to 5, and the two scales need not match, so read the order first."))
+    agreement = view.agreement
+    explain(_("Your scores run from {low} to {high}. Spearman's ρ compares the order of the "
+              "pairs (1: the model ranks them exactly as the scores do), Pearson's r the "
+              "straight-line fit. A cosine is not a score on your scale, and the two scales "
+              "need not match, so read the order first.").format(
+        low=f"{agreement.low:g}", high=f"{agreement.high:g}"))
     unknown = frame.loc[frame["score"].notna(), cache.UNKNOWN]
     if (unknown > 0).any():
         st.warning(_("{k} of the {n} scored pairs hold [UNK] tokens (in orange): {model}'s "
@@ -414,11 +652,25 @@ def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str
                      "they say.").format(
             k=int((unknown > 0).sum()), n=len(unknown), model=markdown_text(model)),
             icon=":material/help:")
-    agreement = view.agreement
     first, second, third = st.columns(3)
     first.metric(_("scored pairs"), f"{agreement.n:,}")
     second.metric("Spearman ρ", f"{agreement.spearman:.3f}")
     third.metric("Pearson r", f"{agreement.pearson:.3f}")
+    labels = agreement.labels
+    if labels is not None:
+        first, second, third = st.columns(3)
+        first.metric("ROC AUC", f"{labels.auc:.3f}")
+        second.metric(_("best accuracy"), f"{labels.accuracy:.1%}")
+        third.metric(_("best threshold"), f"{labels.threshold:.3f}")
+        explain(_("Your scores are labels, 0 or 1 ({pos} pairs labelled 1, {neg} labelled 0). "
+                  "ROC AUC {auc}: take one pair labelled 1 and one labelled 0 at random; this is "
+                  "how often the model gives the 1 the higher cosine (0.5 is a coin toss, 1 "
+                  "never wrong). Calling every pair with a cosine of at least {t} a 1 gets "
+                  "{acc} of the labels right, the best any single cut does; always answering "
+                  "the commoner label gets {maj}.").format(
+            pos=f"{labels.positives:,}", neg=f"{labels.negatives:,}", auc=f"{labels.auc:.3f}",
+            t=f"{labels.threshold:.3f}", acc=f"{labels.accuracy:.1%}",
+            maj=f"{labels.majority:.1%}"))
     show_figure(view.scatter, _("cosine_vs_score"), key="pr_scatter")
     st.markdown("**" + _("The pairs that disagree most") + "**")
     explain(_("Largest gap between a pair's rank by cosine and its rank by score."))
@@ -426,29 +678,35 @@ def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str
     draw_table(view.disagree, [""] * len(view.disagree), "pairs_disagree")
 
 
-def draw_row(ctx: Context, frame: pd.DataFrame) -> None:
-    """The token-pair view of the row picked (in the table or by number); none until one is:
+def draw_row(ctx: Context, frame: pd.DataFrame, shown: pd.DataFrame) -> None:
+    """The token-pair view of the line picked (in the table or by number); none until one is:
     the view's figures would otherwise cost every rerun of a list nobody has opened yet."""
     st.markdown("**" + _("One pair of the list, token by token") + "**")
-    if float(st.session_state.get(ROW_KEY) or 0) > len(frame):   # a shorter list than before
+    last = int(frame["line"].max()) if len(frame) else 0
+    if float(st.session_state.get(ROW_KEY) or 0) > last:   # a shorter list than before
         st.session_state[ROW_KEY] = 0.0
-    row = whole_number(st, _("Row of the table to open (0: none)"), min_value=0,
-                       max_value=len(frame), value=0, key=ROW_KEY,
-                       help=_("Or click a row of the table."))
-    if row < 1:
-        explain(_("Click a row of the table (or give its number) to see which token pairs make "
+    line = whole_number(st, _("Line of the list to open (0: none)"), min_value=0,
+                        max_value=last, value=0, key=ROW_KEY,
+                        help=_("Or click a row of the table."))
+    if line < 1:
+        explain(_("Click a row of the table (or give its line) to see which token pairs make "
                   "its cosine."))
         return
-    picked = frame.iloc[row - 1]
+    match = frame.index[frame["line"] == line]
+    if not len(match):
+        st.info(_("Line {line} holds no pair that was compared (it was skipped, or blank).")
+                .format(line=line), icon=":material/info:")
+        return
+    picked = frame.loc[match[0]]
     explain(_("Line {line}: A {a} · B {b}").format(
         line=int(picked["line"]), a=markdown_code(_preview(picked["a"])),
         b=markdown_code(_preview(picked["b"]))))
     draw_pair(ctx, str(picked["a"]), str(picked["b"]))
 
 
-def _preview(text: str) -> str:
+def _preview(text: str, most: int = PREVIEW_CHARS) -> str:
     text = " ".join(str(text).split())
-    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS - 1] + "…"
+    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 # Tab labels are the values of ?pr_section= in a shared link.
