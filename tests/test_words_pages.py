@@ -47,3 +47,16 @@ def test_encoder_atlas_by_word(lang, texts):
                   lang=lang, **texts)
     assert_clean(at)
     assert at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("lang, texts", CASES)
+def test_attribution_by_word(lang, texts):
+    at = open_app("pages/attribution/page.py", att_words="true", lang=lang, **texts)
+    assert_clean(at)
+    table = next(h.proto.body for h in at.get("html") if 'data-table="importance"' in
+                 h.proto.body)
+    words = ["天安门", "银行"] if lang == "zh" else ["strumming"]
+    assert all(f">{w}</td>" in table for w in words)
+    at = open_app("pages/attribution/page.py", att_words="true", lang=lang,
+                  att_target="sentence_cosine", a=texts["a"])
+    assert_clean(at)

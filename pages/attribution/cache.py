@@ -32,6 +32,7 @@ from core.attribution import (
 from core.attribution.rollout import real_attentions
 from core.similarity.sentences import encoder_max_length
 from core.words import Word, words_of_encoding
+from core.words import Word, words_of_encoding
 
 SHARE = 0.02   # of the results budget, for each cache here
 Progress = Callable[[int, int], None]
@@ -45,6 +46,12 @@ def get_plan(key: InputKey, target: str) -> TargetPlan:
     model run for the opening view: the blank-out test adds what it needs)."""
     return plan_target(get_model(key.model), target, key.text_a, key.text_b, key.max_length,
                        key.truncation, reference=False)
+
+
+@results_cache("attribution: words", SHARE, heavy=False)
+def get_plan_words(key: InputKey, target: str) -> tuple[tuple[Word, ...], ...]:
+    """The words (core.words) of each part the target runs, over that part's tokens."""
+    return tuple(words_of_encoding(part) for part in get_plan(key, target).parts)
 
 
 @results_cache("attribution: words", SHARE, heavy=False)

@@ -45,6 +45,17 @@ class Column:
     signed: bool = False        # may be negative (integrated gradients): red bars for < 0
 
 
+@dataclass(frozen=True)
+class Rows:
+    """The table's rows: a token or a word each, with its sentence, whether it is special, and
+    the position shown in the first column."""
+
+    labels: Sequence[str]
+    segments: Sequence[int]
+    special: Sequence[bool]
+    positions: Sequence[int]
+
+
 def _cell(value: float, scale: float, colour: str, digits: int) -> str:
     """One value with its bar: the cell's own background, drawn to ``--w`` of its width (one
     element a cell, not three: at 512 tokens a table has 1,500 of them)."""
@@ -56,9 +67,8 @@ def _cell(value: float, scale: float, colour: str, digits: int) -> str:
             f'<span class="val">{value:.{digits}f}</span></td>')
 
 
-def importance_html(tokens: Sequence[str], segments: Sequence[int], special: Sequence[bool],
-                    columns: Sequence[Column], position_title: str, token_title: str,
-                    name: str, digits: int = 3) -> str:
+def importance_html(rows_of: Rows, columns: Sequence[Column], position_title: str,
+                    token_title: str, name: str, digits: int = 3) -> str:
     """The table of bars. Each column's bars are scaled to its own largest |value|, so columns
     are compared by their shape over the tokens, not by their units."""
     head = (f'<th class="pos">{html.escape(position_title)}</th>'
@@ -67,13 +77,13 @@ def importance_html(tokens: Sequence[str], segments: Sequence[int], special: Seq
     scales = [float(np.nanmax(np.abs(c.values))) if np.isfinite(c.values).any() else 0.0
               for c in columns]
     rows = []
-    for i, (token, segment, is_special) in enumerate(zip(tokens, segments, special,
-                                                          strict=True)):
+    for i, (token, segment, is_special, position) in enumerate(zip(
+            rows_of.labels, rows_of.segments, rows_of.special, rows_of.positions, strict=True)):
         colour = "sb" if segment == 1 else "sa"
         cells = "".join(_cell(float(c.values[i]), s, colour, digits)
                         for c, s in zip(columns, scales, strict=True))
         rows.append(f'<tr class="{"special" if is_special else ""}">'
-                    f'<td class="pos">{i}</td><td class="tok" title="{html.escape(token)}">'
+                    f'<td class="pos">{position}</td><td class="tok" title="{html.escape(token)}">'
                     f"{html.escape(token)}</td>{cells}</tr>")
     return (f'{STYLE}<div class="att-wrap" data-table="{html.escape(name)}" '
             f'style="max-height:640px"><table class="att"><thead><tr>{head}</tr></thead>'

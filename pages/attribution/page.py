@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from components.analysis_view import encoding_of, model_of, show_error, stop_on_input_error
-from components.controls import whole_number
+from components.controls import by_word_toggle, whole_number
 from components.explain import explain, page_header
 from components.html_table import draw_table
 from components.i18n import N_, _, every_language
@@ -37,6 +37,7 @@ from core.attribution import (
     flow_token_limit,
     token_importance,
 )
+from core.words import sum_by_word
 from pages.attribution import cache
 from pages.attribution import figures as fg
 from pages.attribution.records import MEAN, METHOD_TITLES, Context
@@ -50,6 +51,7 @@ EXPLANATION = N_(
 )
 SECTION_KEY, TARGET_KEY, TOKEN_KEY = "att_section", "att_target", "att_token"
 LAYER_KEY, METHODS_KEY, STEPS_KEY = "att_layer", "att_methods", "att_steps"
+WORDS_KEY = "att_words"
 ASKED_STATE = "att_asked"   # the flows and gradients this session asked for (not in the URL)
 LAYER_LABEL = N_("layer {n}")
 TARGET_TITLES = {
@@ -246,8 +248,36 @@ def draw_gradient_button(ctx: Context) -> int:
     return steps
 
 
+def by_word(ctx: Context, values: np.ndarray) -> np.ndarray:
+    """(..., N) over every part's tokens -> (..., words): a word's importance is the sum over
+    its pieces, part by part."""
+    words = cache.get_plan_words(ctx.key, ctx.target)
+    cuts = np.cumsum([len(part.input_ids) for part in ctx.plan.parts])[:-1]
+    return np.concatenate([sum_by_word(v, w) for v, w in
+                           zip(np.split(values, cuts, axis=-1), words, strict=True)], axis=-1)
+
+
+def rows_of(ctx: Context, words: bool) -> fg.Rows:
+    """The table's rows: every token, or every word at its first token's position."""
+    if not words:
+        return fg.Rows(ctx.plan.tokens, ctx.segments, ctx.special,
+                       list(range(len(ctx.plan.tokens))))
+    start, labels, segments, special, positions = 0, [], [], [], []
+    for p, (part, part_words) in enumerate(zip(ctx.plan.parts,
+                                               cache.get_plan_words(ctx.key, ctx.target),
+                                               strict=True)):
+        for w in part_words:
+            labels.append(w.text)
+            segments.append(p if len(ctx.plan.parts) == 2 else w.segment)
+            special.append(w.special)
+            positions.append(start + w.start)
+        start += len(part.input_ids)
+    return fg.Rows(labels, segments, special, positions)
+
+
 def draw_importance(ctx: Context) -> None:
     layer = pick_layer(ctx)
+    words = by_word_toggle(WORDS_KEY)
     left, right = st.columns(2)
     with left:
         draw_flow_button(ctx)
@@ -259,6 +289,8 @@ def draw_importance(ctx: Context) -> None:
     columns = [fg.Column(ctx.title(m), values[layer - 1]) for m, values in layered.items()]
     if ig is not None:
         columns.append(fg.Column(ctx.title(GRADIENTS), gradient_values(ig), signed=True))
+    if words:
+        columns = [fg.Column(c.title, by_word(ctx, c.values), c.signed) for c in columns]
     st.subheader(_("What {token} draws on at layer {layer} · {model}").format(
         token=_("the mean over all tokens") if ctx.token_index is None
         else markdown_text(ctx.plan.tokens[ctx.token_index]),
@@ -266,8 +298,12 @@ def draw_importance(ctx: Context) -> None:
     if not columns:
         st.info(_("Pick at least one method above."))
         return
-    st.html(fg.importance_html(ctx.plan.tokens, ctx.segments, ctx.special, columns,
-                               "#", _("token"), "importance"))
+    st.html(fg.importance_html(rows_of(ctx, words), columns, "#",
+                               _("word") if words else _("token"), "importance"))
+    if words:
+        explain(_("By word: each word's importance is the sum of its pieces' (a Chinese word's "
+                  "characters, or the pieces of a split word), so a column still adds up to "
+                  "the same total; # is the word's first token."))
     explain(_("Each column's bars are scaled to its own largest value, so read a column's shape "
               "over the tokens, not its units. Raw attention and rollout are shares of "
               "attention (each sums to 1); norm-weighted attention is the share of "
@@ -351,8 +387,8 @@ def draw_blank_out(ctx: Context) -> None:
     explain(_(PUBLISHED))
     st.subheader(_("The change itself · {model}").format(model=markdown_text(ctx.bundle.label)))
     columns = [fg.Column(_(CHANGE_TITLE), result.change, signed=True)]
-    st.html(fg.importance_html(ctx.plan.tokens, ctx.segments, ctx.special, columns,
-                               "#", _("token"), "blank_out", digits=4))
+    st.html(fg.importance_html(rows_of(ctx, False), columns, "#", _("token"), "blank_out",
+                               digits=4))
 
 
 def draw_verdict(ctx: Context, table: dict[str, np.ndarray]) -> None:
