@@ -22,7 +22,7 @@ STYLE = f"""<style>
   border-bottom:2px solid {palette.GRID}; padding:6px 8px; vertical-align:bottom; }}
 .tab td {{ padding:4px 8px; border-bottom:1px solid #e6e6e6; white-space:pre; }}
 .tab td.num {{ text-align:right; font-variant-numeric:tabular-nums; }}
-.tab.wrap td {{ white-space:pre-wrap; overflow-wrap:anywhere; vertical-align:top; }}
+.tab.wrap td {{ white-space:pre-wrap; overflow-wrap:break-word; vertical-align:top; }}
 </style>"""
 
 

@@ -89,15 +89,13 @@ README_COSINES = (   # (i, j) into README_SENTENCES: the README's similarity mat
 
 MINILM_PARAMETERS = Published(22_713_216, N_("all-MiniLM-L6-v2 model card (22.7M parameters)"))
 UNCASED_PARAMETERS = Published(
-    109_482_240, N_("BertModel's count for bert-base-uncased, as tutorials print it (the BERT "
-                    "paper rounds BERT-Base to 110M)"))
+    109_482_240, N_("BertModel's count, as tutorials print it (the BERT paper: 110M)"))
 UNCASED_WITH_HEADS = Published(
-    110_106_428, N_("bert-base-uncased model card (110M parameters: the weights with the "
-                    "pretraining heads)"))
+    110_106_428, N_("bert-base-uncased model card (110M parameters, heads included)"))
 CHINESE_PARAMETERS = Published(102_267_648,
                                N_("the parameter tutorial's printout (bert-base-chinese)"))
 CHINESE_WITH_HEADS = Published(
-    102_882_442, N_("bert-base-chinese with its pretraining heads, as its checkpoint ships them"))
+    102_882_442, N_("bert-base-chinese's checkpoint, heads included"))
 GOOGLE_110M = Published("110M", N_("Google's BERT README (BERT-Base, Chinese: 110M)"))
 
 TEST_SENTENCE = "This is a test sentence"
@@ -236,7 +234,7 @@ def parameter_counts(bundle: ModelBundle) -> list[CheckRow]:
                                (CHINESE, CHINESE_PARAMETERS, CHINESE_WITH_HEADS)):
         config, here = configs[name]
         where = (N_("from its config.json on this machine") if here else
-                 N_("from its published config.json, typed in: no download needed"))
+                 N_("from its published config.json: no download needed"))
         for key, what, published, value in (
                 ("plain", N_("parameters (BertModel)"), plain, count_from_config(config)),
                 ("heads", N_("parameters with the pretraining heads"), heads,

@@ -236,9 +236,11 @@ def test_the_page_shows_the_table_in_both_languages(lang, closed_hub_module):
     verdicts = list(table.iloc[:, -1])
     assert verdicts[:3] == [f"✓ {held}"] * 3
     assert verdicts[3:8] == [f"✓ {held}"] * 5 and verdicts[8] == f"✓ {explained}"
-    ours = list(table.iloc[:, 2])
+    ours = [cell.split("\n")[0] for cell in table.iloc[:, 2]]
     assert ours[:3] == ["0.6660", "0.1046", "0.1411"]
     assert "22,713,216" in ours and "102,267,648 = 109,482,240 − 7,214,592" in ours
+    tolerance = "tolerance: ±0.0005" if lang == "en" else "容差：±0.0005"
+    assert table.iloc[0, 2] == f"0.6660\n{tolerance}"
     published = " ".join(table.iloc[:, 1])
     assert ("source: sentence-transformers README" if lang == "en"
             else "出处：sentence-transformers 的 README") in published

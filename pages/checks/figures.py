@@ -38,8 +38,10 @@ def published_cell(row: CheckRow) -> str:
 
 
 def ours_cell(row: CheckRow) -> str:
+    """Our value, and the tolerance it is held to."""
     if row.ours is not None:
-        return row.ours
+        return row.ours + "\n" + _("tolerance: {tolerance}").format(
+            tolerance=tolerance_text(row, _))
     if row.verdict == Verdict.NEEDS_MODEL:
         return _("not run: {model} is not on this machine").format(model=row.model)
     return _("not run: no file given")
@@ -50,12 +52,12 @@ def verdict_cell(row: CheckRow) -> str:
 
 
 def checks_frame(rows: Sequence[CheckRow]) -> pd.DataFrame:
-    """One row per check: what, published (with its source), ours, tolerance, verdict."""
+    """One row per check: what, published (with its source), ours (with the tolerance),
+    verdict."""
     return pd.DataFrame({
         _("check"): [check_cell(r) for r in rows],
         _("published"): [published_cell(r) for r in rows],
         _("ours, live"): [ours_cell(r) for r in rows],
-        _("tolerance"): [tolerance_text(r, _) for r in rows],
         _("verdict"): [verdict_cell(r) for r in rows],
     })
 
