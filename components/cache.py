@@ -3,7 +3,7 @@
 Models and per-model tables live in ``st.cache_resource`` (one copy shared by all sessions, never
 mutated). Every per-input result (the tokens and analysis of each input, and each page's results
 built on them) lives in a ``results_cache``: shared, read-only, keyed on an ``InputKey`` first,
-and bounded by the bytes it holds (components/budget.py), so memory stays within its budget
+and bounded by the bytes it holds (serving/budget.py), so memory stays within its budget
 however long the sentences a class types.
 """
 
@@ -19,7 +19,6 @@ from typing import TypeVar
 import numpy as np
 import streamlit as st
 
-from components import budget, session_memory
 from components.input_key import InputKey
 from core import (
     DEFAULT_MODEL,
@@ -28,10 +27,11 @@ from core import (
     ModelBundle,
     analyze_encoding,
     encode,
-    load_model,
 )
 from core.parameters.listing import model_counts
 from core.settings import MAX_MODELS
+from serving import budget, session_memory
+from serving.models import load_model
 
 T = TypeVar("T")
 budget.on_sweep(session_memory.forget_ended_sessions)
@@ -75,7 +75,7 @@ def _loaded(name: str) -> ModelBundle:
 
 def results_cache(name: str, share: float, heavy: bool = True,
                   ) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """A cache of per-input results bounded by the bytes they hold (``components.budget``).
+    """A cache of per-input results bounded by the bytes they hold (``serving.budget``).
 
     Keyed on the bound arguments, defaults filled in, so ``f(key, attentions=False)`` and
     ``f(key)`` share one entry; the first argument is an ``InputKey``. ``share`` is this cache's

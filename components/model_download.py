@@ -1,7 +1,7 @@
 """The download of a hub model, drawn for each session while the page goes on with the model in
 use.
 
-The download itself is a ``core.hub.DownloadJob``: one thread per model, held in core's
+The download itself is a ``serving.hub.DownloadJob``: one thread per model, held in serving's
 process-wide registry, so every session asking for the same model watches the same job (two
 students asking start one download). A session draws it in a fragment that reruns every second
 on its own (``st.fragment(run_every=...)``): calls made from the job's thread would never reach the
@@ -18,9 +18,10 @@ import streamlit as st
 
 from components.i18n import N_, _
 from components.labels import markdown_template
-from core import hub
 from core.errors import DownloadStalledError, ModelLoadError
-from core.models import model_source, start_download
+from core.models import model_source
+from serving import hub
+from serving.models import start_download
 
 POLL_S = 1.0
 RETRY_AFTER_S = 5.0

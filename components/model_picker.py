@@ -12,13 +12,13 @@ import streamlit as st
 
 from components.i18n import N_, _
 from components.labels import markdown_template
-from core.hub import megabytes
-from core.model_facts import ModelFacts, model_facts
 from core.models import needs_download
 from core.settings import HUB_TIMEOUT_S, allowed_name, folder_label
+from serving.hub import megabytes
+from serving.model_facts import ModelFacts, model_facts
 
-# The command that prepares a machine (core/download.py); shown where no click can fetch a model.
-DOWNLOAD_COMMAND = "python3 -m core.download {name}"
+# The command that prepares a machine (serving/download.py); shown where no click can fetch a model.
+DOWNLOAD_COMMAND = "python3 -m serving.download {name}"
 FACTS_KEY = "model_facts"
 
 

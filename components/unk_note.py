@@ -11,8 +11,8 @@ from core import Encoding, ModelBundle
 from core.vocabulary import is_cjk
 
 # The command that fetches the model (config, vocabulary, model.safetensors) into the Hugging
-# Face cache, as the README and core/download.py give it.
-FETCH_CHINESE = "python3 -m core.download bert-base-chinese"
+# Face cache, as the README and serving/download.py give it.
+FETCH_CHINESE = "python3 -m serving.download bert-base-chinese"
 
 CHINESE_MODEL = "bert-base-chinese"
 UNK_NOTE = N_("{k} of the {n} tokens are [UNK]: {model}'s vocabulary has no entry for them, and "

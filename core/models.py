@@ -1,10 +1,14 @@
 """Loading a BERT-family model: the embedded default, a named checkpoint or a folder on disk.
 
-Only safetensors weights are read and remote code is never run. When a model is not on this
-machine and the hub does not answer, loading fails within seconds with a clear message; once it
-answers, the model is downloaded in the background (core.hub) with progress, stopped only by a
-stall, never by a total time limit. Everything is then read from one folder, the model's own
-vocabulary included.
+Only safetensors weights are read and remote code is never run. A model is read from a folder,
+or from the local Hugging Face cache by its name; one that is not on this machine is downloaded
+with huggingface_hub's public API (only the files the explorer reads: ``download``), and when the
+hub does not answer, loading fails within seconds with a clear message. Everything is then read
+from one folder, the model's own vocabulary included.
+
+This is the notebook's path. The app downloads a model first, in the background with progress
+and a stall watchdog (``serving.models``), and then loads it from the cache through here. Nothing
+here changes a setting of transformers or huggingface_hub, or starts a thread.
 
 A checkpoint that ships BERT's pretraining heads (``cls.predictions``, the masked-language-model
 head, and ``cls.seq_relationship``, the next-sentence head, as bert-base-uncased does) keeps them
@@ -19,8 +23,6 @@ import logging
 import os
 import re
 import threading
-import urllib.error
-import urllib.request
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,8 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import torch
-from huggingface_hub import hf_hub_download
+from huggingface_hub import constants, hf_hub_download, snapshot_download
 from huggingface_hub.errors import HfHubHTTPError
 from safetensors import safe_open
 from transformers import (
@@ -41,9 +44,7 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 from transformers.models.bert.modeling_bert import BertPreTrainingHeads
-from transformers.utils import logging as transformers_logging
 
-from core import hub
 from core.errors import (
     N_,
     ModelLoadError,
@@ -52,12 +53,18 @@ from core.errors import (
     NotSafetensorsError,
     VocabularyError,
 )
+from core.model_files import (
+    CONFIG,
+    VOCABULARIES,
+    WEIGHTS,
+    WEIGHTS_INDEX,
+    cached_snapshot,
+    remote_model,
+    unavailable,
+)
 from core.parameters import count_from_config
 from core.settings import DEFAULT_MODEL, HUB_TIMEOUT_S, MAX_PARAMETERS, folder_label, is_folder
 
-# The progress bars and length warnings go to the server's terminal, not to the user.
-transformers_logging.set_verbosity_error()
-transformers_logging.disable_progress_bar()
 _LOG = logging.getLogger(__name__)
 
 # The sizes a BertModel is built from; nonsense here (0, -1) fails deep inside torch otherwise.
@@ -169,45 +176,13 @@ def model_source(name: str | None) -> str:
     return name
 
 
-def hub_reachable(timeout: float | None = None) -> bool:
-    """True when the model hub answers an HTTP request within ``timeout`` seconds.
-
-    An open TCP connection is not enough: a captive portal or a stuck proxy can accept it and never
-    answer, and huggingface_hub's own client has no read timeout, so the load would hang for good.
-    """
-    timeout = HUB_TIMEOUT_S if timeout is None else timeout
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"}:
-        return False
-    if timeout <= 0:
-        return False
-    from huggingface_hub import constants
-
-    result: list[bool] = []
-
-    def probe() -> None:
-        request = urllib.request.Request(f"{constants.ENDPOINT}/api/models", method="HEAD")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout):
-                result.append(True)
-        except urllib.error.HTTPError:
-            result.append(True)  # it answered, if only with an error status
-        except (OSError, ValueError):
-            result.append(False)
-
-    # Name resolution has no timeout of its own, so the probe runs in a thread we stop waiting for.
-    thread = threading.Thread(target=probe, daemon=True, name="hub probe")
-    thread.start()
-    thread.join(timeout + 1.0)
-    return bool(result and result[0])
-
-
 def local_folder(name: str | None) -> Path | None:
     """The folder holding everything ``name`` needs on this machine (the shipped model, a model
     folder, or a complete copy in the Hugging Face cache), or None when it must be downloaded."""
     source = model_source(name)
     if Path(source).is_dir():
         return Path(source)
-    return hub.cached_snapshot(source)
+    return cached_snapshot(source)
 
 
 def needs_download(name: str | None) -> bool:
@@ -215,30 +190,42 @@ def needs_download(name: str | None) -> bool:
     return local_folder(name) is None
 
 
-def start_download(name: str, again: bool = False) -> hub.DownloadJob:
-    """The shared background download of hub model ``name`` (started if none is running; with
-    ``again``, also if one finished). The config is checked (BERT, size) as soon as it arrives,
-    before any weight is fetched."""
+def offline() -> bool:
+    """Whether huggingface_hub is told to stay offline (``HF_HUB_OFFLINE``, read now)."""
+    return bool(constants.HF_HUB_OFFLINE) or os.environ.get("HF_HUB_OFFLINE", "").lower() in {
+        "1", "true", "yes", "on"}
+
+
+def download(name: str) -> Path:
+    """Download hub model ``name`` into the Hugging Face cache with huggingface_hub's public
+    API, in this thread, and return its folder: the listing first (a name the hub lacks, or a
+    repository without safetensors weights or a vocabulary, is refused before any file moves),
+    then config.json (checked: BERT, within the parameter budget), then only the files the
+    explorer reads. A hub that does not answer within ``HUB_TIMEOUT_S`` raises
+    ``ModelUnavailableError``. Progress bars are huggingface_hub's own; a stalled connection ends
+    by huggingface_hub's read timeout. (The app's downloads run in the background with a stall
+    watchdog instead: ``serving.models``.)"""
     name = name.strip()
-    return hub.start_download(model_source(name), lambda path: _read_config(name, path), again)
+    repo = model_source(name)
+    if offline() or HUB_TIMEOUT_S <= 0:
+        raise unavailable(name)
+    remote = remote_model(repo, HUB_TIMEOUT_S)
+    try:
+        config = hf_hub_download(repo, CONFIG, etag_timeout=HUB_TIMEOUT_S)
+        read_config(name, Path(config))
+        folder = snapshot_download(repo, allow_patterns=list(remote.sizes),
+                                   etag_timeout=HUB_TIMEOUT_S)
+    except (OSError, HfHubHTTPError, httpx2.HTTPError) as exc:
+        raise unavailable(name) from exc
+    return Path(str(folder))
 
 
 def fetch(name: str) -> Path:
-    """The folder of ``name`` on this machine, downloading it first if need be (blocking, with no
-    total deadline: only a stall stops it). Raises a ``ModelLoadError`` that says what happened."""
-    folder = local_folder(name)
-    if folder is not None:
-        return folder
-    if not hub_reachable():
-        raise hub.unavailable(name)
-    state = start_download(name).wait()
-    if state.error is not None:
-        raise state.error
-    assert state.folder is not None
-    return state.folder
+    """The folder of ``name`` on this machine, downloading it first if need be (``download``)."""
+    return local_folder(name) or download(name)
 
 
-def _read_config(name: str, path: Path) -> BertConfig:
+def read_config(name: str, path: Path) -> BertConfig:
     """The config in ``path`` (a folder or its config.json), checked with ``check_config``."""
     try:
         config = AutoConfig.from_pretrained(str(path), trust_remote_code=False,
@@ -284,16 +271,16 @@ def load_config(name: str | None) -> BertConfig:
     name = (name or "").strip() or DEFAULT_MODEL
     folder = local_folder(name)
     if folder is not None:
-        return _read_config(name, folder)
-    if not hub_reachable():
-        raise hub.unavailable(name)
-    remote = hub.remote_model(model_source(name))
+        return read_config(name, folder)
+    if offline() or HUB_TIMEOUT_S <= 0:
+        raise unavailable(name)
+    remote = remote_model(model_source(name), HUB_TIMEOUT_S)
     try:
-        path = hf_hub_download(remote.repo, hub.CONFIG, revision=remote.commit,
+        path = hf_hub_download(remote.repo, CONFIG, revision=remote.commit,
                                etag_timeout=HUB_TIMEOUT_S)
-    except (OSError, HfHubHTTPError) as exc:
-        raise hub.unavailable(name) from exc
-    return _read_config(name, Path(path))
+    except (OSError, HfHubHTTPError, httpx2.HTTPError) as exc:
+        raise unavailable(name) from exc
+    return read_config(name, Path(path))
 
 
 # A vocabulary this much smaller than the word table still fits (some checkpoints pad the table to
@@ -306,7 +293,7 @@ def _tokenizer(name: str, folder: Path, config: BertConfig) -> PreTrainedTokeniz
 
     Without vocab.txt or tokenizer.json, transformers builds a tokenizer of the 5 special tokens
     alone and every word becomes [UNK]: that is an error here, never a silent tokenizer."""
-    if not any((folder / v).is_file() for v in hub.VOCABULARIES):
+    if not any((folder / v).is_file() for v in VOCABULARIES):
         raise VocabularyError(
             N_("“{name}” has no vocabulary (vocab.txt or tokenizer.json) next to its weights, so "
                "its text cannot be turned into tokens. Copy the vocabulary that came with the "
@@ -331,7 +318,7 @@ def load_model(name: str | None = None) -> ModelBundle:
 
     ``name``: None or "all-MiniLM-L6-v2" for the embedded default, a hub name such as
     ``bert-base-uncased``, or a folder on disk. A hub model not on this machine is downloaded
-    first (``fetch``: reported at once if the hub does not answer, stopped only by a stall).
+    first (``download``: reported within seconds if the hub does not answer).
     Raises a ``ModelLoadError`` subclass with a message meant to be shown to the user.
 
     Everything is then read from one folder: the config, the model's own vocabulary (checked
@@ -342,9 +329,9 @@ def load_model(name: str | None = None) -> ModelBundle:
     """
     name = (name or "").strip() or DEFAULT_MODEL
     folder = fetch(name)
-    config = _read_config(name, folder)
+    config = read_config(name, folder)
     tokenizer = _tokenizer(name, folder, config)
-    if not any((folder / w).is_file() for w in (hub.WEIGHTS, hub.WEIGHTS_INDEX)):
+    if not any((folder / w).is_file() for w in (WEIGHTS, WEIGHTS_INDEX)):
         raise NotSafetensorsError(
             N_("“{name}” has no safetensors weights (model.safetensors); the explorer reads "
                "safetensors weights only, as pickled weights can run code."), name=name)
@@ -402,9 +389,9 @@ def read_every_weight(*modules: torch.nn.Module | None) -> None:
 
 def weight_names(folder: Path) -> list[str]:
     """The tensor names of the safetensors weights in ``folder`` (headers only, no tensor read)."""
-    index = folder / hub.WEIGHTS_INDEX
-    if (folder / hub.WEIGHTS).is_file():
-        with safe_open(str(folder / hub.WEIGHTS), framework="pt") as f:
+    index = folder / WEIGHTS_INDEX
+    if (folder / WEIGHTS).is_file():
+        with safe_open(str(folder / WEIGHTS), framework="pt") as f:
             return list(f.keys())
     with open(index, encoding="utf-8") as f:
         return list(json.load(f).get("weight_map", {}))

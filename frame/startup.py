@@ -68,7 +68,9 @@ def warm_up() -> None:
     from components.input_key import InputKey
     from components.inputs import DEFAULT_SENTENCE
     from core import DEFAULT_MODEL
+    from serving.models import quiet_libraries
 
+    quiet_libraries()   # transformers' bars and warnings are not the visitor's (nor at import)
     # In this thread, not in the lifespan: the lifespan runs on the server's event loop, and
     # importing torch there held up the server's first answer by a second.
     set_torch_threads()

@@ -6,7 +6,7 @@
                                           # the same {placeholders} in both languages
 
 One domain per page folder (``pages/<name>/`` -> ``<name>.po``) and ``app.po`` for the frame,
-``components/`` and ``core/`` (whose errors mark their templates with ``N_``).
+``components/``, ``serving/`` and ``core/`` (whose errors mark their templates with ``N_``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "locales"
 TARGETS = ("zh",)
 KEYWORDS = {"_": None, "N_": None}
-SOURCES = ("app.py", "components", "core", "frame", "pages")
+SOURCES = ("app.py", "components", "core", "frame", "pages", "serving")
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:[:!][^{}]*)?\}")
 
 

@@ -1,4 +1,4 @@
-"""components/budget.py: caches bounded by the bytes they hold, and right under concurrency.
+"""serving/budget.py: caches bounded by the bytes they hold, and right under concurrency.
 
 Sizes are checked against numpy's own ``nbytes``; each test gets an accountant of its own, so the
 app's caches (imported elsewhere in the test run) are neither counted nor evicted here.
@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from components import budget
+from serving import budget
 
 MB = budget.MB
 

@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from core.classpoll import (
+from pages.lesson import cache
+from serving.classpoll import (
     ALPHABET,
     CODE_LENGTH,
     REDIS_ENV,
@@ -27,8 +28,7 @@ from core.classpoll import (
     normalise_code,
     poll_from_environment,
 )
-from core.classpoll_redis import RedisClassPoll
-from pages.lesson import cache
+from serving.classpoll_redis import RedisClassPoll
 from tests import class_sessions
 from tests.conftest import ARTIFACTS, assert_clean, free_port, open_app, run_async, wait_for_app
 

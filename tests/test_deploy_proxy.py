@@ -33,7 +33,7 @@ import pytest
 from bench.replicas import CONFIG, HAPROXY, haproxy_env, start_proxy
 from bench.server import healthy
 from bench.ws_client import SessionClosed, StreamlitSession, http_get
-from core.classpoll import REDIS_ENV
+from serving.classpoll import REDIS_ENV
 from tests import class_sessions
 from tests.conftest import ARTIFACTS, ROOT, free_port, run_async, start_server, stop_server
 

@@ -5,7 +5,7 @@ test (tests/pretraining_folders.py), at a throttled rate or stalling part-way. C
 model loads with its own vocabulary, a cached one loads with the hub gone, progress is reported,
 a stall is reported within the stall limit with the true message and a retry resumes, two
 callers download once, two models download side by side, no download thread is left behind, each
-failure says what happened, and the command a teacher runs (python3 -m core.download) works
+failure says what happened, and the command a teacher runs (python3 -m serving.download) works
 against the same hub.
 """
 
@@ -26,7 +26,7 @@ import pytest
 from safetensors import safe_open
 from transformers import GPT2Config
 
-from core import hub, load_model, settings
+from core import load_model, settings
 from core.errors import (
     DownloadStalledError,
     ModelNotOnHubError,
@@ -34,7 +34,8 @@ from core.errors import (
     NotBertError,
     NotSafetensorsError,
 )
-from core.models import start_download
+from serving import hub
+from serving.models import start_download
 from tests.conftest import CLOSED_ENDPOINT, ROOT
 from tests.fake_hub import FakeHub
 from tests.pretraining_folders import make_chinese_checkpoint
@@ -247,7 +248,7 @@ def test_not_bert_is_refused_before_any_weight_moves(serve, files, tmp_path):
 def test_download_command_into_a_folder_keeps_the_heads(serve, files, tmp_path, capsys):
     """What the command prints and writes (run in this process; the commands a user is shown
     run as they are typed below)."""
-    from core.download import main
+    from serving.download import main
 
     fake = serve({REPO: files, "bert-base-uncased": files})
     models = tmp_path / "models"
@@ -279,7 +280,7 @@ def shown_commands() -> list[str]:
     from pages.pretraining.page import COMMANDS
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    found = [*COMMANDS, *re.findall(r"`(python3 -m core\.download [^`]*)`", readme)]
+    found = [*COMMANDS, *re.findall(r"`(python3 -m serving\.download [^`]*)`", readme)]
     return list(dict.fromkeys(found))
 
 
@@ -293,7 +294,7 @@ def test_every_command_shown_works_against_the_hub(serve, files, tmp_path):
            if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE")}
     for number, command in enumerate(commands):
         words = shlex.split(command)
-        assert words[:3] == ["python3", "-m", "core.download"], command
+        assert words[:3] == ["python3", "-m", "serving.download"], command
         where = tmp_path / f"run-{number}"
         where.mkdir()
         env.update(HF_ENDPOINT=fake.url, HF_HOME=str(where / "home"), PYTHONPATH=str(ROOT))
@@ -376,7 +377,7 @@ def test_model_facts_from_the_hub_then_from_this_machine(serve, files, monkeypat
     """Before the download: its size from the hub's listing, its heads from the weights' header
     (a Range request, no weight moves), its vocabulary; after: its size on disk. The numbers are
     counted here from the files the hub serves."""
-    from core.model_facts import is_cjk, model_facts
+    from serving.model_facts import is_cjk, model_facts
     from tests.pretraining_folders import CHINESE_VOCAB
 
     fake = serve({REPO: files})
@@ -401,7 +402,7 @@ def test_model_facts_from_the_hub_then_from_this_machine(serve, files, monkeypat
 
 def test_default_model_facts(bundle):
     """The shipped vocabulary holds 244 single CJK characters (DESIGN.md's reference figure)."""
-    from core.model_facts import model_facts
+    from serving.model_facts import model_facts
 
     facts = model_facts("all-MiniLM-L6-v2", timeout=1)
     assert facts.on_machine and (facts.mlm_head, facts.nsp_head) == (False, False)
@@ -428,4 +429,4 @@ def test_no_head_notice_offers_the_model_that_has_them(allowlist, monkeypatch):
         assert "Use bert-base-uncased" in buttons
     else:
         assert "Use bert-base-uncased" not in buttons
-        assert "python3 -m core.download bert-base-uncased" in codes
+        assert "python3 -m serving.download bert-base-uncased" in codes

@@ -9,11 +9,11 @@ from html.parser import HTMLParser
 import pytest
 
 from components.i18n import set_language
-from core.classpoll import Tally
-from core.handout import handout_html
 from core.lessons import run_cells
 from pages.lesson.cache import lesson_cells
 from pages.lesson.figures import LESSONS, lesson_handout
+from serving.classpoll import Tally
+from serving.handout import handout_html
 from tests.conftest import ARTIFACTS
 
 HOSTILE = "Teachers <script>alert(1)</script> & <img src=x onerror=alert(2)>"

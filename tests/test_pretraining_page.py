@@ -57,7 +57,7 @@ def test_every_section_renders_on_the_default_model(section):
     notice = messages(at)
     if section in (FILL, NSP):
         assert "pretraining heads" in notice
-        assert "python3 -m core.download bert-base-uncased" in notice   # tested against a hub
+        assert "python3 -m serving.download bert-base-uncased" in notice   # tested against a hub
         assert any(b.label == "Use bert-base-uncased" for b in at.button)   # one click
         assert "BERT\\_EXPLORER\\_MODEL\\_DIRS" in notice or "BERT_EXPLORER_MODEL_DIRS" in notice
     else:

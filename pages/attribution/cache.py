@@ -9,7 +9,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from components.budget import ResultStore
 from components.cache import get_analysis, get_model, results_cache
 from components.input_key import InputKey
 from core.attribution import (
@@ -33,6 +32,7 @@ from core.attribution.rollout import real_attentions
 from core.similarity.sentences import encoder_max_length
 from core.words import Word, words_of_encoding
 from core.words import Word, words_of_encoding
+from serving.budget import ResultStore
 
 SHARE = 0.02   # of the results budget, for each cache here
 Progress = Callable[[int, int], None]

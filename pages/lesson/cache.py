@@ -7,9 +7,9 @@ import streamlit as st
 
 from components.cache import get_model, results_cache
 from components.input_key import InputKey
-from core.classpoll import ClassPoll, poll_from_environment
 from core.lessons import EMBEDDING_CELLS, PARAMETER_CELLS, PRETRAINING_CELLS, CellOutput, run_cells
 from core.pretraining import has_mlm_head, has_nsp_head
+from serving.classpoll import ClassPoll, poll_from_environment
 
 LESSON_CELLS = {"embedding": EMBEDDING_CELLS, "parameters": PARAMETER_CELLS,
                 "pretraining": PRETRAINING_CELLS}

@@ -14,13 +14,13 @@ from components.input_key import InputKey
 from components.inputs import DEFAULT_SENTENCE, shared_inputs
 from components.unk_note import draw_unk_note
 from components.url_values import option_in_link
-from core.classpoll import PollError
-from core.handout import handout_html
 from core.lessons import setup_cell
 from pages.lesson import cache, poll_view
 from pages.lesson.figures import LESSONS, Step, lesson_handout, missing_head_note
 from pages.lesson.poll_view import ClassView
 from pages.lesson.records import Lesson
+from serving.classpoll import PollError
+from serving.handout import handout_html
 
 TITLE = N_("Lesson")
 EXPLANATION = N_(

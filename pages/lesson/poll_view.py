@@ -20,9 +20,9 @@ import streamlit as st
 
 from components.i18n import N_, _
 from components.labels import markdown_template
-from core.classpoll import PollError, new_code, new_session_id, new_teacher_key, normalise_code
 from pages.lesson import cache
 from pages.lesson.figures import LESSONS, Step, answers_chart
+from serving.classpoll import PollError, new_code, new_session_id, new_teacher_key, normalise_code
 
 CLASS_KEY = "class"
 TEACHER_REFRESH_S = 2.0      # the teacher's count of answers

@@ -38,11 +38,11 @@ MAX_SEED = 10**6
 PROB_MIN, PROB_MAX, PROB_STEP, PROB_DEFAULT = 0.05, 0.5, 0.05, 0.15
 DEFAULT_TEXT = "The capital of France is [MASK]."
 TYPED, FROM_A = N_("Type a text with [MASK]"), N_("Mask a token of sentence A")
-# How to get a checkpoint with both heads (core/download.py fetches config, vocabulary and the
+# How to get a checkpoint with both heads (serving/download.py fetches config, vocabulary and the
 # checkpoint's own model.safetensors, where a re-saved BertModel would have dropped cls.*).
 HEADS_MODEL = "bert-base-uncased"
-COMMANDS = (f"python3 -m core.download {HEADS_MODEL}",
-            f"python3 -m core.download {HEADS_MODEL} --dir models")
+COMMANDS = (f"python3 -m serving.download {HEADS_MODEL}",
+            f"python3 -m serving.download {HEADS_MODEL} --dir models")
 NO_HEAD = N_(
     "{name} was saved without BERT's pretraining heads, so it cannot {task}. The masking view "
     "works on any model. {model} has both heads: pick it below (a model not on this machine is "

@@ -6,7 +6,7 @@ session shuts down; but a tab that closes leaves a *disconnected* session, kept 
 ``server.disconnectedSessionTTL`` seconds for a reconnect and then dropped from its store without
 a shutdown, so its callables (and at 512 tokens tens of MB of arrays each, no longer in any
 budgeted cache) stayed for the life of the server. The results-cache sweeper
-(components/budget.py) calls :func:`forget_ended_sessions` every few seconds.
+(serving/budget.py) calls :func:`forget_ended_sessions` every few seconds.
 
 This reads Streamlit 1.67's runtime internals (the session manager's list, the media manager's
 per-session index); if they change, it does nothing rather than fail.

@@ -1,6 +1,6 @@
 """Prepare a classroom machine: download models once, with a progress bar, and check them.
 
-    python3 -m core.download bert-base-chinese bert-base-uncased [--dir models]
+    python3 -m serving.download bert-base-chinese bert-base-uncased [--dir models]
 
 Fetches only what the explorer reads (config.json, the vocabulary and tokenizer files,
 model.safetensors: the checkpoint's own weights, so BERT's pretraining heads come with them) into
@@ -22,19 +22,13 @@ from pathlib import Path
 
 from safetensors import safe_open
 
-from core import hub
 from core.errors import ModelLoadError
-from core.models import (
-    MLM_HEAD,
-    NSP_HEAD,
-    _read_config,
-    hub_reachable,
-    local_folder,
-    start_download,
-    weight_names,
-)
+from core.model_files import WEIGHTS, WEIGHTS_INDEX, unavailable, wanted_files
+from core.models import MLM_HEAD, NSP_HEAD, local_folder, read_config, weight_names
 from core.parameters import count_from_config
 from core.settings import DEFAULT_MODEL, KNOWN_MODELS, allowed_models
+from serving import hub
+from serving.models import hub_reachable, start_download
 
 
 def checkpoint_parameters(folder: Path) -> tuple[int, bool]:
@@ -83,7 +77,7 @@ def prepare(name: str, folder: Path | None) -> Path:
     found = local_folder(name)
     if found is None:
         if not hub_reachable():
-            raise hub.unavailable(name)
+            raise unavailable(name)
         state = _progress(name, start_download(name))
         if state.error is not None:
             raise state.error
@@ -93,7 +87,7 @@ def prepare(name: str, folder: Path | None) -> Path:
         target = folder / name.replace("/", "--")
         target.mkdir(parents=True, exist_ok=True)
         for file in found.iterdir():
-            if file.is_file() and file.name in hub.wanted_files([p.name for p in found.iterdir()]):
+            if file.is_file() and file.name in wanted_files([p.name for p in found.iterdir()]):
                 shutil.copyfile(file, target / file.name)   # the cache's links, as real files
         found = target
     return found
@@ -101,8 +95,8 @@ def prepare(name: str, folder: Path | None) -> Path:
 
 def check(name: str, folder: Path) -> list[str]:
     """What the explorer will see in ``folder``: lines to print. Raises ModelLoadError."""
-    config = _read_config(name, folder)
-    if not any((folder / w).is_file() for w in (hub.WEIGHTS, hub.WEIGHTS_INDEX)):
+    config = read_config(name, folder)
+    if not any((folder / w).is_file() for w in (WEIGHTS, WEIGHTS_INDEX)):
         raise ModelLoadError("“{name}” has no safetensors weights.", name=name)
     counted, pooler = checkpoint_parameters(folder)
     expected = count_from_config(config, with_pooler=pooler)
@@ -135,7 +129,7 @@ def setting_needed(name: str, folder: Path, root: Path | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python3 -m core.download",
+        prog="python3 -m serving.download",
         description="Download BERT models for the explorer (what it reads, with the heads).")
     parser.add_argument("names", nargs="+", metavar="NAME", help="e.g. bert-base-chinese")
     parser.add_argument("--dir", type=Path, default=None, metavar="FOLDER",

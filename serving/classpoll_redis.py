@@ -1,6 +1,6 @@
 """The class poll kept in Redis, for several replicas serving one class (deploy/README.md).
 
-The same rules and answers as ``core.classpoll.ClassPoll``; only where the state lives differs.
+The same rules and answers as ``serving.classpoll.ClassPoll``; only where the state lives differs.
 Each class is four keys under ``<prefix><CODE>:`` (``meta``: teacher key hash, lesson, choices,
 revealed steps; ``answers``: ``step:session`` -> choice; ``counts``: ``step:choice`` -> count;
 ``sessions``: the answering sessions), all expiring after ``idle_s`` without activity (Redis's
@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from core.classpoll import (
+from core.errors import N_
+from serving.classpoll import (
     IDLE_S,
     MAX_CHOICES,
     MAX_CLASSES,
@@ -34,7 +35,6 @@ from core.classpoll import (
     too_many_students,
     unknown_class,
 )
-from core.errors import N_
 
 _PARTS = ("meta", "answers", "counts", "sessions")
 F = TypeVar("F", bound=Callable[..., Any])

@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from core import hub
 from core.errors import ModelLoadError
+from core.model_files import VOCABULARIES, remote_model, wanted_files
 from core.models import MLM_HEAD, NSP_HEAD, local_folder, model_source, weight_names
 
 # The CJK Unified Ideographs blocks a Chinese text is written in (basic block, extension A, the
@@ -50,7 +50,7 @@ def _from_vocabulary(tokens: list[str]) -> tuple[int, int]:
 
 
 def local_facts(name: str, folder: Path) -> ModelFacts:
-    files = [folder / n for n in hub.wanted_files([p.name for p in folder.iterdir()])]
+    files = [folder / n for n in wanted_files([p.name for p in folder.iterdir()])]
     size = sum(p.stat().st_size for p in files if p.is_file())   # follows the cache's links
     keys = weight_names(folder)
     vocab, cjk = _from_vocabulary(vocabulary(folder))
@@ -63,8 +63,8 @@ def remote_facts(name: str, timeout: float) -> ModelFacts:
     from huggingface_hub import HfApi, constants, hf_hub_download
 
     repo = model_source(name)
-    remote = hub.remote_model(repo, timeout)
-    vocab_file = next(v for v in hub.VOCABULARIES if v in remote.sizes)
+    remote = remote_model(repo, timeout)
+    vocab_file = next(v for v in VOCABULARIES if v in remote.sizes)
     try:
         path = Path(hf_hub_download(repo, vocab_file, revision=remote.commit,
                                     etag_timeout=timeout))

@@ -7,7 +7,7 @@ the same session replaces the old one.
 
 The state is one process's memory by default (the app holds one poll in ``st.cache_resource``):
 nothing to install. With several replicas, ``BERT_EXPLORER_POLL_REDIS`` names a Redis server
-they share (``core.classpoll_redis``, same interface), so a class spread over replicas has one
+they share (``serving.classpoll_redis``, same interface), so a class spread over replicas has one
 tally (deploy/README.md says why a shared store rather than routing by class at the proxy).
 
 Bounded: at most ``max_classes`` classes, ``max_sessions`` answering sessions per class; a class
@@ -282,6 +282,6 @@ def poll_from_environment() -> ClassPoll:
     url = os.environ.get(REDIS_ENV, "").strip()
     if not url:
         return ClassPoll()
-    from core.classpoll_redis import RedisClassPoll
+    from serving.classpoll_redis import RedisClassPoll
 
     return RedisClassPoll(url)  # type: ignore[return-value] - the same interface

@@ -16,66 +16,58 @@ for the rest with a Range request (huggingface_hub's ``http_get(resume_size=...)
 Stalls: no byte for ``HUB_STALL_S`` seconds stops the job with a message that says so and how far
 it got. The socket's read timeout is set to the same limit, so a worker blocked on a silent hub
 wakes up and ends then; whoever reads the state sees the stall at the limit even earlier.
+
+huggingface_hub is set for this (small chunks, that read timeout, a client refusing a stopped
+job's requests) only while a download runs (``hub_settings``), never at import. The files a
+checkpoint needs and the hub's listing are core's (``core.model_files``), shared with a
+notebook's plain download.
 """
 
 from __future__ import annotations
 
 import collections
-import json
+import contextlib
+import functools
 import logging
 import os
-import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
 from huggingface_hub import (
-    HfApi,
     constants,
     get_hf_file_metadata,
     hf_hub_download,
     hf_hub_url,
     set_client_factory,
 )
-from huggingface_hub.errors import (
-    GatedRepoError,
-    HfHubHTTPError,
-    RemoteEntryNotFoundError,
-    RepositoryNotFoundError,
-    RevisionNotFoundError,
-)
-from huggingface_hub.file_download import http_get, repo_folder_name, try_to_load_from_cache
-from huggingface_hub.utils import build_hf_headers
-from huggingface_hub.utils._http import default_client_factory
+from huggingface_hub.errors import RemoteEntryNotFoundError
+from huggingface_hub.file_download import http_get, repo_folder_name
+from huggingface_hub.utils import _http, build_hf_headers
 
 from core import settings
-from core.errors import (
-    N_,
-    DownloadStalledError,
-    ModelLoadError,
-    ModelNotOnHubError,
-    ModelUnavailableError,
-    NotSafetensorsError,
-    VocabularyError,
+from core.errors import N_, DownloadStalledError, ModelLoadError
+from core.model_files import (
+    CONFIG,
+    RemoteModel,
+    not_on_hub,
+    remote_model,
+    wanted_files,
 )
 
-# What the explorer reads from a checkpoint; everything else in a repository (TensorFlow, Flax,
-# ONNX, pickled weights) stays on the hub. bert-base-uncased's repository holds several GB.
-CONFIG = "config.json"
-VOCABULARIES = ("vocab.txt", "tokenizer.json")
-TOKENIZER_EXTRAS = ("tokenizer_config.json", "special_tokens_map.json")
-WEIGHTS, WEIGHTS_INDEX = "model.safetensors", "model.safetensors.index.json"
-_SHARD = re.compile(r"^model-\d{5}-of-\d{5}\.safetensors$")
+__all__ = ["DownloadJob", "DownloadState", "download_job", "forget_jobs", "hub_settings",
+           "megabytes", "start_download", "wanted_files"]
+
+_LOG = logging.getLogger(__name__)
+_SPEED_WINDOW_S = 5.0   # speed and time left from the bytes of the last few seconds
 
 # huggingface_hub reads the body in 10 MB chunks and reports progress once per chunk: at a school
 # connection's 200 KB/s that is one sign of life every 50 s, which a stall watchdog would mistake
 # for a stall. 64 KB chunks report many times a second at no measurable cost.
-constants.DOWNLOAD_CHUNK_SIZE = 64 * 1024
-_LOG = logging.getLogger(__name__)
-_SPEED_WINDOW_S = 5.0   # speed and time left from the bytes of the last few seconds
+CHUNK_BYTES = 64 * 1024
 
 # The job a download thread works for. huggingface_hub retries a timed-out body up to five times
 # (and counts again from five whenever a byte came), so a job stopped as stalled would linger for
@@ -89,122 +81,48 @@ def _refuse_stopped_job(request: httpx2.Request) -> None:
         raise _Stopped
 
 
-def _client() -> httpx2.Client:
-    client = default_client_factory()
+def _client(previous: Callable[[], httpx2.Client]) -> httpx2.Client:
+    client = previous()
     client.event_hooks["request"].append(_refuse_stopped_job)
     return client
 
 
-set_client_factory(_client)
+# huggingface_hub's settings are process-wide: they are set while at least one managed download
+# runs (the first to start saves the old values, the last to end puts them back), never at import,
+# so a notebook that imports the explorer keeps huggingface_hub as it was.
+_SETTINGS_LOCK = threading.Lock()
+_SETTINGS_USERS = 0
+_SAVED: dict[str, object] = {}
 
 
-def wanted_files(names: list[str]) -> list[str]:
-    """The files of a repository the explorer reads, config first, weights last."""
-    order = [CONFIG, *VOCABULARIES, *TOKENIZER_EXTRAS, WEIGHTS_INDEX, WEIGHTS]
-    picked = [n for n in order if n in names]
-    if WEIGHTS not in names and WEIGHTS_INDEX in names:
-        picked += sorted(n for n in names if _SHARD.match(n))
-    return picked
-
-
-@dataclass(frozen=True)
-class RemoteModel:
-    """What the hub says about a repository: its commit, and the sizes of the files we fetch."""
-
-    repo: str
-    commit: str
-    sizes: dict[str, int | None]   # only the wanted files
-
-    @property
-    def total_bytes(self) -> int | None:
-        if any(size is None for size in self.sizes.values()):
-            return None
-        return sum(s for s in self.sizes.values() if s is not None)
-
-
-def remote_model(repo: str, timeout: float | None = None) -> RemoteModel:
-    """The hub's listing of ``repo``; raises a ``ModelLoadError`` saying what went wrong."""
-    timeout = settings.HUB_TIMEOUT_S if timeout is None else timeout
+@contextlib.contextmanager
+def hub_settings(read_timeout_s: float) -> Iterator[None]:
+    """huggingface_hub set for a managed download while the block runs: 64 KB chunks
+    (``CHUNK_BYTES``), a socket read timeout of ``read_timeout_s`` (a socket silent that long has
+    stalled) and a client that refuses every request of a stopped job. The old values (and the
+    client factory in use) come back when the last download running ends."""
+    global _SETTINGS_USERS  # noqa: PLW0603 - shared by the downloads that run side by side
+    with _SETTINGS_LOCK:
+        if _SETTINGS_USERS == 0:
+            # huggingface_hub has no public getter for the factory in use; read it so that a
+            # factory someone else set (a proxy, certificates) is wrapped, not replaced.
+            previous = getattr(_http, "_GLOBAL_CLIENT_FACTORY", _http.default_client_factory)
+            _SAVED.update(chunk=constants.DOWNLOAD_CHUNK_SIZE,
+                          timeout=constants.HF_HUB_DOWNLOAD_TIMEOUT, factory=previous)
+            constants.DOWNLOAD_CHUNK_SIZE = CHUNK_BYTES
+            constants.HF_HUB_DOWNLOAD_TIMEOUT = max(1, round(read_timeout_s))
+            set_client_factory(functools.partial(_client, previous))
+        _SETTINGS_USERS += 1
     try:
-        info = HfApi(endpoint=constants.ENDPOINT).model_info(repo, files_metadata=True,
-                                                             timeout=timeout)
-    except (RepositoryNotFoundError, RevisionNotFoundError) as exc:
-        raise _not_on_hub(repo) from exc
-    except GatedRepoError as exc:
-        raise ModelNotOnHubError(
-            N_("The model hub holds “{name}” but gives it only to signed-in users who accepted "
-               "its terms; this explorer does not sign in."), name=repo) from exc
-    except HfHubHTTPError as exc:
-        raise _hub_refused(repo, exc) from exc
-    except (httpx2.HTTPError, OSError) as exc:
-        raise unavailable(repo) from exc
-    names = [s.rfilename for s in info.siblings or []]
-    sizes = {s.rfilename: s.size for s in info.siblings or []}
-    check_listing(repo, names)
-    wanted = {n: sizes.get(n) for n in wanted_files(names)}
-    return RemoteModel(repo, str(info.sha or "main"), wanted)
-
-
-def check_listing(repo: str, names: list[str]) -> None:
-    """A repository must hold a config, a vocabulary and safetensors weights to be fetched."""
-    if CONFIG not in names:
-        raise ModelNotOnHubError(
-            N_("The model hub has “{name}”, but it is not a model (it has no config.json)."),
-            name=repo)
-    if WEIGHTS not in names and WEIGHTS_INDEX not in names:
-        raise NotSafetensorsError(
-            N_("“{name}” has no safetensors weights on the model hub, only other formats; the "
-               "explorer reads safetensors weights only (pickled weights can run code)."),
-            name=repo)
-    if not any(v in names for v in VOCABULARIES):
-        raise VocabularyError(
-            N_("“{name}” comes without a vocabulary (vocab.txt or tokenizer.json), so its text "
-               "cannot be turned into tokens."), name=repo)
-
-
-def unavailable(name: str) -> ModelUnavailableError:
-    return ModelUnavailableError(
-        N_("“{name}” is not on this machine and the model hub cannot be reached (it did not "
-           "answer). To use {name} offline, download it once on a connected machine into the "
-           "Hugging Face cache or a model folder this explorer is allowed to read."),
-        name=name,
-    )
-
-
-def _not_on_hub(name: str) -> ModelNotOnHubError:
-    return ModelNotOnHubError(
-        N_("The model hub answered, but it has no model named “{name}”. Check the spelling "
-           "(for example bert-base-chinese)."), name=name)
-
-
-def _hub_refused(name: str, exc: HfHubHTTPError) -> ModelLoadError:
-    status = getattr(exc.response, "status_code", None) if exc.response is not None else None
-    return ModelLoadError(
-        N_("The model hub refused to give “{name}” (it answered with error {status})."),
-        name=name, status=str(status or "?"))
-
-
-def cached_snapshot(repo: str) -> Path | None:
-    """The cache folder holding a complete copy of ``repo`` (config, a vocabulary and every
-    safetensors file), or None. Reads only the local cache."""
-    def cached(filename: str) -> Path | None:
-        found = try_to_load_from_cache(repo, filename)
-        return Path(found) if isinstance(found, str) else None
-
-    config = cached(CONFIG)
-    if config is None or not any(cached(v) for v in VOCABULARIES):
-        return None
-    folder = config.parent
-    if cached(WEIGHTS) is not None:
-        return folder
-    index = cached(WEIGHTS_INDEX)
-    if index is None:
-        return None
-    try:
-        shards = set(json.loads(index.read_text(encoding="utf-8")).get("weight_map", {}).values())
-    except (OSError, ValueError, AttributeError):
-        return None
-    return folder if shards and all((folder / s).is_file() for s in shards) else None
+        yield
+    finally:
+        with _SETTINGS_LOCK:
+            _SETTINGS_USERS -= 1
+            if _SETTINGS_USERS == 0:
+                constants.DOWNLOAD_CHUNK_SIZE = _SAVED["chunk"]
+                constants.HF_HUB_DOWNLOAD_TIMEOUT = _SAVED["timeout"]
+                set_client_factory(_SAVED["factory"])  # type: ignore[arg-type]
+                _SAVED.clear()
 
 
 @dataclass(frozen=True)
@@ -354,7 +272,8 @@ class DownloadJob:
     def _run(self) -> None:
         _WORKER.job = self
         try:
-            folder = self._fetch()
+            with hub_settings(self.stall_s):
+                folder = self._fetch()
         except _Stopped:
             return
         except ModelLoadError as exc:
@@ -390,9 +309,6 @@ class DownloadJob:
             reason=type(exc).__name__)
 
     def _fetch(self) -> Path:
-        # The read timeout of every download request: a socket that gets nothing for this long
-        # has stalled. Process-wide, as huggingface_hub reads it at each request.
-        constants.HF_HUB_DOWNLOAD_TIMEOUT = max(1, round(self.stall_s))
         remote = remote_model(self.repo, self.timeout_s)
         with self._cond:
             self._total = remote.total_bytes
@@ -410,7 +326,7 @@ class DownloadJob:
         try:
             meta = get_hf_file_metadata(url, timeout=self.timeout_s)
         except RemoteEntryNotFoundError as exc:
-            raise _not_on_hub(remote.repo) from exc
+            raise not_on_hub(remote.repo) from exc
         storage = Path(constants.HF_HUB_CACHE) / repo_folder_name(repo_id=remote.repo,
                                                                     repo_type="model")
         blob = storage / "blobs" / str(meta.etag)

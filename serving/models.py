@@ -1,0 +1,97 @@
+"""The app's way to a hub model: ask whether the hub answers, download in the background with
+progress and a stall watchdog (``serving.hub``), then load from the cache with core.
+
+core.models loads a model from a folder or the local cache (and, for a notebook, downloads it
+plainly in the calling thread); what the app adds is here: the hub probe that gives up on a
+silent network within seconds, the shared background download every session watches, and
+``load_model``, which downloads that way before core reads the model.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from huggingface_hub import constants
+from transformers.utils import logging as transformers_logging
+
+from core.model_files import unavailable
+from core.models import ModelBundle, local_folder, model_source, read_config
+from core.models import load_model as load_from_folder
+from core.settings import HUB_TIMEOUT_S
+from serving import hub
+
+
+def quiet_libraries() -> None:
+    """transformers' progress bars and length warnings go to the server's terminal, not to the
+    user: the server calls this once at start-up (a notebook keeps transformers as it is)."""
+    transformers_logging.set_verbosity_error()
+    transformers_logging.disable_progress_bar()
+
+
+def hub_reachable(timeout: float | None = None) -> bool:
+    """True when the model hub answers an HTTP request within ``timeout`` seconds.
+
+    An open TCP connection is not enough: a captive portal or a stuck proxy can accept it and never
+    answer, and huggingface_hub's own client has no read timeout, so the load would hang for good.
+    """
+    timeout = HUB_TIMEOUT_S if timeout is None else timeout
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"}:
+        return False
+    if timeout <= 0:
+        return False
+    result: list[bool] = []
+
+    def probe() -> None:
+        request = urllib.request.Request(f"{constants.ENDPOINT}/api/models", method="HEAD")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout):
+                result.append(True)
+        except urllib.error.HTTPError:
+            result.append(True)  # it answered, if only with an error status
+        except (OSError, ValueError):
+            result.append(False)
+
+    # Name resolution has no timeout of its own, so the probe runs in a thread we stop waiting for.
+    thread = threading.Thread(target=probe, daemon=True, name="hub probe")
+    thread.start()
+    thread.join(timeout + 1.0)
+    return bool(result and result[0])
+
+
+def start_download(name: str, again: bool = False) -> hub.DownloadJob:
+    """The shared background download of hub model ``name`` (started if none is running; with
+    ``again``, also if one finished). The config is checked (BERT, size) as soon as it arrives,
+    before any weight is fetched."""
+    name = name.strip()
+    return hub.start_download(model_source(name), lambda path: read_config(name, path), again)
+
+
+def download_job(name: str) -> hub.DownloadJob | None:
+    """The background download of ``name`` if one was started in this process."""
+    return hub.download_job(model_source(name))
+
+
+def fetch(name: str) -> Path:
+    """The folder of ``name`` on this machine, downloading it first if need be (blocking, with no
+    total deadline: only a stall stops it). Raises a ``ModelLoadError`` that says what happened."""
+    folder = local_folder(name)
+    if folder is not None:
+        return folder
+    if not hub_reachable():
+        raise unavailable(name)
+    state = start_download(name).wait()
+    if state.error is not None:
+        raise state.error
+    assert state.folder is not None
+    return state.folder
+
+
+def load_model(name: str | None = None) -> ModelBundle:
+    """``core.load_model`` of ``name`` after the app's download (``fetch``), so a hub model
+    comes through the shared, watched download rather than a plain one."""
+    fetch(name or "")
+    return load_from_folder(name)
