@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from core import analyze
+from core.similarity.pairs import pair_contributions
 from core.words import attention_by_word, words_of_encoding
 from tests.conftest import assert_clean, open_app, plotly_values
 
@@ -59,4 +60,17 @@ def test_attribution_by_word(lang, texts):
     assert all(f">{w}</td>" in table for w in words)
     at = open_app("pages/attribution/page.py", att_words="true", lang=lang,
                   att_target="sentence_cosine", a=texts["a"])
+    assert_clean(at)
+
+
+@pytest.mark.parametrize("lang, texts", CASES)
+def test_pairs_contributions_by_word(bundle, lang, texts):
+    at = open_app("pages/pairs/page.py", pr_words="true", pr_exact="true", lang=lang, **texts)
+    assert_clean(at)
+    matrix = figure(at, "pairs_matrix")["data"][0]
+    shown = plotly_values(matrix["z"])
+    words = pair_contributions(bundle, texts["a"], texts["b"]).by_word()
+    assert shown.shape == words.matrix.shape
+    assert abs(float(shown.astype(np.float64).sum()) - words.cosine) < 1e-4
+    at = open_app("pages/pairs/page.py", pr_words="true", lang=lang, **texts)
     assert_clean(at)

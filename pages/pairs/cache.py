@@ -25,7 +25,13 @@ from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model, resul
 from components.input_key import InputKey
 from core import Analysis, ModelBundle, compare_pairs
 from core.similarity.pair_lists import Agreement, PairList, score_agreement
-from core.similarity.pairs import PairContributions, contributions_of, own_cosine, recipe_of
+from core.similarity.pairs import (
+    PairContributions,
+    WordContributions,
+    contributions_of,
+    own_cosine,
+    recipe_of,
+)
 from core.similarity.recipe import Recipe
 from core.tables.reader import Table, pairs_from, read_table
 from pages.pairs.figures import (
@@ -73,6 +79,13 @@ def get_contributions(key: InputKey, layer: int | None) -> PairContributions:
                             layer, own=recipe.own and recipe.mean_only,
                             unk_id=bundle.tokenizer.unk_token_id, recipe=recipe,
                             model_cosine=own_cosine(bundle, key.text_a, key.text_b, recipe))
+
+
+@results_cache("pairs: contributions by word", SHARE)
+def get_word_contributions(key: InputKey, layer: int | None) -> WordContributions:
+    """The same split over A's words x B's words (core.words): each cell the sum of its
+    pieces' cells, so it still adds up to the cosine."""
+    return get_contributions(key, layer).by_word()
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from components.heatmap_image import HeatmapImage, Scale
 from components.i18n import N_, _
 from components.labels import SEGMENT_COLOURS, plotly_text, token_labels
 from core.similarity.pair_lists import Agreement
-from core.similarity.pairs import PairContributions
+from core.similarity.pairs import PairContributions, WordContributions
 
 CELL_TEXT_MAX = 16      # write each contribution in its cell up to this many tokens a side
 HOVER_CHARS = 90        # characters of a sentence in a scatter point's hover
@@ -63,6 +63,50 @@ def contribution_figure(contrib: PairContributions) -> go.Figure:
     fig.update_xaxes(type="category", tickangle=-60)
     fig.update_layout(meta="pairs_matrix")
     return fig
+
+
+def word_labels(contrib: WordContributions, side: str) -> list[str]:
+    """Each word as "position word", its first token's position, safe for plotly."""
+    words = contrib.words_a if side == "a" else contrib.words_b
+    return [f"{w.start} {plotly_text(w.text)}" for w in words]
+
+
+def word_contribution_image(contrib: PairContributions, words: WordContributions
+                            ) -> HeatmapImage:
+    """The word x word contributions as a picture, A's words down, B's across."""
+    bound = _bound(words.matrix)
+    small = max(words.matrix.shape) <= CELL_TEXT_MAX
+    return HeatmapImage(
+        words.matrix.astype(np.float32), word_labels(words, "a"), word_labels(words, "b"),
+        Scale("RdBu_r", -bound, bound), pair_title(contrib) + " · " + _("by word"),
+        _("sentence B's words (A's down the side)"), colour_title=_("contribution"),
+        word_columns=True, cell_format="{:.3f}" if small else None)
+
+
+def word_contribution_figure(contrib: PairContributions, words: WordContributions
+                             ) -> go.Figure:
+    """The same word matrix as an interactive heatmap."""
+    bound = _bound(words.matrix)
+    fig = heatmap_figure(
+        words.matrix.astype(np.float32), word_labels(words, "a"), word_labels(words, "b"),
+        title=pair_title(contrib) + " · " + _("by word"), zmin=-bound, zmax=bound,
+        hover=_("A: %{y}<br>B: %{x}<br>contribution %{z:.5f}") + "<extra></extra>",
+        x_title=_("sentence B's words"))
+    fig.update_xaxes(type="category", tickangle=-60)
+    fig.update_layout(meta="pairs_matrix")
+    return fig
+
+
+def top_word_table(words: WordContributions, k: int = 10) -> pd.DataFrame:
+    """The k word pairs with the largest contributions (by size), largest first."""
+    flat = np.argsort(-np.abs(words.matrix), axis=None, kind="stable")[:k]
+    rows, cols = np.unravel_index(flat, words.matrix.shape)
+    a, b = word_labels(words, "a"), word_labels(words, "b")
+    values = [float(words.matrix[i, j]) for i, j in zip(rows, cols, strict=True)]
+    return pd.DataFrame({
+        "A": [a[i] for i in rows], "B": [b[j] for j in cols], _("term"): values,
+        _("share"): [v / words.cosine if words.cosine else np.nan for v in values],
+    })
 
 
 def top_table(contrib: PairContributions, k: int = 10) -> pd.DataFrame:

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from components.analysis_view import encoding_or_none, model_of, stop_on_input_error
-from components.controls import whole_number
+from components.controls import by_word_toggle, whole_number
 from components.downloads import download_matrix, safe_filename
 from components.explain import explain, page_header
 from components.heatmap import show_figure
@@ -33,6 +33,9 @@ from pages.pairs.figures import (
     contribution_image,
     layer_name,
     top_table,
+    top_word_table,
+    word_contribution_figure,
+    word_contribution_image,
 )
 from pages.pairs.records import Context, ListSource, SortOrder
 from serving import jobs
@@ -46,6 +49,7 @@ EXPLANATION = N_(
 )
 # URL keys (values of a shared link).
 SECTION_KEY, LAYER_KEY, ROW_KEY, EXACT_KEY = "pr_section", "pr_layer", "pr_row", "pr_exact"
+WORDS_KEY = "pr_words"
 EXAMPLES_PARAM = "pr_list"          # ?pr_list=examples: the built-in scored set
 LIST_KEY, FILE_KEY, TABLE_KEY = "pr_text", "pr_file", "pr_table"
 KEPT_TEXT, KEPT_FILE, ROUND_KEY = "pr_text_kept", "pr_file_kept", "pr_file_round"
@@ -193,16 +197,30 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
               "cosine, so red cells make the sentences alike and blue ones pull them apart. "
               "A and B are each run on their own, as sentence-transformers does."))
     draw_notes(contrib)
-    exact = exact_toggle(EXACT_KEY)
-    draw_heatmap(contribution_image(contrib), "pairs_matrix", exact,
-                 lambda: contribution_figure(contrib))
-    download_matrix(_("contributions") + f"_{contrib.layer}", contrib.matrix,
-                    [f"{i}:{t}" for i, t in enumerate(contrib.tokens_a)], key="pr_matrix")
+    left, right = st.columns(2)
+    exact = exact_toggle(EXACT_KEY, left)
+    words = cache.get_word_contributions(key, layer) if by_word_toggle(WORDS_KEY, right) \
+        else None
+    if words is None:
+        draw_heatmap(contribution_image(contrib), "pairs_matrix", exact,
+                     lambda: contribution_figure(contrib))
+        download_matrix(_("contributions") + f"_{contrib.layer}", contrib.matrix,
+                        [f"{i}:{t}" for i, t in enumerate(contrib.tokens_a)], key="pr_matrix")
+    else:
+        explain(_("By word: each cell is the sum of the cells of the word's pieces (a Chinese "
+                  "word's characters, the pieces of a split word), so the cells still add up "
+                  "exactly to the cosine: {total} here. Each word keeps its first token's "
+                  "position.").format(total=f"{words.matrix.sum():.3f}"))
+        draw_heatmap(word_contribution_image(contrib, words), "pairs_matrix", exact,
+                     lambda: word_contribution_figure(contrib, words))
+        download_matrix(_("contributions") + f"_{contrib.layer}", words.matrix,
+                        [f"{w.start}:{w.text}" for w in words.words_a], key="pr_matrix")
     shown = cache.get_pair_figures(key, layer, language())
     left, right = st.columns(2)
     with left:
         st.markdown("**" + _("The ten largest terms") + "**")
-        st.dataframe(top_table(contrib), hide_index=True, width="stretch",
+        st.dataframe(top_table(contrib) if words is None else top_word_table(words),
+                     hide_index=True, width="stretch",
                      column_config={_("term"): st.column_config.NumberColumn(format="%.4f"),
                                     _("share"): st.column_config.NumberColumn(
                                         format="percent")})
