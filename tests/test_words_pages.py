@@ -74,3 +74,15 @@ def test_pairs_contributions_by_word(bundle, lang, texts):
     assert abs(float(shown.astype(np.float64).sum()) - words.cosine) < 1e-4
     at = open_app("pages/pairs/page.py", pr_words="true", lang=lang, **texts)
     assert_clean(at)
+
+
+@pytest.mark.parametrize("lang, texts", CASES)
+def test_tokens_words_above_tokens(lang, texts):
+    at = open_app("pages/tokens/page.py", tok_words="true", lang=lang, **texts)
+    assert_clean(at)
+    strip = next(h.proto.body for h in at.get("html") if "tok-words" in h.proto.body)
+    words = ["天安门", "银行"] if lang == "zh" else ["strumming", "playing"]
+    assert all(f'<div class="w">{w}</div>' in strip for w in words)
+    # the sentences' words and the three specials: [CLS] A [SEP] B [SEP]
+    expected = 4 + 6 + 3 if lang == "zh" else 6 + 6 + 3
+    assert f'data-words="{expected}"' in strip

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import html
+from collections.abc import Sequence
+
 import pandas as pd
 
+from components import palette
 from components.i18n import N_, _
 from components.token_table import token_frame
 from core import Encoding
+from core.words import Word
 
 METRICS = (N_("Tokens"), N_("Segments"), N_("Padding"), N_("Cut by truncation"))
 
@@ -33,3 +38,31 @@ def tutorial_printout(enc: Encoding) -> str:
 def download_frame(enc: Encoding, unk_token: str | None) -> pd.DataFrame:
     """The token table as it is downloaded: the same columns as shown."""
     return token_frame(enc, unk_token)
+
+
+WORDS_STYLE = f"""<style>
+.tok-words {{ display:flex; flex-wrap:wrap; gap:8px; font-size:16px; color:{palette.INK}; }}
+.tok-word {{ border:2px solid {palette.SEGMENT_A}; border-radius:6px; padding:4px 6px; }}
+.tok-word.sb {{ border-color:{palette.SEGMENT_B}; }}
+.tok-word.special {{ border-style:dashed; border-color:{palette.GRID}; }}
+.tok-word .w {{ font-weight:600; text-align:center; white-space:pre; }}
+.tok-word .t {{ display:flex; gap:4px; justify-content:center; margin-top:4px; }}
+.tok-word .t span {{ font-family:monospace; font-size:14px; background:#f0f2f6;
+  border-radius:4px; padding:1px 4px; white-space:pre; }}
+.tok-word .t small {{ font-size:12px; color:{palette.MUTED}; margin-right:2px; }}
+</style>"""
+
+
+def words_html(enc: Encoding, words: Sequence[Word]) -> str:
+    """Each word in a box, its text above its tokens (with their positions): padding left out.
+    Text the user typed is escaped, never read as HTML."""
+    boxes = []
+    for word in words:
+        if not word.real:
+            continue
+        kind = "special" if word.special else ("sb" if word.segment == 1 else "")
+        pieces = "".join(f"<span><small>{p}</small>{html.escape(enc.tokens[p])}</span>"
+                         for p in word.positions)
+        boxes.append(f'<div class="tok-word {kind}"><div class="w">{html.escape(word.text)}'
+                     f'</div><div class="t">{pieces}</div></div>')
+    return f'{WORDS_STYLE}<div class="tok-words" data-words="{len(boxes)}">{"".join(boxes)}</div>'

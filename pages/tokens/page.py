@@ -3,12 +3,14 @@
 import streamlit as st
 
 from components.analysis_view import encoding_of, model_of
+from components.controls import by_word_toggle
 from components.coverage_panel import draw_coverage
-from components.explain import page_header
+from components.explain import explain, page_header
 from components.i18n import N_, _
 from components.inputs import shared_inputs
 from components.token_table import draw_token_table
-from pages.tokens.figures import download_frame, metric_values, tutorial_printout
+from pages.tokens import cache
+from pages.tokens.figures import download_frame, metric_values, tutorial_printout, words_html
 
 TITLE = N_("Tokens")
 EXPLANATION = N_(
@@ -29,6 +31,12 @@ def main() -> None:
     for column, (label, value) in zip(st.columns(4), metric_values(enc).items(), strict=True):
         column.metric(_(label), value)
     draw_coverage(enc, bundle)
+    if by_word_toggle("tok_words"):
+        explain(_("The words above their tokens: the pieces of a split word (“##”) belong to "
+                  "the word before, and a Chinese word's characters, one token each, are found "
+                  "by a word segmenter; [CLS] and [SEP] stay words of their own. The small "
+                  "numbers are the tokens' positions."))
+        st.html(words_html(enc, cache.get_words(key)))
     frame = download_frame(enc, bundle.tokenizer.unk_token)
     draw_token_table(frame)
     st.markdown(_("Rows tinted blue are segment A (token_type_id 0), orange segment B "
