@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,11 @@ from core.parameters.presets import preset_config
 from core.settings import PREPARE_COMMAND
 from core.similarity import pair_lists, sentences
 from tests.conftest import ARTIFACTS, ROOT, assert_clean, html_tables, open_app, open_in_browser
+from tests.pretraining_folders import (
+    make_chinese_checkpoint,
+    make_hub_cache_copy,
+    make_pretraining_folder,
+)
 
 PAGE = "pages/checks/page.py"
 
@@ -144,6 +150,33 @@ def test_rows_needing_a_model_not_here_say_so_with_the_command(rows):
     assert rows["fill_mask"].published.startswith("fashion 0.1073, role 0.0877, new 0.0534")
     assert rows["sts"].verdict == Verdict.NEEDS_FILE
     assert "1,379 pairs" in rows["sts"].text(rows["sts"].note)
+
+
+def test_with_bert_base_chinese_here_its_tokens_are_checked(bundle, closed_hub, tmp_path):
+    """A Chinese-reading checkpoint laid out as the cache's copy of bert-base-chinese (built
+    here, a small vocabulary): the row runs, and holds where the characters are single tokens."""
+    from huggingface_hub import constants
+
+    make_chinese_checkpoint(tmp_path / "folder")
+    make_hub_cache_copy(Path(constants.HF_HUB_CACHE), "bert-base-chinese", tmp_path / "folder")
+    row = {r.key: r for r in checks.token_ids(bundle)}["tokens_chinese"]
+    tokenizer = AutoTokenizer.from_pretrained(str(tmp_path / "folder"))
+    ids = tokenizer(checks.CHINESE_SENTENCE)["input_ids"]
+    assert row.verdict == Verdict.HELD and row.command is None
+    assert row.ours == "[CLS] 我 爱 你 [SEP]  [" + ", ".join(map(str, ids)) + "]"
+
+
+def test_with_a_random_bert_base_uncased_here_the_fill_mask_row_is_off(bundle, closed_hub,
+                                                                        tmp_path):
+    """A random checkpoint with both heads in the cache's place of bert-base-uncased: the row
+    runs on it, and its guesses are not the model card's."""
+    from huggingface_hub import constants
+
+    make_pretraining_folder(tmp_path / "folder", bundle.tokenizer)
+    make_hub_cache_copy(Path(constants.HF_HUB_CACHE), "bert-base-uncased", tmp_path / "folder")
+    row = checks.fill_mask_check()
+    assert row.ran and row.verdict == Verdict.OFF and row.off_by == "other tokens"
+    assert len(row.ours.split(", ")) == 5
 
 
 # --- a planted error turns a row red ------------------------------------------------------------

@@ -92,8 +92,17 @@ def draw_masking(ctx: Context) -> None:
               "label is -100, which the loss ignores."))
     s = mask_settings()
     if s.whole_word:
-        explain(_("Whole-word masking: a word split into pieces (“play ##ing”) is picked or "
-                  "left as a whole, so the model cannot guess “##ing” from “play” next to it."))
+        explain(_("Whole-word masking: words are picked, not tokens. A word split into pieces "
+                  "(“play ##ing”), or a Chinese word of several characters (北京, found by a "
+                  "word segmenter), is picked as a whole, and all its pieces become [MASK] "
+                  "together (or a random token, or stay): the model cannot guess “##ing” from "
+                  "“play”, or 京 from 北, next to it. The 15% and 80/10/10 are then shares of "
+                  "words."))
+        explain(_("Which checkpoints were pretrained which way: the original BERT models "
+                  "(bert-base-uncased, bert-base-chinese) with per-token masking; Google's "
+                  "whole-word-masking BERT release of 2019 (bert-large-uncased-whole-word-"
+                  "masking) and the Chinese BERT-wwm family (Cui et al. 2019: chinese-bert-wwm, "
+                  "chinese-roberta-wwm-ext) with whole-word masking."))
     try:
         m = cache.get_masking(ctx.key, s.seed, s.probability, s.whole_word)
     except ExplorerError as exc:
@@ -103,6 +112,12 @@ def draw_masking(ctx: Context) -> None:
         column.metric(_(label), value)
     st.markdown(_("{picked} of the {candidates} ordinary tokens were picked.").format(
         picked=m.n_picked, candidates=m.n_candidates))
+    if s.whole_word:
+        words = m.word_counts()
+        st.markdown(_("By word: {picked} of the {candidates} words were picked; {mask} became "
+                      "[MASK], {random} random tokens, {kept} stayed as they were.").format(
+            picked=len(m.candidate_words) - words[None], candidates=len(m.candidate_words),
+            mask=words["mask"], random=words["random"], kept=words["kept"]))
     draw_unk_note(m.encoding, ctx.bundle, _(
         "The masking never picks them: [UNK] is one of the tokenizer's special tokens, like "
         "[CLS] and [SEP], so the share is drawn from the other tokens only, and a text of "
