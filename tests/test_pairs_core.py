@@ -251,3 +251,16 @@ def test_agreement_with_scores():
     assert agreement.spearman_p == pytest.approx(stats.spearmanr(x, y).pvalue)
     assert agreement.disagree[0] == 3          # high cosine, low score
     assert score_agreement([0.1, 0.2], [1.0, 2.0]) is None
+
+
+def test_long_lists_go_in_chunks(bundle, monkeypatch):
+    """A list longer than CHUNK_PAIRS runs a chunk at a time (bounded memory), with the same
+    cosines as in one go and progress over every chunk's sentences."""
+    from core.similarity import pairs as pairs_module
+
+    whole = compare_pairs(bundle, PAIRS)
+    monkeypatch.setattr(pairs_module, "CHUNK_PAIRS", 3)
+    calls = []
+    chunked = compare_pairs(bundle, PAIRS, progress=lambda d, t: calls.append((d, t)))
+    pd.testing.assert_frame_equal(chunked, whole, atol=1e-6)
+    assert calls[-1] == (14, 14) and [d for d, _ in calls] == sorted(d for d, _ in calls)

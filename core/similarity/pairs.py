@@ -38,6 +38,7 @@ from core.similarity.sentences import encoder_max_length
 from core.words import Word, membership, words_of_encoding
 
 BATCH_SIZE = 64          # sentences per forward pass in compare_pairs
+CHUNK_PAIRS = 1024       # pairs whose sentence vectors compare_pairs holds at once
 RANKED = 4               # tokens a sentence needs before its two rankings are compared
 
 
@@ -309,6 +310,35 @@ def prompt_length(bundle: ModelBundle, prompt: str) -> int:
     return len(ids) - (1 if ids and ids[-1] in special else 0)
 
 
+def _chunk_cosines(bundle: ModelBundle, pairs: Sequence[tuple[str, str]], texts: list[str],
+                   recipe: Recipe, limit: int, skip: int, batch_size: int,
+                   report: Callable[[int], None]) -> np.ndarray:
+    """(layers + 1, P) cosines of ``pairs``, whose distinct sentences are ``texts``."""
+    # The prompt goes before each text, as sentence-transformers' encode puts it.
+    encoded = bundle.tokenize([(recipe.prompt + t).strip() for t in texts],
+                              add_special_tokens=True, truncation=True, max_length=limit,
+                              return_attention_mask=False, return_token_type_ids=False)
+    ids = [list(x) for x in encoded["input_ids"]]
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    vectors = None
+    for start in range(0, len(order), batch_size):
+        batch = order[start:start + batch_size]
+        pooled = _pooled(bundle, [ids[i] for i in batch], recipe, skip)     # (L+1, B, d)
+        pooled /= np.linalg.norm(pooled, axis=2, keepdims=True)
+        if vectors is None:
+            vectors = np.empty((pooled.shape[0], len(ids), pooled.shape[-1]), dtype=np.float32)
+        vectors[:, batch] = pooled
+        report(min(start + batch_size, len(order)))
+    index = {text: i for i, text in enumerate(texts)}
+    left = np.array([index[a] for a, _ in pairs])
+    right = np.array([index[b] for _, b in pairs])
+    cosines = np.empty((len(vectors), len(pairs)))
+    for k, layer in enumerate(vectors):      # one layer at a time, in float64
+        cosines[k] = np.einsum("pd,pd->p", layer[left].astype(np.float64),
+                               layer[right].astype(np.float64))
+    return cosines
+
+
 def compare_pairs(bundle: ModelBundle, pairs: Sequence[tuple[str, str]],
                   progress: Callable[[int, int], None] | None = None,
                   batch_size: int = BATCH_SIZE, recipe: Recipe | None = None) -> pd.DataFrame:
@@ -317,36 +347,31 @@ def compare_pairs(bundle: ModelBundle, pairs: Sequence[tuple[str, str]],
     none) and ``layer_0`` .. ``layer_N`` (the same recipe at every layer, layer_0 the embedding
     output).
 
-    Each distinct sentence runs once; sentences of similar length share a batch, so little of a
-    batch is padding. ``progress(done, total)`` is called after every batch, in sentences.
+    The pairs go ``CHUNK_PAIRS`` at a time, so memory stays bounded however long the list (each
+    chunk's sentence vectors at every layer, float32, then only its cosines are kept). Within a
+    chunk each distinct sentence runs once, and sentences of similar length share a batch, so
+    little of a batch is padding. ``progress(done, total)`` is called after every batch, in
+    sentences (the distinct sentences of each chunk, summed).
     """
     recipe = recipe if recipe is not None else recipe_of(bundle.name)
-    texts = list(dict.fromkeys(s for pair in pairs for s in pair))
     columns = layer_columns(int(bundle.config.num_hidden_layers))
-    if not texts:
+    if not pairs:
         return pd.DataFrame(columns=["a", "b", "cosine", *columns])
-    # The prompt goes before each text, as sentence-transformers' encode puts it.
-    encoded = bundle.tokenize([(recipe.prompt + t).strip() for t in texts],
-                              add_special_tokens=True, truncation=True,
-                              max_length=sentence_limit(bundle, recipe),
-                              return_attention_mask=False, return_token_type_ids=False)
-    ids = [list(x) for x in encoded["input_ids"]]
-    skip = prompt_length(bundle, recipe.prompt)
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    vectors = None
-    for start in range(0, len(order), batch_size):
-        batch = order[start:start + batch_size]
-        pooled = _pooled(bundle, [ids[i] for i in batch], recipe, skip)
-        if vectors is None:
-            vectors = np.empty((len(columns), len(ids), pooled.shape[-1]), dtype=np.float64)
-        vectors[:, batch] = pooled
+    chunks = [pairs[k:k + CHUNK_PAIRS] for k in range(0, len(pairs), CHUNK_PAIRS)]
+    texts = [list(dict.fromkeys(s for pair in chunk for s in pair)) for chunk in chunks]
+    total, done = sum(len(t) for t in texts), 0
+    limit, skip = sentence_limit(bundle, recipe), prompt_length(bundle, recipe.prompt)
+
+    def report(n: int) -> None:
         if progress is not None:
-            progress(min(start + batch_size, len(order)), len(order))
-    vectors /= np.linalg.norm(vectors, axis=2, keepdims=True)
-    index = {text: i for i, text in enumerate(texts)}
-    left = np.array([index[a] for a, _ in pairs])
-    right = np.array([index[b] for _, b in pairs])
-    cosines = np.einsum("lpd,lpd->lp", vectors[:, left], vectors[:, right])   # (L+1, P)
+            progress(done + n, total)
+
+    parts = []
+    for chunk, chunk_texts in zip(chunks, texts, strict=True):
+        parts.append(_chunk_cosines(bundle, chunk, chunk_texts, recipe, limit, skip,
+                                    batch_size, report))
+        done += len(chunk_texts)
+    cosines = np.concatenate(parts, axis=1)                                 # (L+1, P)
     frame = pd.DataFrame({"a": [a for a, _ in pairs], "b": [b for _, b in pairs],
                           "cosine": cosines[-1]})
     for k, name in enumerate(columns):
