@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from core import analyze
+from core import analyze, mask_tokens
 from core.similarity.pairs import pair_contributions
 from core.words import attention_by_word, words_of_encoding
 from tests.conftest import assert_clean, open_app, plotly_values
@@ -86,3 +86,17 @@ def test_tokens_words_above_tokens(lang, texts):
     # the sentences' words and the three specials: [CLS] A [SEP] B [SEP]
     expected = 4 + 6 + 3 if lang == "zh" else 6 + 6 + 3
     assert f'data-words="{expected}"' in strip
+
+
+@pytest.mark.parametrize("lang, texts", CASES)
+def test_pretraining_whole_word_masking(bundle, lang, texts):
+    at = open_app("pages/pretraining/page.py", pre_section="Masking", pre_wwm="true",
+                  pre_seed="3", pre_prob="0.5", lang=lang, **texts)
+    assert_clean(at)
+    m = mask_tokens(bundle, texts["a"], texts["b"], seed=3, probability=0.5, whole_word=True)
+    counts = m.word_counts()
+    text = " ".join(x.value for x in at.markdown)
+    if lang == "en":
+        assert (f"By word: {len(m.candidate_words) - counts[None]} of the "
+                f"{len(m.candidate_words)} words were picked; {counts['mask']} became") in text
+    assert ("Cui" in text) and ("BERT-wwm" in text)
