@@ -117,6 +117,7 @@ def nearest_tokens(bundle: ModelBundle, text: str, position: int, layer: int, k:
     corpus = corpus_pass(bundle) if corpus is None else corpus
     query = query_of(bundle, text)
     check_position(query, position)
+    check_layer(corpus, layer)
     return with_tokens(bundle, corpus,
                        nearest_to(corpus, query.states[layer, position], layer, k, languages))
 
