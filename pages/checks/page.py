@@ -10,6 +10,7 @@ import concurrent.futures
 
 import streamlit as st
 
+from components.analysis_view import encoding_or_none
 from components.explain import explain, page_header
 from components.html_table import draw_table
 from components.i18n import N_, _
@@ -111,8 +112,11 @@ def draw_benchmark() -> CheckRow:
 
 
 def main() -> None:
-    shared_inputs()
+    key = shared_inputs()
     page_header(TITLE, EXPLANATION)
+    # The notices every page gives on the sidebar's text (empty, cut, ...); the checks read none
+    # of it, so a refused text does not stop the page.
+    encoding_or_none(key)
     rows = list(cache.get_published_checks(DEFAULT_MODEL, cache.models_here()))
     table = st.container()
     draw_missing(rows)
