@@ -35,6 +35,7 @@ from serving.models import load_model
 
 T = TypeVar("T")
 budget.on_sweep(session_memory.forget_ended_sessions)
+budget.tune_malloc()   # the app's process, before its first model run (serving.budget)
 
 # The embedded model plus BERT_EXPLORER_MAX_MODELS others (default 2: bert-base-chinese and
 # bert-base-uncased side by side, ~0.9 GB). Per-model tables elsewhere are sized by this too.

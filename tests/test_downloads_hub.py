@@ -139,12 +139,15 @@ def test_closed_hub_is_reported_at_once(serve, monkeypatch):
 def test_throttled_download_reports_progress(serve, files):
     size = sum(p.stat().st_size for p in files.iterdir() if p.name != "pytorch_model.bin")
     serve({REPO: files}, rate=400_000)   # ~1.1 MB at 400 kB/s: about 3 s
+    chunk = hub_constants.DOWNLOAD_CHUNK_SIZE
     job = start_download(REPO)
     seen = []
     while not (state := job.state()).finished:
         seen.append(state)
         time.sleep(0.2)
     assert state.phase == "done", state.error
+    # huggingface_hub was set for the download only (serving.hub.hub_settings), and is back.
+    assert hub_constants.DOWNLOAD_CHUNK_SIZE == chunk != 64 * 1024
     moving = [s for s in seen if s.phase == "downloading" and 0 < s.done_bytes < size]
     assert len({s.done_bytes for s in moving}) >= 5, [s.done_bytes for s in seen]
     assert all(s.total_bytes == size for s in moving)
