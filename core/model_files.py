@@ -39,12 +39,18 @@ VOCABULARIES = ("vocab.txt", "tokenizer.json")
 TOKENIZER_EXTRAS = ("tokenizer_config.json", "special_tokens_map.json")
 WEIGHTS, WEIGHTS_INDEX = "model.safetensors", "model.safetensors.index.json"
 SHARD = re.compile(r"^model-\d{5}-of-\d{5}\.safetensors$")
+# The model's own sentence recipe (core.similarity.recipe): a few small JSON files.
+SENTENCE_FILES = ("modules.json", "sentence_bert_config.json",
+                  "config_sentence_transformers.json")
+POOLING_CONFIG = re.compile(r"^\d+_Pooling/config\.json$")
 
 
 def wanted_files(names: list[str]) -> list[str]:
     """The files of a repository the explorer reads, config first, weights last."""
-    order = [CONFIG, *VOCABULARIES, *TOKENIZER_EXTRAS, WEIGHTS_INDEX, WEIGHTS]
+    order = [CONFIG, *VOCABULARIES, *TOKENIZER_EXTRAS, *SENTENCE_FILES]
     picked = [n for n in order if n in names]
+    picked += sorted(n for n in names if POOLING_CONFIG.match(n))
+    picked += [n for n in (WEIGHTS_INDEX, WEIGHTS) if n in names]
     if WEIGHTS not in names and WEIGHTS_INDEX in names:
         picked += sorted(n for n in names if SHARD.match(n))
     return picked

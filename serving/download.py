@@ -86,9 +86,10 @@ def prepare(name: str, folder: Path | None) -> Path:
     if folder is not None:
         target = folder / name.replace("/", "--")
         target.mkdir(parents=True, exist_ok=True)
-        for file in found.iterdir():
-            if file.is_file() and file.name in wanted_files([p.name for p in found.iterdir()]):
-                shutil.copyfile(file, target / file.name)   # the cache's links, as real files
+        present = [p.relative_to(found).as_posix() for p in found.rglob("*") if p.is_file()]
+        for name_ in wanted_files(present):   # the recipe's Pooling config sits in a folder
+            (target / name_).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(found / name_, target / name_)   # the cache's links, as real files
         found = target
     return found
 

@@ -115,3 +115,16 @@ def test_no_recipe_is_mean_pooling(tmp_path, bundle, tiny_bundle):
     assert recipe_of(bundle.name).own and recipe_of(bundle.name).pooling == (Pooling.MEAN,)
     (tmp_path / "modules.json").write_text("not json")
     assert read_recipe(tmp_path) == MEAN_RECIPE
+
+
+def test_the_recipe_files_are_fetched_with_the_model():
+    """A hub model's recipe comes down with it (a few small JSON files, one in a folder), and
+    nothing else of sentence-transformers' (ONNX, other formats)."""
+    from core.model_files import wanted_files
+
+    listing = ["config.json", "vocab.txt", "model.safetensors", "modules.json",
+               "1_Pooling/config.json", "sentence_bert_config.json",
+               "config_sentence_transformers.json", "onnx/model.onnx", "pytorch_model.bin"]
+    assert wanted_files(listing) == [
+        "config.json", "vocab.txt", "modules.json", "sentence_bert_config.json",
+        "config_sentence_transformers.json", "1_Pooling/config.json", "model.safetensors"]
