@@ -71,13 +71,14 @@ def report_file(parsed: pair_lists.PairList) -> None:
 
 
 @st.fragment(run_every=PROGRESS_EVERY_S)
-def draw_progress(job: object) -> None:
-    """Redrawn every half second while the file runs; then the whole page once more."""
+def draw_progress(job: object, template: str) -> None:
+    """Redrawn every half second while the file runs; then the whole page once more.
+    ``template`` is translated by the page's run: a fragment's own reruns do not set the
+    language."""
     if job.done():
         st.rerun()
     progress = job.progress
-    st.progress(progress.fraction or 0.0, text=_(
-        "Comparing the pairs on {model}: {done} of {total} sentences encoded").format(
+    st.progress(progress.fraction or 0.0, text=template.format(
         model=DEFAULT_MODEL, done=f"{progress.done:,}",
         total=f"{progress.total:,}" if progress.total else "…"))
 
@@ -96,7 +97,8 @@ def draw_benchmark() -> CheckRow:
     job = cache.sts_job(upload.getvalue())
     concurrent.futures.wait([job.future], timeout=WAIT_IN_RUN_S)
     if not job.done():
-        draw_progress(job)
+        draw_progress(job, _("Comparing the pairs on {model}: {done} of {total} sentences "
+                             "encoded"))
         return checks.sts_needed()
     if job.exception() is not None or job.future.cancelled():
         st.error(_("The comparison stopped with an error. Give the file again."),
