@@ -92,7 +92,18 @@ def _client(previous: Callable[[], httpx2.Client]) -> httpx2.Client:
 # so a notebook that imports the explorer keeps huggingface_hub as it was.
 _SETTINGS_LOCK = threading.Lock()
 _SETTINGS_USERS = 0
-_SAVED: dict[str, object] = {}
+
+
+@dataclass(frozen=True)
+class _Saved:
+    """huggingface_hub's settings before the first download running changed them."""
+
+    chunk: int
+    read_timeout: int
+    factory: Callable[[], httpx2.Client]
+
+
+_SAVED: list[_Saved] = []   # empty, or the one set of settings to put back
 
 
 @contextlib.contextmanager
@@ -107,8 +118,8 @@ def hub_settings(read_timeout_s: float) -> Iterator[None]:
             # huggingface_hub has no public getter for the factory in use; read it so that a
             # factory someone else set (a proxy, certificates) is wrapped, not replaced.
             previous = getattr(_http, "_GLOBAL_CLIENT_FACTORY", _http.default_client_factory)
-            _SAVED.update(chunk=constants.DOWNLOAD_CHUNK_SIZE,
-                          timeout=constants.HF_HUB_DOWNLOAD_TIMEOUT, factory=previous)
+            _SAVED[:] = [_Saved(constants.DOWNLOAD_CHUNK_SIZE, constants.HF_HUB_DOWNLOAD_TIMEOUT,
+                                previous)]
             constants.DOWNLOAD_CHUNK_SIZE = CHUNK_BYTES
             constants.HF_HUB_DOWNLOAD_TIMEOUT = max(1, round(read_timeout_s))
             set_client_factory(functools.partial(_client, previous))
@@ -119,10 +130,10 @@ def hub_settings(read_timeout_s: float) -> Iterator[None]:
         with _SETTINGS_LOCK:
             _SETTINGS_USERS -= 1
             if _SETTINGS_USERS == 0:
-                constants.DOWNLOAD_CHUNK_SIZE = _SAVED["chunk"]
-                constants.HF_HUB_DOWNLOAD_TIMEOUT = _SAVED["timeout"]
-                set_client_factory(_SAVED["factory"])  # type: ignore[arg-type]
-                _SAVED.clear()
+                saved = _SAVED.pop()
+                constants.DOWNLOAD_CHUNK_SIZE = saved.chunk
+                constants.HF_HUB_DOWNLOAD_TIMEOUT = saved.read_timeout
+                set_client_factory(saved.factory)
 
 
 @dataclass(frozen=True)

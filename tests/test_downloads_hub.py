@@ -433,3 +433,30 @@ def test_no_head_notice_offers_the_model_that_has_them(allowlist, monkeypatch):
     else:
         assert "Use bert-base-uncased" not in buttons
         assert "python3 -m serving.download bert-base-uncased" in codes
+
+
+def test_a_sentence_models_recipe_comes_down_with_it(serve, files):
+    """A hub model with its own sentence recipe ([CLS], normalised, as bge-small has it): the
+    facts say so before the download, and the downloaded copy reads as that recipe."""
+    import json
+
+    from core.similarity.pairs import recipe_of
+    from core.similarity.recipe import Pooling
+    from serving.model_facts import model_facts
+
+    (files / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling",
+         "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize",
+         "type": "sentence_transformers.models.Normalize"}]))
+    (files / "1_Pooling").mkdir()
+    (files / "1_Pooling" / "config.json").write_text(json.dumps(
+        {"word_embedding_dimension": 32, "pooling_mode_cls_token": True,
+         "pooling_mode_mean_tokens": False}))
+    serve({REPO: files})
+    assert model_facts(REPO, timeout=3).pooling == ("cls",)
+    load_model(REPO)
+    recipe = recipe_of(REPO)
+    assert recipe.own and recipe.pooling == (Pooling.CLS,) and recipe.normalize
+    assert model_facts(REPO, timeout=3).pooling == ("cls",)
