@@ -43,11 +43,26 @@ def facts_line(facts: ModelFacts, shown: str) -> str:
 
     vocab = unknown if facts.vocab_size is None else f"{facts.vocab_size:,}"
     cjk = unknown if facts.cjk_characters is None else f"{facts.cjk_characters:,}"
-    return markdown_template(
+    line = markdown_template(
         _("{name}: {where}; MLM head {mlm}, NSP head {nsp}; vocabulary {vocab} tokens, "
           "{cjk} of them Chinese characters"),
         name=shown, where=where, mlm=yes_no(facts.mlm_head), nsp=yes_no(facts.nsp_head),
         vocab=vocab, cjk=cjk)
+    if facts.pooling is None:
+        recipe = unknown
+    elif not facts.pooling:
+        recipe = _("none of its own (the Pairs page lends it mean pooling)")
+    else:
+        recipe = " + ".join(_(POOLING_NAMES.get(p, p)) for p in facts.pooling)
+    return line + "; " + markdown_template(_("sentence vector: {recipe}"), recipe=recipe)
+
+
+# A sentence-embedding model's pooling (core.similarity.recipe.Pooling), as the list names it.
+POOLING_NAMES = {"cls": N_("the [CLS] vector"), "mean": N_("the mean of the tokens"),
+                 "max": N_("the largest value per dimension"),
+                 "mean_sqrt_len_tokens": N_("the sum over √(tokens)"),
+                 "weightedmean": N_("a position-weighted mean"),
+                 "lasttoken": N_("the last token's vector")}
 
 
 def draw_model_facts(options: list[str]) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from core.errors import ModelLoadError
 from core.model_files import VOCABULARIES, remote_model, wanted_files
 from core.models import MLM_HEAD, NSP_HEAD, local_folder, model_source, weight_names
+from core.similarity.recipe import read_recipe
 
 # The CJK Unified Ideographs blocks a Chinese text is written in (basic block, extension A, the
 # compatibility block); bert-base-chinese's vocabulary is mostly these, one character a token.
@@ -31,6 +32,9 @@ class ModelFacts:
     nsp_head: bool | None
     vocab_size: int | None
     cjk_characters: int | None      # single CJK characters the vocabulary holds as tokens
+    # Its own sentence vector (core.similarity.recipe): the pooling modes, () for none of its
+    # own (mean pooling is lent), None: unknown.
+    pooling: tuple[str, ...] | None = None
 
 
 def is_cjk(token: str) -> bool:
@@ -49,13 +53,18 @@ def _from_vocabulary(tokens: list[str]) -> tuple[int, int]:
     return len(tokens), sum(1 for t in tokens if is_cjk(t))
 
 
+def _pooling(folder: Path) -> tuple[str, ...]:
+    recipe = read_recipe(folder)
+    return tuple(str(p) for p in recipe.pooling) if recipe.own else ()
+
+
 def local_facts(name: str, folder: Path) -> ModelFacts:
     files = [folder / n for n in wanted_files([p.name for p in folder.iterdir()])]
     size = sum(p.stat().st_size for p in files if p.is_file())   # follows the cache's links
     keys = weight_names(folder)
     vocab, cjk = _from_vocabulary(vocabulary(folder))
     return ModelFacts(name, True, size, any(k.startswith(MLM_HEAD) for k in keys),
-                      any(k.startswith(NSP_HEAD) for k in keys), vocab, cjk)
+                      any(k.startswith(NSP_HEAD) for k in keys), vocab, cjk, _pooling(folder))
 
 
 def remote_facts(name: str, timeout: float) -> ModelFacts:
@@ -71,10 +80,15 @@ def remote_facts(name: str, timeout: float) -> ModelFacts:
         vocab, cjk = _from_vocabulary(vocabulary(path.parent))
         keys = HfApi(endpoint=constants.ENDPOINT).get_safetensors_metadata(
             repo, revision=remote.commit).weight_map
+        recipe_files = [n for n in remote.sizes if n == "modules.json" or n.endswith(
+            "_Pooling/config.json")]            # a few hundred bytes: the sentence recipe
+        for file in recipe_files:
+            hf_hub_download(repo, file, revision=remote.commit, etag_timeout=timeout)
     except Exception as exc:  # noqa: BLE001 - any failure here only means "unknown"
         raise ModelLoadError("the hub could not say", name=name) from exc
     return ModelFacts(name, False, remote.total_bytes, any(k.startswith(MLM_HEAD) for k in keys),
-                      any(k.startswith(NSP_HEAD) for k in keys), vocab, cjk)
+                      any(k.startswith(NSP_HEAD) for k in keys), vocab, cjk,
+                      _pooling(path.parent) if recipe_files else ())
 
 
 def model_facts(name: str, timeout: float) -> ModelFacts:

@@ -75,7 +75,9 @@ class FakeHub:
         folder = self.repos.get(repo)
         if folder is None:
             return {}
-        return {p.name: p for p in sorted(folder.iterdir()) if p.is_file()}
+        # Files in folders too (a sentence-transformers Pooling folder), by their path.
+        return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
+                if p.is_file()}
 
 
 def _etag(path: Path) -> str:

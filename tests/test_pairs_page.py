@@ -280,3 +280,26 @@ def test_bad_files_get_a_message():
         at.file_uploader[0].set_value((name, data, "text/plain")).run()
         assert_clean(at)
         assert any(words in e.value for e in at.error), name
+
+
+def test_the_table_pages_and_sorts_on_the_server():
+    """Only a page of rows reaches the browser; the order and the page are the link's."""
+    text = "\n".join(f"sentence number {i} about a topic\tanother one {i % 17} here\t{i % 6}"
+                     for i in range(230))
+    at = many()
+    results(at.text_area(key="pr_text").input(text).run())
+    assert_clean(at)
+    shown = at.dataframe[0].value
+    assert len(shown) == 100 and shown["line"].tolist() == list(range(1, 101))
+    at.selectbox(key="pr_sort").set_value("cosine_low").run()
+    at.selectbox(key="pr_page").set_value(3).run()
+    assert_clean(at)
+    last = at.dataframe[0].value
+    assert len(last) == 30
+    full = pairs_cache.get_compared(at.session_state["model"] if "model" in at.session_state
+                                    else "all-MiniLM-L6-v2", read_text(text))
+    expected = full.sort_values("cosine", kind="stable")["line"].tolist()[200:]
+    assert last["line"].tolist() == expected
+    at.number_input(key="pr_row").set_value(int(expected[0])).run()     # opens that line
+    assert_clean(at)
+    assert "pairs_matrix" in image_heatmaps(at)

@@ -408,14 +408,15 @@ def read_source() -> ListSource | Table | None:
 
 
 def column_label(table: Table, k: int) -> str:
-    """A column as the pickers name it: its number, and its name or its first cell."""
+    """A column as the pickers name it (and the link carries it): its number first, then its
+    name or its first cell; 0 for no column."""
     if k < 0:
-        return _("none")
+        return "0 · " + _("none")
     name = table.columns[k] if k < len(table.columns) else ""
     if not name and table.rows:
         first = table.rows[0].cells[k] if k < len(table.rows[0].cells) else ""
-        name = "“" + _preview(first, 28) + "”" if first else ""
-    return f"{k + 1} · {name}" if name else _("column {k}").format(k=k + 1)
+        name = "“" + _preview(first, 24) + "”" if first else ""
+    return f"{k + 1} · {name}" if name else str(k + 1)
 
 
 def pick_columns(table: Table, source: ListSource) -> tuple[int, int, int | None, str]:
@@ -613,6 +614,10 @@ def draw_table_page(frame: pd.DataFrame, parsed: lists.PairList, model: str) -> 
     orders = [o for o in SortOrder if parsed.has_scores or o not in (SortOrder.SCORE_HIGH,
                                                                      SortOrder.GAP)]
     pages = max(1, -(-len(frame) // PAGE_ROWS))
+    if SORT_KEY in st.session_state and st.session_state[SORT_KEY] not in orders:
+        st.session_state[SORT_KEY] = SortOrder.LINE      # a list without scores now
+    if PAGE_KEY in st.session_state and st.session_state[PAGE_KEY] not in range(1, pages + 1):
+        st.session_state[PAGE_KEY] = 1                    # a shorter list than before
     left, right = st.columns(2)
     order = left.selectbox(_("Order"), orders, key=SORT_KEY, bind="query-params",
                            format_func=lambda o: _(SORT_LABELS[o]))
