@@ -116,13 +116,15 @@ def sentence_column(table: Table) -> int:
 
 def label_column(table: Table, sentence: int) -> int | None:
     """A column named like a label (label, sense, 标签 ...) other than the sentence's, else a
-    column with 2 to ``MAX_LABELS`` distinct values; None when there is none."""
+    column with 2 to ``MAX_LABELS`` distinct values (1 to, when it is the only other column:
+    ``sentence<TAB>label`` lines); None when there is none."""
     keys = [column_key(c) for c in table.columns]
     for name in LABEL_NAMES:
         if column_key(name) in keys and keys.index(column_key(name)) != sentence:
             return keys.index(column_key(name))
     for k in range(table.width):
-        if k != sentence and 2 <= len(set(_cells(table, k)) - {""}) <= MAX_LABELS:
+        least = 1 if table.width == 2 else 2
+        if k != sentence and least <= len(set(_cells(table, k)) - {""}) <= MAX_LABELS:
             return k
     return None
 

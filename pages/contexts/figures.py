@@ -44,11 +44,11 @@ SENSE_LABELS = {
 }
 
 
-def sense_label(sense: str | None) -> str:
-    """A sense as shown: the built-in ones translated, a user's label as written."""
+def sense_label(sense: str | None, own: bool = False) -> str:
+    """A sense as shown: the built-in ones translated, a user's label (``own``) as written."""
     if sense is None:
         return "—"
-    return _(SENSE_LABELS[sense]) if sense in SENSE_LABELS else sense
+    return _(SENSE_LABELS[sense]) if sense in SENSE_LABELS and not own else sense
 
 
 def sense_colours(senses: Sequence[str]) -> dict[str, str]:
@@ -63,17 +63,17 @@ def marked(sentence: str, start: int, end: int, colour: str) -> str:
             + html.escape(sentence[end:]))
 
 
-def neighbours_html(found: Sequence[Neighbour], colours: dict[str, str], name: str) -> str:
+def neighbours_html(found: Sequence[Neighbour], colours: dict[str, str], name: str,
+                    own: bool = False) -> str:
     """Rank, cosine, word and sense, and the sentence with the token marked; each row tinted by
     its sense (grey when unlabelled or another word's)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in (
         "#", _("cosine"), _("token"), _("sense"), _("sentence")))
     rows = []
     for rank, n in enumerate(found, start=1):
-        colour = colours.get(n.sense or "", OTHER) if n.word is not None and n.sense in colours \
-            else OTHER
+        colour = colours.get(n.sense or "", OTHER) if (own or n.word is not None) else OTHER
         sense = (f"{html.escape(n.word)} · {html.escape(sense_label(n.sense))}"
-                 if n.word and n.sense else html.escape(sense_label(n.sense)))
+                 if n.word and n.sense else html.escape(sense_label(n.sense, own)))
         rows.append(
             f'<tr style="box-shadow:inset 5px 0 0 {colour}">'
             f'<td class="num">{rank}</td><td class="num">{n.cosine:.3f}</td>'
@@ -151,7 +151,8 @@ def point_groups(labels: Sequence[str | None]) -> list[str | None]:
     return named + ([None] if any(x is None for x in labels) else [])
 
 
-def map_picture(proj: Projection, labels: Sequence[str | None], title: str, name: str) -> str:
+def map_picture(proj: Projection, labels: Sequence[str | None], title: str, name: str,
+                own: bool = False) -> str:
     """The points as an SVG image (equal axes), title, axis shares and the key as page text."""
     xy = proj.xy
     lo, hi = xy.min(axis=0), xy.max(axis=0)
@@ -173,7 +174,7 @@ def map_picture(proj: Projection, labels: Sequence[str | None], title: str, name
            f'<rect width="100%" height="100%" fill="#ffffff"/>{"".join(dots)}</svg>')
     data = base64.b64encode(svg.encode()).decode()
     key = "".join(f'<span><span class="cm-dot" style="background:{colours[g]}"></span>'
-                  f"{html.escape(sense_label(g) if g is not None else _('no label'))} "
+                  f"{html.escape(sense_label(g, own) if g is not None else _('no label'))} "
                   f"({sum(1 for x in labels if x == g)})</span>" for g in groups)
     axes = _("Horizontal: the direction of largest spread at this layer ({a} of it); vertical: "
              "the next ({b}).").format(a=f"{proj.explained[0]:.0%}", b=f"{proj.explained[1]:.0%}")
@@ -185,7 +186,7 @@ def map_picture(proj: Projection, labels: Sequence[str | None], title: str, name
 
 
 def map_figure(proj: Projection, labels: Sequence[str | None], sentences: Sequence[str],
-               title: str) -> go.Figure:
+               title: str, own: bool = False) -> go.Figure:
     """The same map, interactive: hover a point for its sentence."""
     fig = go.Figure()
     groups = point_groups(labels)
@@ -193,7 +194,7 @@ def map_figure(proj: Projection, labels: Sequence[str | None], sentences: Sequen
         rows = [i for i, x in enumerate(labels) if x == g]
         fig.add_scatter(
             x=proj.xy[rows, 0], y=proj.xy[rows, 1], mode="markers",
-            name=plotly_text(sense_label(g) if g is not None else _("no label")),
+            name=plotly_text(sense_label(g, own) if g is not None else _("no label")),
             marker={"size": 10, "color": SENSE_COLOURS[k % len(SENSE_COLOURS)] if g else OTHER,
                     "line": {"color": "#ffffff", "width": 1}},
             text=[plotly_text(sentences[i]) for i in rows],

@@ -18,6 +18,7 @@ from components.labels import markdown_code, markdown_text
 from components.model_picker import offer_model
 from components.sections import Section, draw_sections
 from core import DEFAULT_MODEL, ExplorerError, InputError
+from core.contexts.corpus_data import NEIGHBOUR_CORPUS
 from core.contexts.neighbours import Neighbour, Query
 from core.contexts.senses import labelled_words, sentence_map
 from core.contexts.user_corpus import MAX_SENTENCES, MAX_TOKENS, UserCorpus
@@ -52,6 +53,7 @@ DEFAULT_WORD = "bank"
 PROGRESS_EVERY_S = 0.5
 WAIT_IN_RUN_S = 1.5
 K = 10
+BUILT_IN_WORDS = list(dict.fromkeys(r.word for r in NEIGHBOUR_CORPUS if r.word))
 MAP_WORD, MAP_SENTENCES = N_("one word in every sentence"), N_("every sentence")
 NO_LABEL = N_("no label column")
 WEAK_MODEL = N_(
@@ -147,20 +149,26 @@ def query_or_stop(ctx: Context) -> Query | None:
 
 def token_picker(ctx: Context, query: Query, words: list[str]) -> int | None:
     """A word token of sentence A (its position in A's own encoding, [CLS] = 0); by default the
-    first token that is a labelled corpus word, else the first word."""
+    first token that is a labelled corpus word, else the first word. The link carries the
+    position as a number (``?ctx_token=5``)."""
     options = [p for p, special in enumerate(query.special) if not special]
     if not options:
         st.info(_("Sentence A has no word token to search from."), icon=":material/info:")
         return None
     link_value_note(TOKEN_KEY, [str(p) for p in options], N_("token position"))
     if st.session_state.get(TOKEN_KEY) not in (None, *options):
-        st.session_state[TOKEN_KEY] = None
+        del st.session_state[TOKEN_KEY]   # another sentence: its own default
     lowered = {w.lower() for w in words}
     default = next((p for p in options if query.tokens[p].lower() in lowered), options[0])
-    return st.selectbox(
+    asked = st.query_params.get(TOKEN_KEY)
+    if TOKEN_KEY not in st.session_state and asked is not None and asked in map(str, options):
+        default = int(asked)
+    position = st.selectbox(
         _("Token of sentence A"), options, index=options.index(default), key=TOKEN_KEY,
-        bind="query-params", format_func=lambda p: f"{p}: {query.tokens[p]}",
+        format_func=lambda p: f"{p}: {query.tokens[p]}",
         help=_("Numbered as in sentence A encoded alone: [CLS] is 0."))
+    st.query_params[TOKEN_KEY] = str(position)
+    return position
 
 
 def notice(found: list[Neighbour], token: str, layer: int, first: list[Neighbour]) -> str:
@@ -467,13 +475,13 @@ def draw_own_results(ctx: Context, vectors: ContextVectors) -> None:
         return
     left, right = st.columns([1, 2])
     with left:
-        position = token_picker(ctx, query, [])
+        position = token_picker(ctx, query, BUILT_IN_WORDS)
     with right:
         layer = layer_slider(ctx, vectors.layers)
     if position is not None:
         found = cache.get_neighbours(ctx.key, vectors, position, layer, K)
         labels = list(dict.fromkeys(n.sense for n in found if n.sense))
-        st.html(neighbours_html(found, sense_colours(labels), "ctx_own_neighbours"))
+        st.html(neighbours_html(found, sense_colours(labels), "ctx_own_neighbours", own=True))
     if len(vectors.records) < 2:
         st.info(_("A map needs at least two sentences."), icon=":material/info:")
         return
@@ -489,9 +497,10 @@ def draw_own_results(ctx: Context, vectors: ContextVectors) -> None:
         n=len(proj.records), layer=layer, model=ctx.bundle.label)
     sentences = [vectors.records[int(s)].sentence for s in proj.records]
     if exact:
-        show_figure(map_figure(proj, labels, sentences, title), _("map"), key="ctx_own_map")
+        show_figure(map_figure(proj, labels, sentences, title, own=True), _("map"),
+                    key="ctx_own_map")
     else:
-        st.html(map_picture(proj, labels, title, "ctx_own_map"))
+        st.html(map_picture(proj, labels, title, "ctx_own_map", own=True))
 
 
 # Tab labels are the values of ?ctx_section= in a shared link.

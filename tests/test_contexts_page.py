@@ -1,0 +1,178 @@
+"""The Contexts page in AppTest: every tab in English and Chinese, its numbers against core,
+the link's parameters (and bad ones), your own corpus pasted and uploaded, bad corpora."""
+
+from __future__ import annotations
+
+import html as html_module
+import json
+import re
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from core.contexts import corpus_pass, nearest_tokens, sense_separation
+from tests.conftest import assert_clean, open_app
+
+PAGE = "pages/contexts/page.py"
+RIVER = "We walked along the bank of the river."
+CJK = re.compile(r"[\u4e00-\u9fff]")
+TABS = {"en": ("Neighbours", "Senses by layer", "Map", "Your own corpus"),
+        "zh": ("最近邻", "逐层看词义", "分布图", "你自己的语料")}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def corpus(bundle):
+    return corpus_pass(bundle)
+
+
+def finished(at, timeout_s: float = 180.0):
+    """Rerun until no progress bar is left (a background pass polled by a fragment, which
+    AppTest does not tick)."""
+    deadline = time.monotonic() + timeout_s
+    while at.get("progress") and time.monotonic() < deadline:
+        assert_clean(at)
+        time.sleep(0.5)
+        at.run()
+    assert not at.get("progress"), "the pass did not finish"
+    assert_clean(at)
+    return at
+
+
+def page(section: str, **query: str):
+    return finished(open_app(PAGE, ctx_section=section, a=RIVER, **query))
+
+
+def htmls(at) -> str:
+    return "\n".join(h.proto.body for h in at.get("html"))
+
+
+def texts(at) -> str:
+    return "\n".join([m.value for m in at.markdown] + [e.value for e in at.info]
+                     + [w.value for w in at.warning] + [e.value for e in at.error])
+
+
+def neighbour_rows(body: str) -> list[tuple[float, str]]:
+    """(cosine, token) per row of the neighbours table."""
+    rows = re.findall(r'<td class="num">\d+</td><td class="num">([-\d.]+)</td><td>([^<]*)</td>',
+                      body)
+    return [(float(c), html_module.unescape(t)) for c, t in rows]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("tab", range(4))
+def test_every_tab_renders(lang, tab):
+    query = {"lang": "zh"} if lang == "zh" else {}
+    at = page(TABS[lang][tab], **query)
+    assert at.tabs and at.title[0].value == ("语境" if lang == "zh" else "Contexts")
+    shown = texts(at)
+    if lang == "zh":
+        assert len(CJK.findall(shown)) > 40
+    if tab == 0:
+        assert len(neighbour_rows(htmls(at))) == 10
+    if tab == 1:
+        metas = {json.loads(c.proto.spec)["layout"]["meta"] for c in at.get("plotly_chart")}
+        assert metas == {"ctx_senses", "ctx_self"}
+    if tab == 2:
+        assert 'data-picture="ctx_map"' in htmls(at)
+
+
+def test_neighbours_equal_core(bundle, corpus):
+    at = page("Neighbours", ctx_layer="4")
+    position = at.selectbox(key="ctx_token").value
+    assert bundle.ids_to_tokens(bundle.tokenize(RIVER)["input_ids"])[position] == "bank"
+    found = nearest_tokens(bundle, RIVER, position, 4, corpus=corpus)
+    rows = neighbour_rows(htmls(at))
+    np.testing.assert_allclose([c for c, _ in rows], [n.cosine for n in found], atol=6e-4)
+    assert [t for _, t in rows] == [n.token for n in found]
+    same = sum(n.token == "bank" for n in found)
+    assert f"At layer 4, {same} of the 10 nearest tokens are “bank” itself." in texts(at)
+
+
+def test_link_picks_token_and_layer():
+    at = page("Neighbours", ctx_token="2", ctx_layer="0")
+    assert at.selectbox(key="ctx_token").value == 2
+    assert "At layer 0, " in texts(at)
+
+
+@pytest.mark.parametrize("bad", [{"ctx_token": "0"}, {"ctx_token": "10"}, {"ctx_token": "99"},
+                                 {"ctx_token": "x"}, {"ctx_layer": "12"},
+                                 {"ctx_layer": "-1"}, {"ctx_word": "zebra"}])
+def test_bad_link_values_fall_back_with_a_message(bad):
+    section = "Senses by layer" if "ctx_word" in bad else "Neighbours"
+    at = page(section, **bad)
+    assert any("not available here" in w.value for w in at.warning), texts(at)
+    if "ctx_word" in bad:
+        assert at.selectbox(key="ctx_word").value == "bank"
+    else:
+        assert len(neighbour_rows(htmls(at))) == 10
+
+
+def test_senses_name_the_peak_layer(corpus):
+    at = page("Senses by layer", ctx_word="crane")
+    sep = sense_separation(corpus, "crane")
+    assert f"The best layer is {sep.peak_layer} ({sep.accuracy.max():.0%})" in texts(at)
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if json.loads(c.proto.spec)["layout"]["meta"] == "ctx_senses")
+    np.testing.assert_allclose(spec["data"][0]["y"] if isinstance(spec["data"][0]["y"], list)
+                               else sep.accuracy, sep.accuracy)
+
+
+def test_map_exact_values_and_sentences():
+    at = page("Map", ctx_exact="true", ctx_map="every sentence", ctx_layer="3")
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    assert spec["layout"]["meta"] == "ctx_map"
+    assert sum(len(trace["text"]) for trace in spec["data"]) == 675
+
+
+def test_empty_sentence_a_gets_a_message():
+    at = finished(open_app(PAGE, ctx_section="Neighbours", a=" "))
+    assert not neighbour_rows(htmls(at))
+    assert at.warning or at.info
+
+
+def own(at, text: str):
+    return finished(at.text_area(key="ctx_text").input(text).run())
+
+
+def test_own_corpus_pasted_with_labels():
+    at = page("Your own corpus")
+    lines = ["The bank raised its rates.\tmoney", "We sat on the river bank.\triver",
+             "The bank lent them money.\tmoney", "Ducks swam near the bank.\triver"]
+    at = own(at, "\n".join(lines))
+    shown = texts(at)
+    assert "4 sentences" in shown
+    assert at.selectbox(key="ctx_token").value == 5      # "bank", a word of the built-in corpus
+    rows = neighbour_rows(htmls(at))
+    assert len(rows) == 10 and [t for _, t in rows[:4]] == ["bank"] * 4
+    assert 'data-picture="ctx_own_map"' in htmls(at)
+    assert "money (2)" in htmls(at) and "river (2)" in htmls(at)
+
+
+def test_own_corpus_bad_inputs():
+    at = page("Your own corpus")
+    at = own(at, "Only one sentence here.")
+    assert "A map needs at least two sentences." in texts(at)
+    at = own(at, "One.\tx\nTwo.\tx\n")
+    assert "the same label" in texts(at)
+    at = own(at, "   \n\n")
+    assert "Paste sentences above" in texts(at)
+
+
+def test_own_corpus_uploaded_files():
+    at = page("Your own corpus")
+    data = b'text,label\n"One, two, three.",a\n"He said ""hi"".",b\n,a\n'
+    at.file_uploader[0].set_value(("s.csv", data, "text/csv")).run()
+    at = finished(at)
+    assert "2 sentences" in texts(at) and "1 empty rows skipped." in texts(at)
+    at.file_uploader[0].set_value(("b.txt", b"\x00\x01\x02" * 500, "text/plain")).run()
+    assert "not text" in texts(at)
