@@ -73,7 +73,8 @@ def test_a_page_added_by_the_readme_steps_passes_the_page_checks(tmp_path):
                           capture_output=True, text=True, check=False)
     assert lint.returncode == 0, lint.stdout
     checks = run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_page_shape.py",
-                  "tests/test_catalog.py", "tests/test_bad_inputs.py", "-k",
+                  "tests/test_catalog.py", "tests/test_bad_inputs_text.py",
+                  "tests/test_bad_inputs_url.py", "-k",
                   f"{NAME} or catalog"], tree, timeout=900)
     assert checks.returncode == 0, checks.stdout[-3000:]
     passed = re.search(r"(\d+) passed", checks.stdout)

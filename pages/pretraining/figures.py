@@ -158,4 +158,4 @@ def pattern_dot(p: FinetuningPattern, tokens: list[str], model_name: str) -> str
     edges.append(("head", "out"))
     ranks = ["{rank=same; " + " ".join(f"t{n};" for n in range(len(shown))) + "}",
              "{rank=same; " + " ".join(f"o{n};" for n in range(len(shown))) + "}"]
-    return dot_graph(nodes, edges, direction="TB", extra=ranks, font_size=14)
+    return dot_graph(nodes, edges, direction="TB", extra=ranks, font_size=14, compact=True)
