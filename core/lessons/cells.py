@@ -135,6 +135,25 @@ PRETRAINING_CELLS: tuple[str, ...] = (
     "print(table.weight.shape)\n"
     "segments = table(pair['token_type_ids'])\n"
     "torch.equal(segments[0, 0], segments[0, -1])",
+    # The same word in two senses, layer by layer (the Contexts page's Senses by layer tab).
+    "river = ['We sat on the bank and fished.',\n"
+    "         'Reeds grew along the muddy bank.',\n"
+    "         'The river flooded its bank.']\n"
+    "money = ['She opened an account at the bank.',\n"
+    "         'The bank lent him money.',\n"
+    "         'He works at a bank in town.']\n"
+    "piece = tokenizer.tokenize('bank')[0]\n"
+    "def bank_states(s):\n"
+    "    enc = tokenizer(s, return_tensors='pt')\n"
+    "    ids = enc['input_ids'][0].tolist()\n"
+    "    where = tokenizer.convert_ids_to_tokens(ids).index(piece)\n"
+    "    out = model(**enc, output_hidden_states=True)\n"
+    "    return torch.stack([h[0, where] for h in out.hidden_states])\n"
+    "R = torch.stack([bank_states(s) for s in river]).mean(0)\n"
+    "M = torch.stack([bank_states(s) for s in money]).mean(0)\n"
+    "cos = torch.nn.functional.cosine_similarity(R, M, dim=-1)\n"
+    "for layer, c in enumerate(cos.tolist()):\n"
+    "    print(f'layer {layer}: {c:.3f}')",
 )
 
 

@@ -204,6 +204,18 @@ PRETRAINING_STEPS = (
             "vector?"),
          (N_("No: rows 0 and 1 differ"), N_("Yes")), 0,
          N_("They read different rows of the table, so torch.equal prints False.")),
+    Step(N_("Where the two senses of “bank” come apart"),
+         N_("Three sentences use bank beside a river, three at a money bank. Each bank's vector "
+            "is read at every layer (hidden_states: 0 is the embedding output) and averaged per "
+            "sense; the output is the cosine of the two averages at each layer, where 1 would "
+            "mean the model cannot tell the senses apart. The Contexts page's Senses by layer "
+            "tab measures the same over more sentences and thirty words."),
+         N_("At which layer do the two senses of “bank” come apart?"),
+         (N_("Already at layer 0, the lookup"), N_("In the encoder layers, after the lookup"),
+          N_("Never: bank keeps one vector")), 1,
+         N_("At layer 0 every bank reads the same row of the word table (only the positions "
+            "differ), so the cosine is close to 1; each encoder layer mixes in the neighbouring "
+            "words, and the cosine falls below its layer-0 value.")),
 )
 
 LESSONS = {"embedding": (N_("The embedding layer"), EMBEDDING_STEPS),
