@@ -41,6 +41,15 @@ INJECTED_JS = """() => ({
 NOTHING = {"img_src_x": 0, "inline_handlers": 0, "payload_scripts": 0}
 
 
+def wait_for_images(page) -> None:
+    """Until every image in the page and its frames has loaded or failed: an image that fails
+    fires its onerror in the same task that marks it complete, so a handler the payload
+    injected has run (and its dialog been recorded) by then."""
+    for frame in page.frames:
+        frame.wait_for_function("() => [...document.images].every(i => i.complete)",
+                                timeout=30_000)
+
+
 def page_url(server: str, url_path: str, query: dict[str, str]) -> str:
     return f"{server}/{url_path}?{urlencode(query)}"
 
@@ -68,7 +77,7 @@ def test_html_sentence_shows_as_text(server, browser, spec):
     name = spec.url_path or "home"
     page = open_in_browser(browser, page_url(server, spec.url_path, {"a": IMG, "b": SCRIPT}))
     try:
-        page.wait_for_timeout(500)  # an injected onerror would fire as the image fails to load
+        wait_for_images(page)  # an injected onerror fires as its image fails to load
         assert page.dialogs == []  # type: ignore[attr-defined]
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_role("textbox", name="Sentence A", exact=True).input_value() == IMG
@@ -120,7 +129,7 @@ def test_html_model_name_is_not_rendered(server, browser):
     """Raw HTML in the model name is escaped by the markdown renderer: no element, no dialog."""
     page = open_in_browser(browser, page_url(server, "tokens", {"model": IMG}))
     try:
-        page.wait_for_timeout(500)
+        wait_for_images(page)
         assert page.dialogs == []  # type: ignore[attr-defined]
         assert page.evaluate(INJECTED_JS) == NOTHING
         assert IMG in page.locator("[data-testid='stAlert']").first.inner_text()
@@ -145,4 +154,22 @@ def test_similarity_pickers_follow_a_new_sentence(server, browser, bundle):
         assert page.get_by_text("Both choices are the same token").count() == 0
         assert page.get_by_text(" vs ".join(want)).count() >= 1  # the curve's legend
     finally:
+        page.close()
+
+
+# The link of the issue: a class code that is a markdown link, in the lesson's warning.
+CLASS_LINK = "[Prize: click](https://evil.example/x)"
+
+
+def test_markdown_class_code_shows_as_text(server, browser):
+    """/lesson?class=<a markdown link>: the warning shows the characters, and no link to it."""
+    page = open_in_browser(browser, page_url(server, "lesson", {"class": CLASS_LINK}))
+    try:
+        alert = page.locator("[data-testid='stAlert']").filter(has_text="There is no class")
+        assert alert.count() == 1
+        assert CLASS_LINK in alert.inner_text()
+        assert alert.locator("a").count() == 0
+        assert page.locator("a[href*='evil.example']").count() == 0
+    finally:
+        page.screenshot(path=ARTIFACTS / "xss-class-code.png")
         page.close()
