@@ -1,21 +1,29 @@
 """A live class poll for the lessons' questions: state only, no Streamlit.
 
 A teacher opens a class for one lesson; students answer each step's question under the class's
-short code. Everything is anonymous: an answer is stored under a random id the student's session
-made for itself (no name, no address), one answer per session per step, and a new answer from
-the same session replaces the old one.
+short code. Everything is anonymous: an answer is stored under a random id the student's browser
+keeps for itself (no name, no address), one answer per id per step, and a new answer from the
+same id replaces the old one.
 
-The state is one process's memory by default (the app holds one poll in ``st.cache_resource``):
-nothing to install. With several replicas, ``BERT_EXPLORER_POLL_REDIS`` names a Redis server
-they share (``serving.classpoll_redis``, same interface), so a class spread over replicas has one
-tally (deploy/README.md says why a shared store rather than routing by class at the proxy).
+Two stores keep the state behind one interface, ``PollStore``: this process's memory by default
+(``ClassPoll``; the app holds one in ``st.cache_resource``; nothing to install, and a restart of
+the server ends every class), or, when ``BERT_EXPLORER_POLL_REDIS`` names a Redis server, that
+server (``serving.classpoll_redis.RedisClassPoll``), shared by every replica and surviving their
+restarts (deploy/README.md says why a shared store rather than routing by class at the proxy).
+Every argument is checked by the same functions here (``check_*``) in both stores.
 
-Bounded: at most ``max_classes`` classes, ``max_sessions`` answering sessions per class; a class
-with no answer (and no teacher action) for ``idle_s`` seconds is gone. Codes are drawn with
-``secrets`` from an alphabet without look-alike characters (no 0/O, 1/I/L); 6 of its 31
-characters give ~887 million codes, so a few hundred live classes leave a guess a chance below
-one in a million. The teacher's key (``secrets.token_urlsafe``) is what lets one reveal the
-answers; a student's link never holds it. Thread-safe: one lock around every change and read.
+Bounded: at most ``max_classes`` classes, ``max_sessions`` answering ids per class. A class with
+no answer and no teacher action for ``idle_s`` seconds (4 hours) is gone; a class that never
+received an answer is gone ``unanswered_s`` seconds (20 minutes) after its teacher's last action,
+and when every slot is taken, the class without answers that has been silent longest yields its
+slot to a new one. So scripted "Start a class" clicks cannot lock real teachers out: a class
+students answer is never pushed out, and an empty one lasts minutes, not hours.
+
+Codes are drawn with ``secrets`` from an alphabet without look-alike characters (no 0/O, 1/I/L);
+6 of its 31 characters give ~887 million codes. The teacher's key (``secrets.token_urlsafe``,
+kept by the teacher's browser in a cookie, never in a link) lets one reveal the answers and move
+the class's step; the teacher's PIN (6 digits) hands the class to a new key when the teacher's
+browser is lost, at most ``MAX_PIN_TRIES`` wrong PINs per class. Keys and PINs are stored hashed.
 """
 
 from __future__ import annotations
@@ -28,16 +36,21 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from core.errors import N_, ExplorerError
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"   # no 0/O, 1/I/L: read off a projector
 CODE_LENGTH = 6
+PIN_LENGTH = 6
 MAX_CLASSES = 200
-MAX_SESSIONS = 300          # answering sessions per class
+MAX_SESSIONS = 300          # answering ids per class
 MAX_STEPS = 64
 MAX_CHOICES = 16
-IDLE_S = 4 * 3600.0         # a class with no answer for this long is gone
+MAX_PIN_TRIES = 10          # wrong PINs per class before reclaiming it is closed
+IDLE_S = 4 * 3600.0         # a class with no answer or teacher action for this long is gone
+UNANSWERED_S = 20 * 60.0    # a class that never received an answer: gone this long after its
+                            # teacher's last action
 REDIS_ENV = "BERT_EXPLORER_POLL_REDIS"
 
 
@@ -47,7 +60,7 @@ class PollError(ExplorerError):
 
 @dataclass(frozen=True)
 class Tally:
-    """One step's answers in one class: how many sessions picked each choice."""
+    """One step's answers in one class: how many ids picked each choice."""
 
     step: int                  # 1-based
     counts: tuple[int, ...]    # one per choice
@@ -58,15 +71,42 @@ class Tally:
         return sum(self.counts)
 
 
-@dataclass
-class _Class:
+@dataclass(frozen=True)
+class ClassStatus:
+    """What a student's page follows: the class's lesson, its teacher's step, the revealed
+    steps."""
+
     lesson: str
-    choices: tuple[int, ...]            # number of choices of each step's question
-    key_hash: bytes                     # the teacher's key, never stored in clear
-    last_active: float
-    answers: dict[int, dict[str, int]] = field(default_factory=dict)   # step -> session -> choice
-    revealed: set[int] = field(default_factory=set)
-    sessions: set[str] = field(default_factory=set)
+    steps: int
+    step: int                    # the teacher's current step, 1-based
+    revealed: frozenset[int]
+
+
+@runtime_checkable
+class PollStore(Protocol):
+    """What the lesson page needs of a store of classes (in memory, or in Redis)."""
+
+    max_classes: int
+    max_sessions: int
+    idle_s: float
+    unanswered_s: float
+    #: True when a class outlives a restart of this server (the shared store).
+    durable: bool
+
+    def open(self, code: str, teacher_key: str, lesson: str, choices: tuple[int, ...],
+             pin: str | None = None) -> bool: ...
+    def reveal(self, code: str, teacher_key: str, step: int, shown: bool = True) -> None: ...
+    def set_step(self, code: str, teacher_key: str, step: int) -> None: ...
+    def reclaim(self, code: str, pin: str, new_key: str) -> bool: ...
+    def is_teacher(self, code: str, teacher_key: str | None) -> bool: ...
+    def lesson_of(self, code: object) -> str | None: ...
+    def status(self, code: str) -> ClassStatus: ...
+    def answer(self, code: str, step: int, session_id: str, choice: int) -> None: ...
+    def withdraw(self, code: str, step: int, session_id: str) -> None: ...
+    def choice_of(self, code: str, step: int, session_id: str) -> int | None: ...
+    def tally(self, code: str, step: int) -> Tally: ...
+    def tallies(self, code: str) -> list[Tally]: ...
+    def __len__(self) -> int: ...
 
 
 def normalise_code(code: object) -> str | None:
@@ -86,13 +126,21 @@ def new_teacher_key() -> str:
     return secrets.token_urlsafe(16)
 
 
+def new_pin() -> str:
+    return "".join(secrets.choice("0123456789") for _ in range(PIN_LENGTH))
+
+
 def new_session_id() -> str:
-    """A student's anonymous id: random, made by the session itself, tied to nothing."""
+    """A student's anonymous id: random, made by the browser's session, tied to nothing."""
     return secrets.token_hex(8)
 
 
 def hash_key(key: str) -> bytes:
     return hashlib.sha256(key.encode()).digest()
+
+
+def hash_pin(code: str, pin: str) -> bytes:
+    return hashlib.sha256(f"pin:{code}:{pin}".encode()).digest()
 
 
 # The poll's messages, shared by both stores.
@@ -128,33 +176,104 @@ def not_the_teacher() -> PollError:
     return PollError(N_("Only the class's teacher can show the answers."))
 
 
+def too_many_pins() -> PollError:
+    return PollError(N_("Too many wrong PINs for this class: it can no longer be reclaimed with "
+                        "a PIN. Its teacher's own browser still has it."))
+
+
+# -- one validation for both stores ------------------------------------------------------------
+
+def check_code(code: object) -> str:
+    normal = normalise_code(code)
+    if normal is None:
+        raise code_error(code)
+    return normal
+
+
+def check_choices(choices: tuple[int, ...]) -> tuple[int, ...]:
+    """A lesson's questions: how many choices each has (a programming error if wrong)."""
+    if not choices or len(choices) > MAX_STEPS or any(
+            isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_CHOICES
+            for c in choices):
+        raise ValueError(f"a lesson needs 1 to {MAX_STEPS} questions of 1 to "
+                         f"{MAX_CHOICES} choices, not {choices!r}")
+    return tuple(choices)
+
+
+def check_step(choices: tuple[int, ...], step: object) -> int:
+    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= len(choices):
+        raise not_a_step(len(choices))
+    return step
+
+
+def check_choice(choices: tuple[int, ...], step: int, choice: object) -> int:
+    if isinstance(choice, bool) or not isinstance(choice, int) or not (
+            0 <= choice < choices[step - 1]):
+        raise not_a_choice()
+    return choice
+
+
+def check_session(session_id: object) -> str:
+    """An anonymous id: 8 to 64 letters, digits, - or _ (what a cookie can carry)."""
+    if not isinstance(session_id, str) or not 8 <= len(session_id) <= 64 or not all(
+            c.isascii() and (c.isalnum() or c in "-_") for c in session_id):
+        raise PollError(N_("Your browser's anonymous id is not one this poll made: reload the "
+                           "page to get a new one."))
+    return session_id
+
+
+def check_pin(pin: object) -> str | None:
+    """The PIN as typed, spaces dropped, or None if it cannot be a PIN."""
+    if not isinstance(pin, str):
+        return None
+    pin = pin.replace(" ", "").strip()
+    return pin if len(pin) == PIN_LENGTH and pin.isdigit() else None
+
+
+@dataclass
+class _Class:
+    lesson: str
+    choices: tuple[int, ...]            # number of choices of each step's question
+    key_hash: bytes                     # the teacher's key, never stored in clear
+    pin_hash: bytes | None
+    last_active: float
+    step: int = 1
+    pin_tries: int = 0
+    answers: dict[int, dict[str, int]] = field(default_factory=dict)   # step -> id -> choice
+    revealed: set[int] = field(default_factory=set)
+    sessions: set[str] = field(default_factory=set)
+
+
 class ClassPoll:
-    """Every live class of this process. See the module doc."""
+    """Every live class of this process, in its memory. See the module doc."""
+
+    durable = False
 
     def __init__(self, *, max_classes: int = MAX_CLASSES, max_sessions: int = MAX_SESSIONS,
-                 idle_s: float = IDLE_S, clock: Callable[[], float] = time.monotonic) -> None:
+                 idle_s: float = IDLE_S, unanswered_s: float = UNANSWERED_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.max_classes = max_classes
         self.max_sessions = max_sessions
         self.idle_s = idle_s
+        self.unanswered_s = unanswered_s
         self._clock = clock
         self._lock = threading.Lock()
         self._classes: dict[str, _Class] = {}
 
     # -- the teacher ---------------------------------------------------------------------
 
-    def open(self, code: str, teacher_key: str, lesson: str, choices: tuple[int, ...]) -> bool:
-        """Open class ``code`` with this teacher key, or check the key of the class already
-        open under it. True when ``teacher_key`` is the class's key (the caller is its teacher).
+    def open(self, code: str, teacher_key: str, lesson: str, choices: tuple[int, ...],
+             pin: str | None = None) -> bool:
+        """Open class ``code`` with this teacher key (and PIN), or check the key of the class
+        already open under it. True when ``teacher_key`` is the class's key.
 
-        Opening on first use (not when the code is drawn) lets the class live on the replica
-        its code routes to. Raises PollError for a malformed code or lesson, or a full server.
+        With every slot taken, the class without answers silent longest makes room; with none
+        such, PollError (server full). Raises PollError for a malformed code.
         """
-        code = self._code(code)
-        if not choices or len(choices) > MAX_STEPS or any(
-                not 1 <= c <= MAX_CHOICES for c in choices):
-            raise ValueError(f"a lesson needs 1 to {MAX_STEPS} questions of 1 to "
-                             f"{MAX_CHOICES} choices, not {choices!r}")
+        code = check_code(code)
+        choices = check_choices(choices)
         key_hash = hash_key(teacher_key)
+        pin_hash = None if pin is None else hash_pin(code, check_pin(pin) or "")
         with self._lock:
             self._expire()
             found = self._classes.get(code)
@@ -164,17 +283,43 @@ class ClassPoll:
                 found.last_active = self._clock()
                 return True
             if len(self._classes) >= self.max_classes:
-                raise server_full(self.max_classes)
-            self._classes[code] = _Class(lesson, tuple(choices), key_hash, self._clock())
+                silent = [(k.last_active, c) for c, k in self._classes.items() if not k.sessions]
+                if not silent:
+                    raise server_full(self.max_classes)
+                del self._classes[min(silent)[1]]
+            self._classes[code] = _Class(lesson, choices, key_hash, pin_hash, self._clock())
             return True
 
     def reveal(self, code: str, teacher_key: str, step: int, shown: bool = True) -> None:
         """Show (or hide again) step ``step``'s answer to the class's students."""
         with self._lock:
             found = self._teachers_class(code, teacher_key)
-            self._check_step(found, step)
+            check_step(found.choices, step)
             (found.revealed.add if shown else found.revealed.discard)(step)
             found.last_active = self._clock()
+
+    def set_step(self, code: str, teacher_key: str, step: int) -> None:
+        """The teacher moved to ``step``: the students who follow the class move with it."""
+        with self._lock:
+            found = self._teachers_class(code, teacher_key)
+            found.step = check_step(found.choices, step)
+            found.last_active = self._clock()
+
+    def reclaim(self, code: str, pin: str, new_key: str) -> bool:
+        """Hand the class to ``new_key`` if ``pin`` is its teacher's PIN (the old key stops
+        working). False for a wrong PIN; PollError after ``MAX_PIN_TRIES`` wrong ones."""
+        with self._lock:
+            found = self._live(code)
+            if found.pin_hash is None or found.pin_tries >= MAX_PIN_TRIES:
+                raise too_many_pins()
+            typed = check_pin(pin)
+            if typed is None or not hmac.compare_digest(found.pin_hash,
+                                                        hash_pin(check_code(code), typed)):
+                found.pin_tries += 1
+                return False
+            found.key_hash = hash_key(new_key)
+            found.last_active = self._clock()
+            return True
 
     def is_teacher(self, code: str, teacher_key: str | None) -> bool:
         with self._lock:
@@ -192,14 +337,19 @@ class ClassPoll:
             found = self._classes.get(normalise_code(code) or "")
             return None if found is None else found.lesson
 
-    def answer(self, code: str, step: int, session_id: str, choice: int) -> None:
-        """Count ``choice`` as this session's answer to ``step`` (replacing an earlier one)."""
+    def status(self, code: str) -> ClassStatus:
         with self._lock:
             found = self._live(code)
-            self._check_step(found, step)
-            if isinstance(choice, bool) or not isinstance(choice, int) or not (
-                    0 <= choice < found.choices[step - 1]):
-                raise not_a_choice()
+            return ClassStatus(found.lesson, len(found.choices), found.step,
+                               frozenset(found.revealed))
+
+    def answer(self, code: str, step: int, session_id: str, choice: int) -> None:
+        """Count ``choice`` as this id's answer to ``step`` (replacing an earlier one)."""
+        with self._lock:
+            found = self._live(code)
+            check_step(found.choices, step)
+            check_choice(found.choices, step, choice)
+            check_session(session_id)
             if session_id not in found.sessions:
                 if len(found.sessions) >= self.max_sessions:
                     raise too_many_students(self.max_sessions)
@@ -208,14 +358,18 @@ class ClassPoll:
             found.last_active = self._clock()
 
     def withdraw(self, code: str, step: int, session_id: str) -> None:
-        """Forget this session's answer to ``step`` (it cleared its choice)."""
+        """Forget this id's answer to ``step`` (it cleared its choice)."""
         with self._lock:
             found = self._live(code)
+            check_step(found.choices, step)
+            check_session(session_id)
             found.answers.get(step, {}).pop(session_id, None)
+            found.last_active = self._clock()
 
     def choice_of(self, code: str, step: int, session_id: str) -> int | None:
         with self._lock:
             found = self._live(code)
+            check_step(found.choices, step)
             return found.answers.get(step, {}).get(session_id)
 
     # -- reading -------------------------------------------------------------------------
@@ -223,7 +377,7 @@ class ClassPoll:
     def tally(self, code: str, step: int) -> Tally:
         with self._lock:
             found = self._live(code)
-            self._check_step(found, step)
+            check_step(found.choices, step)
             counts = [0] * found.choices[step - 1]
             for choice in found.answers.get(step, {}).values():
                 counts[choice] += 1
@@ -245,20 +399,16 @@ class ClassPoll:
 
     # -- inside the lock -----------------------------------------------------------------
 
-    def _code(self, code: object) -> str:
-        normal = normalise_code(code)
-        if normal is None:
-            raise code_error(code)
-        return normal
-
     def _expire(self) -> None:
         now = self._clock()
-        for code in [c for c, k in self._classes.items() if now - k.last_active > self.idle_s]:
+        gone = [c for c, k in self._classes.items()
+                if now - k.last_active > (self.idle_s if k.sessions else self.unanswered_s)]
+        for code in gone:
             del self._classes[code]
 
     def _live(self, code: object) -> _Class:
         self._expire()
-        found = self._classes.get(self._code(code))
+        found = self._classes.get(check_code(code))
         if found is None:
             raise unknown_class(code)
         return found
@@ -269,14 +419,8 @@ class ClassPoll:
             raise not_the_teacher()
         return found
 
-    @staticmethod
-    def _check_step(found: _Class, step: object) -> None:
-        if isinstance(step, bool) or not isinstance(step, int) or not (
-                1 <= step <= len(found.choices)):
-            raise not_a_step(len(found.choices))
 
-
-def poll_from_environment() -> ClassPoll:
+def poll_from_environment() -> PollStore:
     """This process's poll: in memory, or on the Redis server ``BERT_EXPLORER_POLL_REDIS`` names
     (``redis://host:6379/0``), shared with the other replicas."""
     url = os.environ.get(REDIS_ENV, "").strip()
@@ -284,4 +428,4 @@ def poll_from_environment() -> ClassPoll:
         return ClassPoll()
     from serving.classpoll_redis import RedisClassPoll
 
-    return RedisClassPoll(url)  # type: ignore[return-value] - the same interface
+    return RedisClassPoll(url)

@@ -20,8 +20,10 @@ from serving.classpoll import (
     ALPHABET,
     CODE_LENGTH,
     REDIS_ENV,
+    MAX_PIN_TRIES,
     ClassPoll,
     PollError,
+    PollStore,
     new_code,
     new_session_id,
     new_teacher_key,
@@ -73,17 +75,20 @@ def redis_url(tmp_path_factory):
 
 @pytest.fixture(params=["memory", "redis"])
 def make_poll(request):
-    """Polls of one kind; each Redis one under a prefix of its own."""
+    """Polls of one kind, the same cases for both; each Redis one under a prefix of its own.
+    Both take a clock: the Redis store's expiry by key TTL is real time, so a case that moves
+    the clock is run on the in-memory store, and the Redis one's TTLs are tested apart."""
     if request.param == "memory":
         return ClassPoll
     url = request.getfixturevalue("redis_url")
     return lambda **kw: RedisClassPoll(url, prefix=f"test-{secrets.token_hex(4)}:", **kw)
 
 
-def opened(poll: ClassPoll | None = None) -> tuple[ClassPoll, str, str]:
+def opened(poll: PollStore | None = None, pin: str | None = None,
+           ) -> tuple[PollStore, str, str]:
     poll = ClassPoll() if poll is None else poll
     code, key = new_code(), new_teacher_key()
-    assert poll.open(code, key, "pretraining", CHOICES)
+    assert poll.open(code, key, "pretraining", CHOICES, pin=pin)
     return poll, code, key
 
 
@@ -150,18 +155,20 @@ def test_only_the_teacher_reveals(make_poll):
 def test_bounds_on_classes_and_students(make_poll):
     poll = make_poll(max_classes=3, max_sessions=4)
     codes = [opened(poll)[1] for _ in range(3)]
+    for code in codes:                  # classes with answers never yield their slot
+        poll.answer(code, 2, new_session_id(), 0)
     with pytest.raises(PollError, match="3 classes"):
         opened(poll)
-    for _ in range(4):
+    for _ in range(3):
         poll.answer(codes[0], 1, new_session_id(), 0)
     with pytest.raises(PollError, match="4 students"):
         poll.answer(codes[0], 1, new_session_id(), 0)
-    assert poll.tally(codes[0], 1).answered == 4
+    assert poll.tally(codes[0], 1).answered == 3 and poll.tally(codes[0], 2).answered == 1
 
 
 def test_a_class_without_answers_expires():
     clock = Clock()
-    poll, code, key = opened(ClassPoll(idle_s=3600, clock=clock))
+    poll, code, key = opened(ClassPoll(idle_s=3600, unanswered_s=3600, clock=clock))
     sid = new_session_id()
     clock.now += 3000
     poll.answer(code, 1, sid, 1)        # an answer keeps it alive
@@ -173,9 +180,129 @@ def test_a_class_without_answers_expires():
         poll.tally(code, 1)
     # A full server makes room as soon as classes expire.
     full = ClassPoll(max_classes=1, idle_s=10, clock=clock)
-    opened(full)
+    _, answered, _ = opened(full)
+    full.answer(answered, 1, sid, 0)
+    with pytest.raises(PollError, match="1 classes"):
+        opened(full)
     clock.now += 11
     opened(full)
+
+
+def test_both_stores_are_poll_stores(redis_url):
+    assert isinstance(ClassPoll(), PollStore)
+    assert isinstance(RedisClassPoll(redis_url), PollStore)
+    assert not ClassPoll.durable and RedisClassPoll.durable
+
+
+def test_withdraw_checks_its_step_and_counts_as_activity(make_poll):
+    """The drift between the stores, fixed: a withdrawal of a step the lesson does not have is
+    refused, and a withdrawal keeps its class alive like an answer (so the other, silent class
+    is the one that yields its slot)."""
+    clock = Clock()
+    poll = make_poll(max_classes=2, clock=clock)
+    _, first, _ = opened(poll)
+    _, second, _ = opened(poll)
+    sid = new_session_id()
+    for step in (0, 4, True, "1"):
+        with pytest.raises(PollError):
+            poll.withdraw(first, step, sid)
+    clock.now += 10
+    poll.withdraw(first, 1, sid)          # nothing to withdraw, but the class is in use
+    _, third, _ = opened(poll)
+    assert poll.lesson_of(first) == "pretraining"
+    assert poll.lesson_of(second) is None and poll.lesson_of(third) == "pretraining"
+
+
+def test_with_every_slot_taken_the_longest_silent_class_without_answers_yields(make_poll):
+    clock = Clock()
+    poll = make_poll(max_classes=3, clock=clock)
+    codes = []
+    for _ in range(3):
+        codes.append(opened(poll)[1])
+        clock.now += 5
+    poll.answer(codes[0], 1, new_session_id(), 0)   # the oldest class has an answer: it stays
+    _, newest, _ = opened(poll)
+    assert [poll.lesson_of(c) is not None for c in codes] == [True, False, True]
+    assert len(poll) == 3
+    poll.answer(codes[2], 1, new_session_id(), 1)
+    poll.answer(newest, 1, new_session_id(), 1)
+    with pytest.raises(PollError, match="3 classes"):   # every class has answers: full
+        opened(poll)
+    assert poll.tally(codes[0], 1).counts == (1, 0, 0)
+
+
+def test_the_class_follows_its_teachers_step(make_poll):
+    poll, code, key = opened(make_poll())
+    assert poll.status(code).step == 1 and poll.status(code).steps == len(CHOICES)
+    poll.set_step(code, key, 3)
+    poll.reveal(code, key, 2)
+    status = poll.status(code)
+    assert (status.lesson, status.step, status.revealed) == ("pretraining", 3, frozenset({2}))
+    with pytest.raises(PollError):
+        poll.set_step(code, new_teacher_key(), 1)     # only the teacher moves the class
+    for step in (0, 4, True):
+        with pytest.raises(PollError):
+            poll.set_step(code, key, step)
+    assert poll.status(code).step == 3
+    with pytest.raises(PollError, match="no class"):
+        poll.status(new_code())
+
+
+def test_the_teachers_pin_hands_the_class_to_a_new_browser(make_poll):
+    poll, code, old = opened(make_poll(), pin="123456")
+    new = new_teacher_key()
+    assert not poll.reclaim(code, "654321", new)
+    assert not poll.reclaim(code, "12345", new) and not poll.reclaim(code, "<b>", new)
+    assert poll.reclaim(code, "123 456", new)
+    assert poll.is_teacher(code, new) and not poll.is_teacher(code, old)
+    poll.reveal(code, new, 1)
+    with pytest.raises(PollError):
+        poll.reveal(code, old, 1)
+    # Guessing is bounded: after MAX_PIN_TRIES wrong PINs even the right one is refused.
+    for _ in range(MAX_PIN_TRIES - 3):
+        assert not poll.reclaim(code, "000000", new_teacher_key())
+    with pytest.raises(PollError, match="Too many wrong PINs"):
+        poll.reclaim(code, "123456", new_teacher_key())
+    _, no_pin, _ = opened(poll)
+    with pytest.raises(PollError):
+        poll.reclaim(no_pin, "123456", new_teacher_key())
+
+
+def test_an_id_the_poll_did_not_make_is_refused(make_poll):
+    poll, code, _ = opened(make_poll())
+    for bad in ("", "short", "x" * 65, "<script>", "a b c d e f", None, 7):
+        with pytest.raises(PollError, match="anonymous id"):
+            poll.answer(code, 1, bad, 0)
+    assert poll.tally(code, 1).answered == 0
+
+
+def test_a_class_that_never_received_an_answer_ends_soon():
+    clock = Clock()
+    poll, silent, _ = opened(ClassPoll(unanswered_s=1200, clock=clock))
+    _, answered, key = opened(poll)
+    poll.answer(answered, 1, new_session_id(), 0)
+    clock.now += 1100
+    _, kept, kept_key = opened(poll)
+    clock.now += 200
+    assert poll.lesson_of(silent) is None              # 20 minutes without an answer
+    assert poll.lesson_of(answered) == "pretraining"   # answered: 4 hours
+    clock.now += 900
+    poll.set_step(kept, kept_key, 2)                   # a teacher's action keeps it a while
+    clock.now += 900
+    assert poll.lesson_of(kept) == "pretraining"
+
+
+def test_a_class_in_redis_without_answers_ends_and_frees_its_slot(redis_url):
+    poll = RedisClassPoll(redis_url, prefix=f"unanswered-{secrets.token_hex(3)}:",
+                          max_classes=2, unanswered_s=1.0)
+    _, silent, _ = opened(poll)
+    _, answered, _ = opened(poll)
+    poll.answer(answered, 1, new_session_id(), 0)
+    time.sleep(1.3)
+    assert poll.lesson_of(silent) is None and poll.lesson_of(answered) == "pretraining"
+    assert len(poll) == 1
+    opened(poll)
+    assert len(poll) == 2
 
 
 def test_answers_from_many_threads_at_once_are_all_counted(make_poll):
@@ -217,8 +344,8 @@ def test_two_replicas_sharing_redis_see_one_class(redis_url, monkeypatch):
     one, two = poll_from_environment(), poll_from_environment()
     assert isinstance(one, RedisClassPoll)
     _, code, key = opened(one)
-    two.answer(code, 1, "a", 2)
-    one.answer(code, 1, "b", 2)
+    two.answer(code, 1, "student-a", 2)
+    one.answer(code, 1, "student-b", 2)
     two.reveal(code, key, 1)
     assert one.tally(code, 1).counts == (0, 0, 2) and one.tally(code, 1).revealed
     monkeypatch.delenv(REDIS_ENV)
@@ -299,7 +426,7 @@ def test_a_store_that_does_not_answer_is_a_message_not_a_crash(monkeypatch):
     dead = RedisClassPoll(f"redis://127.0.0.1:{free_port()}/0")
     for call in (lambda: dead.open(new_code(), "k", "pretraining", CHOICES),
                  lambda: dead.lesson_of("K7Q2AB"), lambda: dead.tally("K7Q2AB", 1),
-                 lambda: dead.answer("K7Q2AB", 1, "s", 0), lambda: len(dead)):
+                 lambda: dead.answer("K7Q2AB", 1, "student-s", 0), lambda: len(dead)):
         with pytest.raises(PollError, match="does not answer"):
             call()
     # The page: the lesson without the poll, with the message; starting a class says it too.
