@@ -10,15 +10,13 @@ import importlib
 import importlib.util
 import logging
 import os
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from streamlit.runtime.pages_manager import PagesManager
-
 from frame.page_imports import import_page
 from frame.page_list import page_folders
+from serving import jobs, streamlit_private
 
 _LOG = logging.getLogger(__name__)
 
@@ -59,10 +57,11 @@ def set_torch_threads() -> int:
 def warm_up() -> None:
     """Load the default model and the tables every page asks for first, into the shared caches.
 
-    Runs in a thread: the server answers (and shows its loading state) while this runs, and a
-    visitor who comes early waits on the same cache entry instead of loading it twice. The
-    model comes first, as the first visitor's page needs it; then every page and the per-model
-    tables behind them (the PCA of the position table, the corpus statistics, ...).
+    Runs as a background job (serving.jobs): the server answers (and shows its loading state)
+    while this runs, and a visitor who comes early waits on the same cache entry instead of
+    loading it twice. The model comes first, as the first visitor's page needs it; then every
+    page and the per-model tables behind them (the PCA of the position table, the corpus
+    statistics, ...).
     """
     from components.cache import get_analysis, get_model
     from components.input_key import InputKey
@@ -96,6 +95,6 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     Every page here lives in ``pages/<name>/page.py`` and app.py always routes, so the flag is
     set to what that first ``st.navigation`` call would set it to.
     """
-    PagesManager.uses_pages_directory = False
-    threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+    streamlit_private.say_the_app_routes()
+    jobs.submit("warm-up", lambda _job: warm_up(), name="warm-up")
     yield

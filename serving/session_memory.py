@@ -8,31 +8,36 @@ a shutdown, so its callables (and at 512 tokens tens of MB of arrays each, no lo
 budgeted cache) stayed for the life of the server. The results-cache sweeper
 (serving/budget.py) calls :func:`forget_ended_sessions` every few seconds.
 
-This reads Streamlit 1.67's runtime internals (the session manager's list, the media manager's
-per-session index); if they change, it does nothing rather than fail.
+Which sessions live and which the media manager holds are read from Streamlit's internals, all
+in serving/streamlit_private.py (tests/test_private_names.py says when an upgrade removed one).
 """
 
 from __future__ import annotations
 
+import logging
+
+from serving import streamlit_private
+
+_LOG = logging.getLogger(__name__)
+_WARNED: list[bool] = []
+
 
 def forget_ended_sessions() -> int:
-    """Clear the media references of sessions Streamlit no longer has; how many there were."""
-    try:
-        from streamlit import runtime
+    """Clear the media references of sessions Streamlit no longer has; how many there were.
 
-        if not runtime.exists():
+    Streamlit internals that moved (an upgrade past the pinned version) are said once in the log
+    and leave the clean-up undone; any other error is the caller's to log (the sweeper's).
+    """
+    try:
+        live = streamlit_private.session_ids()
+        if live is None:
             return 0
-        rt = runtime.get_instance()
-        live = {info.session.id for info in rt._session_mgr.list_sessions()}
-        media = rt.media_file_mgr
-        with media._lock:
-            held = set(media._files_by_session_and_coord) | set(media._deferred_ids_by_session)
-        gone = held - live
-        for session_id in gone:
-            media.clear_session_refs(session_id)
-            rt.dataframe_source_mgr.clear_all_for_session(session_id)
-        if gone:
-            media.remove_orphaned_files()
-        return len(gone)
-    except Exception:   # another Streamlit's internals: leave them alone
+        gone = streamlit_private.media_session_ids() - live
+    except AttributeError as exc:   # a private name gone: tests/test_private_names.py says which
+        if not _WARNED:
+            _WARNED.append(True)
+            _LOG.warning("ended sessions' files are not let go: Streamlit's internals differ "
+                         "from %s (%s)", streamlit_private.PINNED, exc)
         return 0
+    streamlit_private.forget_session_media(gone)
+    return len(gone)

@@ -1,0 +1,85 @@
+"""Every use of Streamlit's private or undocumented names, in one place.
+
+Pinned: streamlit 1.67.0 (requirements.txt). tests/test_private_names.py fails, naming the name
+and this version, when the installed Streamlit no longer has one of ``PRIVATE_NAMES``; and no
+module outside this one (and serving/hub_private.py for huggingface_hub) may touch a private name
+of Streamlit (an AST scan in the same test).
+
+The names, and why each remains (no documented API does the job in 1.67):
+
+- ``Runtime._session_mgr.list_sessions()``: which sessions the server still has, *including*
+  disconnected ones kept for ``server.disconnectedSessionTTL`` to reconnect. The public
+  ``Runtime.is_active_session`` answers for connected sessions only: clearing a disconnected
+  session's files with it would break its download buttons when the tab reconnects.
+- ``MediaFileManager._lock``, ``._files_by_session_and_coord``, ``._deferred_ids_by_session``:
+  which sessions the media manager holds files and deferred download callables for. There is no
+  public listing; the public ``clear_session_refs(session_id)`` needs the ids. The lock is the
+  manager's own (its fields are changed from Streamlit's threads).
+- ``streamlit.runtime.pages_manager.PagesManager.uses_pages_directory``: an undocumented class flag
+  that ``st.navigation`` sets to False on its first call; set at start-up so a fresh server's very
+  first session does not get "Page not found" for its deep link (frame/startup.py says why).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+_LOG = logging.getLogger(__name__)
+
+PINNED = "streamlit 1.67.0"
+
+# (module, class, attribute): checked by tests/test_private_names.py against the installed
+# library (an attribute set in ``__init__`` is looked for there).
+PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
+    ("streamlit.runtime.runtime", "Runtime", "_session_mgr"),
+    ("streamlit.runtime.session_manager", "SessionManager", "list_sessions"),
+    ("streamlit.runtime.media_file_manager", "MediaFileManager", "_lock"),
+    ("streamlit.runtime.media_file_manager", "MediaFileManager", "_files_by_session_and_coord"),
+    ("streamlit.runtime.media_file_manager", "MediaFileManager", "_deferred_ids_by_session"),
+    ("streamlit.runtime.pages_manager", "PagesManager", "uses_pages_directory"),
+)
+
+
+def _runtime() -> Any | None:
+    from streamlit import runtime
+
+    return runtime.get_instance() if runtime.exists() else None
+
+
+def session_ids() -> set[str] | None:
+    """Every session the server still holds, connected or waiting to reconnect; None when no
+    Streamlit server runs in this process."""
+    rt = _runtime()
+    if rt is None:
+        return None
+    return {info.session.id for info in rt._session_mgr.list_sessions()}
+
+
+def media_session_ids() -> set[str]:
+    """The sessions Streamlit's media manager holds files or deferred downloads for."""
+    rt = _runtime()
+    if rt is None:
+        return set()
+    media = rt.media_file_mgr
+    with media._lock:
+        return set(media._files_by_session_and_coord) | set(media._deferred_ids_by_session)
+
+
+def forget_session_media(session_ids: set[str]) -> None:
+    """Let go of the files and table sources Streamlit keeps for ``session_ids`` (public calls)."""
+    rt = _runtime()
+    if rt is None or not session_ids:
+        return
+    for session_id in session_ids:
+        rt.media_file_mgr.clear_session_refs(session_id)
+        rt.dataframe_source_mgr.clear_all_for_session(session_id)
+    rt.media_file_mgr.remove_orphaned_files()
+
+
+def say_the_app_routes() -> None:
+    """Tell Streamlit the app routes with ``st.navigation`` (not a legacy ``pages/`` folder),
+    as that call itself would on its first run."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
