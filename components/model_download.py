@@ -1,13 +1,14 @@
 """The download of a hub model, drawn for each session while the page goes on with the model in
 use.
 
-The download itself is a ``serving.hub.DownloadJob``: one thread per model, held in serving's
-process-wide registry, so every session asking for the same model watches the same job (two
-students asking start one download). A session draws it in a fragment that reruns every second
-on its own (``st.fragment(run_every=...)``): calls made from the job's thread would never reach the
-browser, and one ``st.progress`` drawn once does not move. When the job ends, the fragment reruns
-the whole page once: a finished model is then on this machine and loads like any other; a failed
-one shows what happened, with a button to try again (which resumes).
+The download itself is a ``serving.hub.DownloadJob``: one job per model on the process's job
+pool (serving.jobs), held in serving's process-wide registry, so every session asking for the
+same model watches the same job (two students asking start one download). A session draws it in
+a fragment that reruns every second on its own (``st.fragment(run_every=...)``): calls made from
+the job's worker thread would never reach the browser, and one ``st.progress`` drawn once does
+not move. When the job ends, the fragment reruns the whole page once: a finished model is then on
+this machine and loads like any other; a failed one shows what happened, with a button to try
+again (which resumes).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from components.labels import markdown_template
 from core.errors import DownloadStalledError, ModelLoadError
 from core.models import model_source
 from serving import hub
+from serving.hub import DownloadPhase
 from serving.models import start_download
 
 POLL_S = 1.0
@@ -50,7 +52,7 @@ def draw_download(name: str, shown_name: str, current: str) -> None:
     job = hub.download_job(model_source(name))
     state = job.state() if job is not None else None
     ago = time.monotonic() - job.ended_at if job is not None and job.ended_at else 0.0
-    if state is not None and state.phase == "done" and ago <= RETRY_AFTER_S:
+    if state is not None and state.phase == DownloadPhase.DONE and ago <= RETRY_AFTER_S:
         # Finished a moment ago and still not found complete: say so rather than rerun forever.
         raise ModelLoadError(N_("“{name}” was downloaded, but its files are not complete in "
                                 "the cache; try again."), name=shown_name)
@@ -73,7 +75,7 @@ def _progress(name: str, shown_name: str, current: str) -> None:
     if state is None or state.finished:
         st.rerun()   # the whole page once: the model loads now, or its message shows
         return
-    if state.phase == "connecting":
+    if state.phase == DownloadPhase.CONNECTING:
         st.info(markdown_template(_(CONNECTING), name=shown_name), icon=":material/cloud:")
         return
     parts = [markdown_template(

@@ -58,7 +58,7 @@ def _progress(name: str, job: hub.DownloadJob) -> hub.DownloadState:
     shown = 0
     while True:
         state = job.state()
-        if bar is None and state.phase != "connecting":
+        if bar is None and state.phase != hub.DownloadPhase.CONNECTING:
             bar = tqdm(total=state.total_bytes, unit="B", unit_scale=True, desc=name,
                        file=sys.stdout, mininterval=0.5, dynamic_ncols=True)
         if bar is not None and state.done_bytes > shown:

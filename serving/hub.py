@@ -1,16 +1,20 @@
 """Fetching a model from the hub: one background download per model, shared, with progress and a
 stall watchdog instead of a total deadline.
 
-A download is a ``DownloadJob``: a thread that lists the repository, fetches config.json first
+A download is a ``DownloadJob``: work run on the process's job pool (``serving.jobs``; its
+``job`` is the shared ``Job``, whose future ends with the model's folder or its error) that lists
+the repository, fetches config.json first
 (so a model that is not BERT or too large is refused before any weight moves), then the tokenizer
 files and the safetensors weights into the Hugging Face cache. Every caller asking for the same
 repository gets the same job (``start_download``): two students asking start one download, two
 models download side by side. Progress (bytes done of total, speed, time left) is read with
-``job.state()`` from any thread; the job never calls back into the UI.
+``job.state()`` from any thread (which also tells the job that someone still waits: a download
+nobody has looked at for ``serving.jobs.ABANDONED_S`` stops, and resumes when asked for again);
+the job never calls back into the UI. Its phase is a ``DownloadPhase``.
 
 Resuming: huggingface_hub 2.4 writes each download to a file unique to that attempt and deletes it
 on failure, so it never resumes. The job keeps its own ``<blob>.incomplete`` in the cache and asks
-for the rest with a Range request (huggingface_hub's ``http_get(resume_size=...)``), then lets
+for the rest with a Range request (serving.hub_private: huggingface_hub's ``http_get``), then lets
 ``hf_hub_download`` link the finished blob into the snapshot as it would its own.
 
 Stalls: no byte for ``HUB_STALL_S`` seconds stops the job with a message that says so and how far
@@ -18,7 +22,8 @@ it got. The socket's read timeout is set to the same limit, so a worker blocked 
 wakes up and ends then; whoever reads the state sees the stall at the limit even earlier.
 
 huggingface_hub is set for this (small chunks, that read timeout, a client refusing a stopped
-job's requests) only while a download runs (``hub_settings``), never at import. The files a
+job's requests) only while a download runs (``hub_settings``), never at import. Every
+private name of huggingface_hub this needs is in serving/hub_private.py. The files a
 checkpoint needs and the hub's listing are core's (``core.model_files``), shared with a
 notebook's plain download.
 """
@@ -28,13 +33,16 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import itertools
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import httpx2
 from huggingface_hub import (
@@ -45,8 +53,8 @@ from huggingface_hub import (
     set_client_factory,
 )
 from huggingface_hub.errors import RemoteEntryNotFoundError
-from huggingface_hub.file_download import http_get, repo_folder_name
-from huggingface_hub.utils import _http, build_hf_headers
+from huggingface_hub.file_download import repo_folder_name
+from huggingface_hub.utils import build_hf_headers
 
 from core import settings
 from core.errors import N_, DownloadStalledError, ModelLoadError
@@ -57,9 +65,10 @@ from core.model_files import (
     remote_model,
     wanted_files,
 )
+from serving import hub_private, jobs
 
-__all__ = ["DownloadJob", "DownloadState", "download_job", "forget_jobs", "hub_settings",
-           "megabytes", "start_download", "wanted_files"]
+__all__ = ["DownloadJob", "DownloadPhase", "DownloadState", "download_job", "forget_jobs",
+           "hub_settings", "megabytes", "start_download", "wanted_files"]
 
 _LOG = logging.getLogger(__name__)
 _SPEED_WINDOW_S = 5.0   # speed and time left from the bytes of the last few seconds
@@ -117,7 +126,7 @@ def hub_settings(read_timeout_s: float) -> Iterator[None]:
         if _SETTINGS_USERS == 0:
             # huggingface_hub has no public getter for the factory in use; read it so that a
             # factory someone else set (a proxy, certificates) is wrapped, not replaced.
-            previous = getattr(_http, "_GLOBAL_CLIENT_FACTORY", _http.default_client_factory)
+            previous = hub_private.client_factory_in_use()
             _SAVED[:] = [_Saved(constants.DOWNLOAD_CHUNK_SIZE, constants.HF_HUB_DOWNLOAD_TIMEOUT,
                                 previous)]
             constants.DOWNLOAD_CHUNK_SIZE = CHUNK_BYTES
@@ -136,12 +145,26 @@ def hub_settings(read_timeout_s: float) -> Iterator[None]:
                 set_client_factory(saved.factory)
 
 
+class DownloadPhase(StrEnum):
+    """Where a download stands. Not shown as a word: components/model_download.py draws
+    CONNECTING as "Asking the model hub…" and DOWNLOADING as the progress bar (its catalogs)."""
+
+    CONNECTING = "connecting"     # listing the repository
+    DOWNLOADING = "downloading"   # files coming
+    DONE = "done"                 # in the cache
+    FAILED = "failed"             # its error says why
+
+    @property
+    def finished(self) -> bool:
+        return self in (DownloadPhase.DONE, DownloadPhase.FAILED)
+
+
 @dataclass(frozen=True)
 class DownloadState:
     """One look at a job, safe to draw: sizes in bytes, speed in bytes per second."""
 
     repo: str
-    phase: str                  # "connecting", "downloading", "done" or "failed"
+    phase: DownloadPhase
     done_bytes: int
     total_bytes: int | None
     speed: float | None
@@ -151,7 +174,7 @@ class DownloadState:
 
     @property
     def finished(self) -> bool:
-        return self.phase in ("done", "failed")
+        return self.phase.finished
 
     @property
     def fraction(self) -> float:
@@ -168,8 +191,37 @@ def megabytes(n: int | None) -> str:
     return "?" if n is None else f"{n / 1e6:,.0f}" if n >= 10e6 else f"{n / 1e6:,.1f}"
 
 
+class _JobBar:
+    """The progress bar huggingface_hub makes for a file (its public ``tqdm_class``): every
+    chunk goes to the download this thread works for."""
+
+    def __init__(self, *, initial: int = 0, **_ignored: Any) -> None:
+        self.job: DownloadJob = _WORKER.job
+        # A hub that ignored our Range request sends the whole file: huggingface_hub empties the
+        # partial copy and starts the bar at 0, so what was credited for it counts no more.
+        if initial != self.job.resumed:
+            self.job.credit(initial - self.job.resumed)
+            self.job.resumed = initial
+
+    def __enter__(self) -> _JobBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int | float | None = 1) -> None:
+        self.job.update(int(n or 0))
+
+    def close(self) -> None:
+        return None
+
+
+_GENERATION = itertools.count()   # a retry is a new job on the board (the old one ended)
+
+
 class DownloadJob:
-    """The download of one repository into the Hugging Face cache, in a thread of its own.
+    """The download of one repository into the Hugging Face cache, run on the job pool
+    (``serving.jobs``): ``job`` is its shared ``Job`` once started.
 
     ``check_config(path)`` is called on the fetched config.json before anything else is fetched
     and raises a ``ModelLoadError`` to refuse the model (not BERT, too large).
@@ -182,7 +234,7 @@ class DownloadJob:
         self.timeout_s = settings.HUB_TIMEOUT_S if timeout_s is None else timeout_s
         self._check_config = check_config
         self._cond = threading.Condition()
-        self._phase = "connecting"
+        self._phase = DownloadPhase.CONNECTING
         self._done = 0
         self._total: int | None = None
         self._error: ModelLoadError | None = None
@@ -190,15 +242,19 @@ class DownloadJob:
         self._last_byte = time.monotonic()
         self.ended_at: float | None = None   # time.monotonic() when it finished or failed
         self._recent: collections.deque[tuple[float, int]] = collections.deque()
-        self.thread = threading.Thread(target=self._run, daemon=True, name=f"download {repo}")
+        self.resumed = 0   # bytes of the current file credited as already here
+        self.job: jobs.Job[Path] | None = None
 
     # ------------------------------------------------------------------ read from any thread
 
     def state(self) -> DownloadState:
-        """The job as it stands; also the watchdog: a job silent past the stall limit fails."""
+        """The job as it stands; also the watchdog: a job silent past the stall limit fails.
+        Reading it tells the job pool that someone still waits for the download."""
+        if self.job is not None:
+            self.job.touch()
         with self._cond:
             now = time.monotonic()
-            if self._phase == "downloading" and now - self._last_byte > self.stall_s:
+            if self._phase == DownloadPhase.DOWNLOADING and now - self._last_byte > self.stall_s:
                 self._fail(self._stalled())
             speed = self._speed(now)
             left = None
@@ -222,27 +278,29 @@ class DownloadJob:
         end = time.monotonic() + self.timeout_s + 2.0
         while True:
             state = self.state()
-            if state.phase != "connecting" or time.monotonic() >= end:
+            if state.phase != DownloadPhase.CONNECTING or time.monotonic() >= end:
                 return state
             with self._cond:
                 self._cond.wait(0.1)
 
-    # ------------------------------------------------------------------ the worker
+    # ------------------------------------------------------------------ the work
 
     def start(self) -> DownloadJob:
-        self.thread.start()
+        """Submit the download to the job pool (it starts when a worker is free)."""
+        self.job = jobs.submit(("download", self.repo, next(_GENERATION)), self._work,
+                               name=f"download {self.repo}")
         return self
 
     @property
     def stopped(self) -> bool:
         """Failed (a stall seen by the watchdog, for one): the worker must stop."""
         with self._cond:
-            return self._phase == "failed"
+            return self._phase == DownloadPhase.FAILED
 
     def update(self, n: int) -> None:
-        """Bytes arrived (called by huggingface_hub's download loop, as a progress bar)."""
+        """Bytes arrived (called by huggingface_hub's download loop, through ``_JobBar``)."""
         with self._cond:
-            if self._phase == "failed":
+            if self._phase == DownloadPhase.FAILED:
                 raise _Stopped
             self._done += n
             now = self._last_byte = time.monotonic()
@@ -250,8 +308,11 @@ class DownloadJob:
             while self._recent and now - self._recent[0][0] > _SPEED_WINDOW_S:
                 self._recent.popleft()
             self._cond.notify_all()
+            done, total, phase = self._done, self._total, self._phase
+        if self.job is not None:
+            self.job.report(done, total, phase)   # raises jobs.Cancelled if nobody waits
 
-    def _credit(self, n: int) -> None:
+    def credit(self, n: int) -> None:
         """Bytes already here (a finished file, a partial one resumed) count as done, but not
         toward the speed: every sample moves up by ``n``, so their differences stay."""
         with self._cond:
@@ -259,7 +320,7 @@ class DownloadJob:
             self._recent = collections.deque((t, d + n) for t, d in self._recent)
 
     def _speed(self, now: float) -> float | None:
-        if len(self._recent) < 2 or self._phase != "downloading":
+        if len(self._recent) < 2 or self._phase != DownloadPhase.DOWNLOADING:
             return None
         (t0, d0), (_t1, d1) = self._recent[0], self._recent[-1]
         if now - t0 < 1.0:
@@ -267,9 +328,9 @@ class DownloadJob:
         return (d1 - d0) / (now - t0) if d1 > d0 else None
 
     def _fail(self, error: ModelLoadError) -> None:
-        if self._phase in ("done", "failed"):
+        if self._phase.finished:
             return
-        self._phase, self._error = "failed", error
+        self._phase, self._error = DownloadPhase.FAILED, error
         self.ended_at = time.monotonic()
         self._cond.notify_all()
 
@@ -280,12 +341,33 @@ class DownloadJob:
             name=self.repo, done=megabytes(self._done), total=megabytes(self._total),
             seconds=f"{self.stall_s:g}")
 
-    def _run(self) -> None:
+    def _work(self, job: jobs.Job[Path]) -> Path:
+        """Run by the job pool: the model's folder, or its ``ModelLoadError`` raised (the Job's
+        future holds either). The worker thread carries the download's name while it runs."""
+        self.job = job
+        thread = threading.current_thread()
+        pool_name, thread.name = thread.name, f"download {self.repo}"
         _WORKER.job = self
+        try:
+            self._run()
+        finally:
+            _WORKER.job = None
+            thread.name = pool_name
+        with self._cond:
+            if self._error is not None:
+                raise self._error
+            assert self._folder is not None
+            return self._folder
+
+    def _run(self) -> None:
         try:
             with hub_settings(self.stall_s):
                 folder = self._fetch()
         except _Stopped:
+            return
+        except jobs.Cancelled as exc:   # nobody waits any more: asked again, it resumes
+            with self._cond:
+                self._fail(self._lost(exc))
             return
         except ModelLoadError as exc:
             with self._cond:
@@ -307,8 +389,8 @@ class DownloadJob:
                        "read."), name=self.repo))
             return
         with self._cond:
-            if self._phase != "failed":
-                self._phase, self._folder = "done", folder
+            if self._phase != DownloadPhase.FAILED:
+                self._phase, self._folder = DownloadPhase.DONE, folder
                 self.ended_at = time.monotonic()
             self._cond.notify_all()
 
@@ -323,7 +405,7 @@ class DownloadJob:
         remote = remote_model(self.repo, self.timeout_s)
         with self._cond:
             self._total = remote.total_bytes
-            self._phase, self._last_byte = "downloading", time.monotonic()
+            self._phase, self._last_byte = DownloadPhase.DOWNLOADING, time.monotonic()
         config = self._file(remote, CONFIG)
         self._check_config(config)
         for name in remote.sizes:
@@ -346,19 +428,20 @@ class DownloadJob:
             partial = blob.with_name(blob.name + ".incomplete")
             for _attempt in range(5):
                 with open(partial, "ab") as out:
-                    resume = out.tell()
-                    self._credit(resume)   # bytes an earlier try fetched count as done
+                    self.resumed = resume = out.tell()
+                    self.credit(resume)   # bytes an earlier try fetched count as done
                     before = self._done
                     try:
                         # Our own bar and no retries inside: a timeout is a stall, decided here.
-                        http_get(meta.location, out, resume_size=resume,
-                                 expected_size=meta.size, headers=build_hf_headers(),
-                                 displayed_filename=name, _nb_retries=0, _tqdm_bar=self)
+                        hub_private.get_range(meta.location, out, resume=resume,
+                                              expected_size=meta.size,
+                                              headers=build_hf_headers(), name=name,
+                                              bar=_JobBar)
                         break
                     except (httpx2.ConnectError, httpx2.RemoteProtocolError):
                         if self._done == before:
                             raise   # nothing came this time: not worth another try
-                        self._credit(-out.tell())   # counted again on the next try
+                        self.credit(-out.tell())   # counted again on the next try
             else:
                 raise OSError(f"{name}: too many interrupted tries")
             if meta.size is not None and partial.stat().st_size != meta.size:
@@ -366,7 +449,7 @@ class DownloadJob:
                 raise OSError(f"{name}: size differs from the hub's")
             os.replace(partial, blob)
         else:
-            self._credit(blob.stat().st_size)
+            self.credit(blob.stat().st_size)
         # The blob is in place: hf_hub_download only links it into the snapshot and records the
         # main branch's commit (refs/main), by which the cache finds the copy offline.
         path = hf_hub_download(remote.repo, name, etag_timeout=self.timeout_s)
@@ -386,9 +469,16 @@ def start_download(repo: str, check_config: Callable[[Path], None],
     with _JOBS_LOCK:
         job = _JOBS.get(repo)
         phase = None if job is None else job.state().phase
-        if phase in (None, "failed") or (again and phase == "done"):
+        if phase in (None, DownloadPhase.FAILED) or (again and phase == DownloadPhase.DONE):
             job = _JOBS[repo] = DownloadJob(repo, check_config).start()
         return job
+
+
+def any_download_moving() -> bool:
+    """Whether a download in this process received bytes within its stall limit just now."""
+    with _JOBS_LOCK:
+        running = list(_JOBS.values())
+    return any(j.state().phase == DownloadPhase.DOWNLOADING for j in running)
 
 
 def download_job(repo: str) -> DownloadJob | None:

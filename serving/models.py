@@ -9,6 +9,8 @@ silent network within seconds, the shared background download every session watc
 
 from __future__ import annotations
 
+import concurrent.futures
+import itertools
 import os
 import threading
 import urllib.error
@@ -22,7 +24,7 @@ from core.model_files import unavailable
 from core.models import ModelBundle, local_folder, model_source, read_config
 from core.models import load_model as load_from_folder
 from core.settings import HUB_TIMEOUT_S
-from serving import hub
+from serving import hub, jobs
 
 
 def quiet_libraries() -> None:
@@ -43,23 +45,47 @@ def hub_reachable(timeout: float | None = None) -> bool:
         return False
     if timeout <= 0:
         return False
-    result: list[bool] = []
+    # Name resolution has no timeout of its own, so the probe runs as a job (serving.jobs) we stop
+    # waiting for; sessions asking while one runs share it.
+    endpoint = constants.ENDPOINT
+    with _PROBE_LOCK:
+        job = _PROBES.get((endpoint, timeout))
+        if job is None or job.done():
+            job = _PROBES[(endpoint, timeout)] = jobs.submit(
+                ("hub probe", next(_PROBE_COUNT)), lambda _job: _probe(endpoint, timeout),
+                name="hub probe")
+    try:
+        return job.result(timeout + 1.0)
+    except concurrent.futures.TimeoutError:
+        if not job.future.running():
+            # Still queued: every worker is busy (downloads, most likely). Do not hold a worker
+            # for it later; a download receiving bytes right now says the hub answers.
+            job.cancel()
+            return hub.any_download_moving()
+        return False
+    except (jobs.Cancelled, concurrent.futures.CancelledError):
+        return False
 
-    def probe() -> None:
-        request = urllib.request.Request(f"{constants.ENDPOINT}/api/models", method="HEAD")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout):
-                result.append(True)
-        except urllib.error.HTTPError:
-            result.append(True)  # it answered, if only with an error status
-        except (OSError, ValueError):
-            result.append(False)
 
-    # Name resolution has no timeout of its own, so the probe runs in a thread we stop waiting for.
-    thread = threading.Thread(target=probe, daemon=True, name="hub probe")
-    thread.start()
-    thread.join(timeout + 1.0)
-    return bool(result and result[0])
+_PROBES: dict[tuple[str, float], jobs.Job[bool]] = {}
+_PROBE_LOCK = threading.Lock()
+_PROBE_COUNT = itertools.count()
+
+
+def _probe(endpoint: str, timeout: float) -> bool:
+    """One HEAD request to the hub, run on the job pool under the thread name "hub probe"."""
+    thread = threading.current_thread()
+    pool_name, thread.name = thread.name, "hub probe"
+    request = urllib.request.Request(f"{endpoint}/api/models", method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            return True
+    except urllib.error.HTTPError:
+        return True  # it answered, if only with an error status
+    except (OSError, ValueError):
+        return False
+    finally:
+        thread.name = pool_name
 
 
 def start_download(name: str, again: bool = False) -> hub.DownloadJob:
