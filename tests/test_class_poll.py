@@ -19,8 +19,8 @@ from pages.lesson import cache
 from serving.classpoll import (
     ALPHABET,
     CODE_LENGTH,
-    REDIS_ENV,
     MAX_PIN_TRIES,
+    REDIS_ENV,
     ClassPoll,
     PollError,
     PollStore,
