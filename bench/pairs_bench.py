@@ -8,6 +8,13 @@ attention mask and takes the cosines. The two are interleaved (order rotated eac
 the ratio is the median of the per-repetition ratios, as in bench.core_bench.
 
     python3 -m bench.pairs_bench [--reps 3] [--browser]   # this part alone, printed as rows
+    python3 -m bench.pairs_bench --no-core --big          # 20,000 pairs: time and memory
+
+The big list (``--big``) is the Pairs page's largest: ``BIG_PAIRS`` pairs of STS-like length
+(10 to 24 one-token words) written as a tab-separated file, read by core.tables.reader and run
+through compare_pairs on the job executor (serving.jobs) once; it reports the seconds of each, the
+process's peak resident memory over its resident memory before (what the run added at its
+peak), and the bytes of the results table the page keeps.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ if str(ROOT) not in sys.path:
 from bench.texts import SentenceFactory  # noqa: E402 - after the path is set for `python bench/…`
 
 N_PAIRS = 1000
+BIG_PAIRS = 20_000
+BIG_WORDS = (10, 25)        # STS-like sentences: 10 to 24 one-token words
 PAIR_WORDS = (6, 14)        # short sentences: 6 to 13 one-token words, 8 to 15 tokens
 BATCH = 64                  # compare_pairs' own batch size, for both
 PAIRS_GOAL = 1.5            # compare_pairs / bare batched forward (issue 26)
@@ -125,12 +134,61 @@ def app_rows(browser, base: str, factory: SentenceFactory, reps: int) -> list:
                 ratio <= PAGE_GOAL)]
 
 
+def _rss_mb() -> float:
+    """The process's resident memory now, in MB (Linux /proc)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def big_rows(factory: SentenceFactory) -> list:
+    """The 20,000-pair row: reading the file, comparing on the executor, memory."""
+    import resource
+
+    from bench.app_bench import log
+    from bench.report import Row, fmt_s
+    from core import DEFAULT_MODEL, compare_pairs, load_model
+    from core.similarity.pair_lists import proposed_pairs
+    from core.tables.reader import read_table
+    from serving import jobs
+
+    bundle = load_model(DEFAULT_MODEL)
+    lengths = range(*BIG_WORDS)
+    lines = [f"{factory.words(lengths[i % len(lengths)])}\t"
+             f"{factory.words(lengths[(i * 7 + 3) % len(lengths)])}\t{i % 6}"
+             for i in range(BIG_PAIRS)]
+    data = ("\n".join(lines) + "\n").encode()
+    log(f"big: {BIG_PAIRS:,} pairs ({len(data) / 1e6:.1f} MB), read and compared once")
+    start = time.perf_counter()
+    pairs = proposed_pairs(read_table(data, "big.tsv"))
+    read_s = time.perf_counter() - start
+    assert len(pairs.pairs) == BIG_PAIRS, len(pairs.pairs)
+    before = _rss_mb()
+    start = time.perf_counter()
+    job = jobs.submit(("bench", BIG_PAIRS),
+                      lambda j: compare_pairs(bundle, pairs.pairs, progress=j.report), "bench")
+    while not job.done():
+        time.sleep(0.5)
+        job.touch()
+    frame = job.result()
+    compare_s = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024     # KB on Linux
+    table_mb = frame.memory_usage(deep=True).sum() / 1e6
+    return [Row("1 Core", f"{BIG_PAIRS:,} pairs ({2 * BIG_PAIRS:,} sentences of 12-26 tokens) "
+                f"read from a {len(data) / 1e6:.1f} MB TSV / compared on the job executor",
+                f"{fmt_s(read_s)} / {fmt_s(compare_s)}; peak RSS {peak:,.0f} MB "
+                f"(+{peak - before:,.0f} MB over {before:,.0f} MB); results table "
+                f"{table_mb:.1f} MB", "—", None)]
+
+
 def main(argv: list[str] | None = None) -> int:
     """This part alone (the full bench runs it inside bench/run.py)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--browser", action="store_true", help="also the /pairs vs /tokens row")
     parser.add_argument("--no-core", action="store_true", help="skip the compare_pairs row")
+    parser.add_argument("--big", action="store_true", help="also the 20,000-pair row")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch threads for the core row (0: torch's default); one keeps "
                              "the ratio steady on a machine busy with other work")
@@ -142,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
 
     factory = SentenceFactory(load_model().tokenizer)
     rows = [] if args.no_core else core_rows(factory, args.reps)
+    if args.big:
+        rows += big_rows(factory)
     if args.browser:
         from playwright.sync_api import sync_playwright
 

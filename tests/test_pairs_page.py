@@ -206,6 +206,18 @@ def test_pairs_in_chromium_at_1024(server, browser):
     assert page.locator("text=its fields do not fit the columns").count() >= 1
     assert page.locator("[data-testid='stException']").count() == 0
     assert not page.dialogs
+    # A benchmark's test split as distributed: seven columns, the pickers show the proposal.
+    from tests.test_tables_reader import benchmark_bytes, benchmark_rows
+
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+        files=[{"name": "sts-test.csv", "mimeType": "text/csv",
+                "buffer": benchmark_bytes(benchmark_rows(40))}])
+    page.wait_for_selector("text=Read 40 lines: 40 pairs used, 0 skipped", timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
+    assert page.locator("[data-testid='stSelectbox']").count() >= 4     # A, B, score, order
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "pairs-file-1024x768.png"), full_page=True)
     page.close()
 
 
