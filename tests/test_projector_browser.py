@@ -140,6 +140,16 @@ def look(page, name: str) -> list[str]:
 
 TAB = "[data-testid='stMain'] [data-testid='stTab']"
 
+# Every chart, diagram and picture of the open tab drawn: a diagram not drawn yet has no label to
+# measure, so a fixed wait let its small labels pass when the machine was busy.
+DRAWN_JS = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const all = sel => [...main.querySelectorAll(sel)];
+  return all("[data-testid='stGraphVizChart']").every(c => c.querySelector("svg text"))
+    && all("[data-testid='stPlotlyChart']").every(c => c.querySelector(".main-svg"))
+    && all("img").every(i => i.complete);
+}"""
+
 
 # Chinese only: its labels and explanations are the wider of the two languages, and walking every
 # tab and step twice would add minutes to the suite (English passed the same walk when added).
@@ -159,7 +169,7 @@ def test_every_tab_at_1024(server, browser, spec, lang):
             if i:
                 tabs.nth(i).click()
                 wait_for_app(page)
-            page.wait_for_timeout(500)   # charts and diagrams drawn
+            page.wait_for_function(DRAWN_JS, timeout=60_000)
             problems += look(page, f"{spec.folder}-{lang}-tab{i}-1024x768")
     finally:
         page.close()
