@@ -214,5 +214,46 @@ def test_a_second_presenter_tab_of_a_class_is_no_teacher():
     code = class_of(teacher)
     other = open_app(PAGE, present="1", **{"class": code, "step": "1"})
     assert_clean(other)
-    assert any("not the class's teacher" in i.value for i in other.info)
+    assert any(e.label == "Are you this class's teacher?" for e in other.expander)
     assert not any(b.label == "Reveal the answer" for b in other.button)
+
+
+def test_the_teachers_pin_is_shown_on_request_and_hands_the_class_to_another_browser():
+    teacher = open_app(PAGE, lesson="pretraining", present="1", step="2")
+    next(b for b in teacher.button if b.label == "Start a class").click().run()
+    code = class_of(teacher)
+    pin = teacher.session_state[f"teacher_pin_{code}"]
+    assert len(pin) == 6 and pin.isdigit()
+    on_screen = lambda at: " ".join(e.value for e in [*at.markdown, *at.warning, *at.code])  # noqa: E731
+    assert pin not in on_screen(teacher)                       # nothing secret on the projector
+    teacher.toggle(key="poll_show_pin").set_value(True).run()
+    assert pin in on_screen(teacher)
+    teacher.toggle(key="poll_show_pin").set_value(False).run()
+    assert pin not in on_screen(teacher)
+    # Another browser (the teacher's laptop died): a wrong PIN is refused, the right one works.
+    other = open_app(PAGE, present="1", **{"class": code, "step": "2"})
+    other.text_input(key=f"poll_pin_{code}").input("000000").run()
+    assert any("not this class's teacher PIN" in w.value for w in other.warning)
+    assert not any(b.label == "Reveal the answer" for b in other.button)
+    other.text_input(key=f"poll_pin_{code}").input(pin).run()
+    assert_clean(other)
+    assert any(b.label == "Reveal the answer" for b in other.button)
+    teacher.run()                                              # the old browser is no teacher
+    assert not any(b.label == "Reveal the answer" for b in teacher.button)
+
+
+def test_a_student_follows_the_teachers_step_unless_staying_on_their_own():
+    teacher = open_app(PAGE, lesson="pretraining", present="1", step="2")
+    next(b for b in teacher.button if b.label == "Start a class").click().run()
+    code = class_of(teacher)
+    student = open_app(PAGE, **{"class": code, "step": "5"})   # an old link's step
+    assert student.subheader[0].value.startswith("2.")         # the teacher's step
+    next(b for b in teacher.button if b.label == "Next").click().run()
+    student.run()
+    assert student.subheader[0].value.startswith("3.")
+    assert all(b.disabled for b in student.button if b.label in ("Previous", "Next"))
+    student.toggle(key="poll_own_step").set_value(True).run()
+    next(b for b in student.button if b.label == "Previous").click().run()
+    next(b for b in teacher.button if b.label == "Next").click().run()
+    student.run()
+    assert student.subheader[0].value.startswith("2.")        # stays on its own step

@@ -66,7 +66,9 @@ def choose_lesson(klass: ClassView | None = None) -> Lesson:
     title, steps = LESSONS[key]
     numbers = list(range(1, len(steps) + 1))
     refused = option_in_link(STEP_KEY, numbers, lambda _n: set())[1]
-    if refused is not None:
+    if klass and klass.follows and klass.status.step in numbers:
+        st.session_state[STEP_KEY] = klass.status.step   # the class follows its teacher
+    elif refused is not None:
         st.info(_("This lesson has steps 1 to {count}: showing step 1.").format(
             count=len(steps)), icon=":material/info:")
     step = st.select_slider(_("Step"), numbers, key=STEP_KEY, bind="query-params",
@@ -84,14 +86,16 @@ def move(delta: int, count: int) -> None:
     st.session_state[STEP_KEY] = min(count, max(1, int(st.session_state[STEP_KEY]) + delta))
 
 
-def draw_navigation(lesson: Lesson) -> None:
+def draw_navigation(lesson: Lesson, klass: ClassView | None = None) -> None:
+    """Previous and Next (a student following the teacher's step moves with the class)."""
     count = len(lesson.steps)
     st.progress(lesson.step / count, text=_("Step {step} of {count}").format(
         step=lesson.step, count=count))
+    led = bool(klass and klass.follows)
     row = st.container(horizontal=True)
-    row.button(_("Previous"), on_click=move, args=(-1, count), disabled=lesson.step == 1,
+    row.button(_("Previous"), on_click=move, args=(-1, count), disabled=led or lesson.step == 1,
                icon=":material/arrow_back:")
-    row.button(_("Next"), on_click=move, args=(1, count), disabled=lesson.step == count,
+    row.button(_("Next"), on_click=move, args=(1, count), disabled=led or lesson.step == count,
                icon=":material/arrow_forward:")
 
 
@@ -198,12 +202,14 @@ def main() -> None:
         page_header(TITLE, EXPLANATION)
     lesson = choose_lesson(klass)
     if klass:
+        poll_view.lead_class(klass, lesson.step)
         poll_view.draw_class_banner(klass, lesson.step)
-    draw_navigation(lesson)
+    draw_navigation(lesson, klass)
     sentence = draw_step(lesson, key, klass)
     if present and not klass:   # below the step: the first screen stays the step's own
         poll_view.draw_start_class(lesson.key)
     draw_handout(lesson, key, sentence, klass)
+    poll_view.write_cookies()
 
 
 if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names

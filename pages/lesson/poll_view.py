@@ -1,17 +1,24 @@
 """The class poll on the lesson page: the teacher starts a class from presenter mode, students
-answer each step's question under its code, and the teacher reveals the answers with the class's
-distribution beside them.
+answer each step's question under its code and follow the teacher's step, and the teacher
+reveals the answers with the class's distribution beside them.
 
 The poll lives in the server (``cache.get_class_poll()``: this process's memory, or the Redis store
-replicas share). The teacher's key stays in the teacher's session, never in a link. The tally
-and the reveal are drawn in fragments that rerun alone, every few seconds and only while
-something can still change, so 30 students waiting cost 30 small fragment runs, not 30 page
-runs.
+replicas share). Two cookies, never a link, carry what must survive a reload of the same browser
+(SameSite=Strict, path /, set by a one-line script: Streamlit reads cookies, ``st.context.cookies``,
+but cannot set them from Python):
+- the teacher's key, one cookie per class (``bx_teach_<CODE>``): a reload, a new tab or a
+  reconnect of the teacher's browser gets the teacher's view back; nothing of it is on screen;
+- a student's anonymous id (``bx_poll_id``): a reload answers as the same student, so a second
+  answer replaces the first.
+The teacher's PIN, shown only on request in the tab that started the class, hands the class to
+another browser when the teacher's is lost. A student's page follows the teacher's step and the
+reveal from one small fragment that rereads the class every few seconds.
 """
 
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
@@ -22,37 +29,107 @@ from components.i18n import N_, _
 from components.labels import markdown_template
 from pages.lesson import cache
 from pages.lesson.figures import LESSONS, Step, answers_chart
-from serving.classpoll import PollError, new_code, new_session_id, new_teacher_key, normalise_code
+from serving.classpoll import (
+    IDLE_S,
+    UNANSWERED_S,
+    ClassStatus,
+    PollError,
+    check_session,
+    new_code,
+    new_pin,
+    new_session_id,
+    new_teacher_key,
+    normalise_code,
+)
 
 CLASS_KEY = "class"
-TEACHER_REFRESH_S = 2.0      # the teacher's count of answers
-STUDENT_REFRESH_S = 3.0      # a student waiting for the teacher to reveal
+OWN_STEP_KEY = "poll_own_step"    # the student's switch "Stay on my own step"
+TEACHER_REFRESH_S = 1.0           # the teacher's count of answers
+FOLLOW_S = 2.0                    # a student's page rereads the class's step and reveal
+ID_COOKIE = "bx_poll_id"
+TEACHER_COOKIE = "bx_teach_"      # + the class code
+ID_COOKIE_S = 12 * 3600           # how long a browser keeps its anonymous id
+PENDING_COOKIES = "poll_cookies"  # session key: cookies this run asks the browser to keep
 
 
 @dataclass(frozen=True)
 class ClassView:
     code: str
     lesson: str
-    teacher_key: str | None      # this session's key when it is the class's teacher
+    teacher_key: str | None      # this browser's key when it is the class's teacher
+    status: ClassStatus
 
     @property
     def is_teacher(self) -> bool:
         return self.teacher_key is not None
 
+    @property
+    def follows(self) -> bool:
+        """A student whose page moves with the teacher's step (the switch is off)."""
+        return not self.is_teacher and not st.session_state.get(OWN_STEP_KEY, False)
+
+
+# -- cookies -------------------------------------------------------------------------------------
+
+def request_cookies() -> dict[str, str]:
+    """The cookies the browser sent when this session's connection opened (none in AppTest)."""
+    try:
+        return dict(st.context.cookies)
+    except Exception:   # noqa: BLE001 - no browser request behind this session (AppTest)
+        return {}
+
+
+def keep_cookie(name: str, value: str, max_age_s: int) -> None:
+    """Ask the browser to keep a cookie (written by ``write_cookies`` at the end of the run)."""
+    st.session_state.setdefault(PENDING_COOKIES, {})[name] = (value, max_age_s)
+
+
+def write_cookies() -> None:
+    """The cookies asked for and not yet in the browser's request, set by a one-line script.
+
+    The values are our own random tokens (letters, digits, - and _), written as JSON string
+    literals; nothing of them is drawn on screen. HttpOnly cannot be set from a script; SameSite
+    Strict keeps them off requests from other sites, and Secure is added on HTTPS.
+    """
+    pending = st.session_state.get(PENDING_COOKIES) or {}
+    sent = request_cookies()
+    lines = [f"document.cookie = {json.dumps(f'{name}={value}; Max-Age={age}')} + tail;"
+             for name, (value, age) in pending.items() if sent.get(name) != value]
+    if lines:
+        script = ("<script>const tail = '; Path=/; SameSite=Strict' + "
+                  "(location.protocol === 'https:' ? '; Secure' : '');" + "".join(lines)
+                  + "</script>")
+        st.html(script, unsafe_allow_javascript=True)
+
 
 def session_id() -> str:
-    """This tab's anonymous id: random, kept only in the session."""
+    """This browser's anonymous id: from its cookie when it has one, else a new random one that
+    the browser is asked to keep. Tied to nothing: no name, no address."""
     if "poll_session_id" not in st.session_state:
-        st.session_state["poll_session_id"] = new_session_id()
-    return st.session_state["poll_session_id"]
+        found = request_cookies().get(ID_COOKIE)
+        try:
+            sid = check_session(found)
+        except PollError:
+            sid = new_session_id()
+        st.session_state["poll_session_id"] = sid
+    sid = st.session_state["poll_session_id"]
+    keep_cookie(ID_COOKIE, sid, ID_COOKIE_S)
+    return sid
+
+
+def teacher_key(code: str) -> str | None:
+    """The teacher key this tab or this browser holds for class ``code``, if any."""
+    return (st.session_state.get(f"teacher_key_{code}")
+            or request_cookies().get(TEACHER_COOKIE + code))
+
+
+def become_teacher(code: str, key: str) -> None:
+    st.session_state[f"teacher_key_{code}"] = key
+    keep_cookie(TEACHER_COOKIE + code, key, int(IDLE_S))
 
 
 def question_choices(lesson: str) -> tuple[int, ...]:
     return tuple(len(step.choices) for step in LESSONS[lesson][1])
-
-
-NO_CLASS = N_("There is no class “{code}” on this server: it has ended or the code is "
-               "mistyped. Here is the lesson without the class poll.")
 
 
 def warn(template: str, params: dict[str, object]) -> None:
@@ -60,39 +137,97 @@ def warn(template: str, params: dict[str, object]) -> None:
     st.warning(markdown_template(_(template), **params), icon=":material/warning:")
 
 
+GONE_MEMORY = N_("There is no class “{code}” on this server now. A class lives in this server's "
+                 "memory: a restart of the server ends it, as do {hours} hours without an answer "
+                 "(or {minutes} minutes before the first one). The code may also be mistyped.")
+GONE_SHARED = N_("There is no class “{code}” on this server: it ended after {hours} hours "
+                 "without an answer (or {minutes} minutes before the first one), or the code is "
+                 "mistyped.")
+JOIN_CODE_KEY = "poll_join_code"
+
+
 def join_class() -> ClassView | None:
     """The class this link belongs to, or None (no class in the link, or one that is gone: then
-    a message, and the lesson goes on without the poll)."""
+    a message saying why, an offer to start or join again, and the lesson goes on without the
+    poll)."""
     raw = st.query_params.get(CLASS_KEY)
     if raw is None:
         return None
     code = normalise_code(raw)
     poll = cache.get_class_poll()
+    key = teacher_key(code) if code is not None else None
     try:
-        lesson = poll.lesson_of(code) if code is not None else None
-        key = st.session_state.get(f"teacher_key_{code}")
-        teacher = poll.is_teacher(code, key) if lesson is not None else False
-    except PollError as exc:   # the shared store does not answer
-        warn(exc.template, exc.params)
+        status = poll.status(code) if code is not None else None
+        teacher = key is not None and poll.is_teacher(code or "", key)
+    except PollError as exc:
+        if code is None or "no class" not in exc.template:   # the shared store does not answer
+            warn(exc.template, exc.params)
+            return None
+        status, teacher = None, False
+    if code is None or status is None:
+        class_gone(str(raw)[:40], was_teacher=key is not None, durable=poll.durable)
         return None
-    if code is None or lesson is None:
-        # The link's value, as text: a code span shows it verbatim, never as a link or image.
-        warn(NO_CLASS, {"code": str(raw)[:40]})
-        return None
-    return ClassView(code, lesson, key if teacher else None)
+    if teacher and key is not None:
+        become_teacher(code, key)   # a key from the cookie, kept for this tab too
+    return ClassView(code, status.lesson, key if teacher else None, status)
+
+
+def class_gone(code: str, *, was_teacher: bool, durable: bool) -> None:
+    """The class of the link no longer exists: say so in plain words, and offer a new start (to
+    the browser that was its teacher) or another code (to a student)."""
+    warn(GONE_SHARED if durable else GONE_MEMORY,
+         {"code": code, "hours": int(IDLE_S // 3600), "minutes": int(UNANSWERED_S // 60)})
+    lesson = st.query_params.get("lesson")
+    lesson = lesson if lesson in LESSONS else "embedding"
+    with st.container(border=True):
+        if was_teacher:
+            st.markdown(_("You started this class in this browser. Start it again: your "
+                          "students scan the new code, and the lesson goes on from this step."))
+            st.button(_("Start the class again"), on_click=start_class, args=(lesson,),
+                      icon=":material/groups:", type="primary", key="poll_restart")
+            error = st.session_state.pop("poll_error", None)
+            if error:
+                warn(*error)
+        else:
+            st.markdown(_("Ask your teacher for the class's new code and type it here, or go "
+                          "on with the lesson on your own below."))
+            st.text_input(_("Class code"), key=JOIN_CODE_KEY, on_change=join_code,
+                          max_chars=12, placeholder="K7Q2AB")
+
+
+def join_code() -> None:
+    typed = normalise_code(st.session_state.get(JOIN_CODE_KEY))
+    if typed is not None:
+        st.query_params[CLASS_KEY] = typed
 
 
 def start_class(lesson: str) -> None:
-    """Open a new class for this lesson, with this session as its teacher."""
-    code, key = new_code(), new_teacher_key()
+    """Open a new class for this lesson, with this browser as its teacher."""
+    code, key, pin = new_code(), new_teacher_key(), new_pin()
     try:
-        cache.get_class_poll().open(code, key, lesson, question_choices(lesson))
+        cache.get_class_poll().open(code, key, lesson, question_choices(lesson), pin=pin)
     except PollError as exc:
         st.session_state["poll_error"] = (exc.template, exc.params)
         return
-    st.session_state[f"teacher_key_{code}"] = key
+    become_teacher(code, key)
+    st.session_state[f"teacher_pin_{code}"] = pin
     st.query_params[CLASS_KEY] = code
     st.query_params["lesson"] = lesson
+
+
+def reclaim_class(code: str) -> None:
+    """The PIN typed in this browser hands the class to it."""
+    pin = st.session_state.get(f"poll_pin_{code}", "")
+    key = new_teacher_key()
+    try:
+        ok = cache.get_class_poll().reclaim(code, pin, key)
+    except PollError as exc:
+        st.session_state["poll_error"] = (exc.template, exc.params)
+        return
+    if ok:
+        become_teacher(code, key)
+    else:
+        st.session_state["poll_error"] = (N_("That is not this class's teacher PIN."), {})
 
 
 def page_address() -> str:
@@ -128,15 +263,20 @@ def draw_start_class(lesson: str) -> None:
             warn(*error)
 
 
+def lead_class(view: ClassView, step: int) -> None:
+    """The teacher's page is on ``step``: the class's step, which following students take."""
+    if view.is_teacher and view.status.step != step:
+        try:
+            cache.get_class_poll().set_step(view.code, view.teacher_key or "", step)
+        except PollError as exc:
+            warn(exc.template, exc.params)
+
+
 def draw_class_banner(view: ClassView, step: int) -> None:
-    """The code, the students' link and its QR code (teacher); the class's name (students)."""
+    """The code, the students' link, its QR code and the PIN on request (teacher); the class's
+    name, the switch to stay on one's own step and the follower (students)."""
     if not view.is_teacher:
-        st.markdown(_("You are in class {code}: your answers are counted anonymously.").format(
-            code=view.code))
-        if st.query_params.get("present") == "1":
-            st.info(_("This tab is not the class's teacher: the teacher's view, with the count "
-                      "and the reveal, stays in the tab that started the class."),
-                    icon=":material/info:")
+        _student_banner(view, step)
         return
     link = student_link(view.code, step)
     with st.container(border=True, horizontal=True):
@@ -145,6 +285,44 @@ def draw_class_banner(view: ClassView, step: int) -> None:
             st.markdown(_("Class code: **{code}**").format(code=view.code))
             st.markdown(_("Students open:"))
             st.code(link, language="text")
+    pin = st.session_state.get(f"teacher_pin_{view.code}")
+    if pin and st.toggle(_("Show my teacher PIN (not on the projector)"), key="poll_show_pin"):
+        st.warning(_("Teacher PIN: **{pin}**. Write it down and hide it again: with it, another "
+                     "browser takes this class over if this one is lost. This browser gets the "
+                     "class back by itself on a reload.").format(pin=pin),
+                   icon=":material/key:")
+
+
+def _student_banner(view: ClassView, step: int) -> None:
+    st.markdown(_("You are in class {code}: your answers are counted anonymously.").format(
+        code=view.code))
+    st.toggle(_("Stay on my own step"), key=OWN_STEP_KEY,
+              help=_("Off: your screen moves to the teacher's step by itself."))
+    shown_revealed = step in view.status.revealed
+    poll = cache.get_class_poll()
+
+    @st.fragment(run_every=FOLLOW_S)
+    def follower() -> None:
+        try:
+            status = poll.status(view.code)
+        except PollError:
+            st.rerun(scope="app")   # the class ended: the page says so
+            return
+        moved = view.follows and status.step != step
+        if moved or (step in status.revealed) != shown_revealed:
+            st.rerun(scope="app")
+
+    follower()
+    present = st.query_params.get("present") == "1"
+    with st.expander(_("Are you this class's teacher?"), expanded=present):
+        st.markdown(_("The browser that started the class gets it back by itself, on a reload "
+                      "or in a new tab. From another browser, type the teacher PIN shown when "
+                      "the class started."))
+        st.text_input(_("Teacher PIN"), type="password", key=f"poll_pin_{view.code}",
+                      max_chars=12, on_change=reclaim_class, args=(view.code,))
+        error = st.session_state.pop("poll_error", None)
+        if error:
+            warn(*error)
 
 
 def draw_class_question(view: ClassView, number: int, step: Step) -> None:
@@ -157,10 +335,7 @@ def draw_class_question(view: ClassView, number: int, step: Step) -> None:
 
 def _teacher_box(view: ClassView, number: int, step: Step) -> None:
     poll = cache.get_class_poll()
-    try:
-        revealed = poll.tally(view.code, number).revealed
-    except PollError:
-        revealed = False   # the box below says what is wrong, and keeps trying
+    revealed = number in view.status.revealed
 
     @st.fragment(run_every=None if revealed else TEACHER_REFRESH_S)
     def box() -> None:
@@ -191,9 +366,20 @@ def _teacher_box(view: ClassView, number: int, step: Step) -> None:
 
 
 def _student_box(view: ClassView, number: int, step: Step) -> None:
+    """The student's answer: a change reruns only this box (the follower, drawn with the banner,
+    brings the reveal and the teacher's next step). A reload shows the answer this browser
+    already gave."""
     poll = cache.get_class_poll()
     sid = session_id()
     key = f"class_q_{view.code}_{number}"
+    shown = number in view.status.revealed
+    if key not in st.session_state:
+        try:
+            given = poll.choice_of(view.code, number, sid)
+        except PollError:
+            given = None
+        if given is not None and given < len(step.choices):
+            st.session_state[key] = given
 
     def record() -> None:
         picked = st.session_state.get(key)
@@ -205,19 +391,8 @@ def _student_box(view: ClassView, number: int, step: Step) -> None:
         except PollError as exc:
             st.session_state["poll_error"] = (exc.template, exc.params)
 
-    try:
-        tally = poll.tally(view.code, number)
-    except PollError as exc:
-        warn(exc.template, exc.params)
-        return
-    waiting = not tally.revealed
-
-    @st.fragment(run_every=STUDENT_REFRESH_S if waiting else None)
+    @st.fragment
     def box() -> None:
-        try:
-            shown = poll.tally(view.code, number).revealed
-        except PollError:
-            shown = True   # the class ended: show the answer anyway
         with st.container(border=True):
             st.markdown("**" + _(step.question) + "**")
             guess = st.radio(_(step.question), range(len(step.choices)),
@@ -236,7 +411,5 @@ def _student_box(view: ClassView, number: int, step: Step) -> None:
                 st.info(_("The answer is “{answer}”. {why}").format(
                     answer=_(step.choices[step.answer]), why=_(step.why)),
                     icon=":material/lightbulb:")
-        if shown and waiting:
-            st.rerun()   # revealed: the whole page once, and this box stops refreshing
 
     box()
