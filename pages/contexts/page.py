@@ -82,9 +82,10 @@ def draw_progress(job, text: str) -> None:
         st.rerun()
     progress = job.progress
     total = progress.total or 0
-    st.progress(progress.fraction or 0.0, text=text.format(
-        done=f"{progress.done:,}", total=f"{total:,}" if total else "…",
-        seconds=f"{job.seconds:.0f}"))
+    st.progress(progress.fraction or 0.0)
+    # In body text under the bar: the bar's own label is drawn at 15 px, small for a projector.
+    explain(text.format(done=f"{progress.done:,}", total=f"{total:,}" if total else "…",
+                        seconds=f"{job.seconds:.0f}"))
 
 
 def builtin_corpus(ctx: Context) -> ContextVectors | None:
