@@ -110,15 +110,17 @@ def get_pair_figures(key: InputKey, layer: int, language: str) -> PairFigures:
 # --- lists of pairs ------------------------------------------------------------------------------
 
 @results_cache("pairs: tables", TABLES_SHARE, heavy=False)
-def get_table(source: ListSource) -> Table:
-    """The table in the box or the file, every cell as written (core.tables.reader)."""
+def get_table(model_name: str, source: ListSource) -> Table:
+    """The table in the box or the file, every cell as written (core.tables.reader). The same
+    for every model; keyed on the model first, as every per-input result here is."""
     return read_table(source.data, source.name)
 
 
 @results_cache("pairs: pair lists", LISTS_SHARE, heavy=False)
-def get_pair_list(source: ListSource, a: int, b: int, score: int | None) -> PairList:
-    """The pairs of columns ``a`` and ``b`` (0-based), with ``score``'s numbers."""
-    return pairs_from(get_table(source), a, b, score)
+def get_pair_list(model_name: str, source: ListSource,
+                  columns: tuple[int, int, int | None]) -> PairList:
+    """The pairs of the columns (sentence A, sentence B, score or None; 0-based)."""
+    return pairs_from(get_table(model_name, source), *columns)
 
 
 def job_key(model: str, pairs: PairList) -> tuple[str, str, str]:

@@ -216,7 +216,8 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
         download_matrix(_("contributions") + f"_{contrib.layer}", words.matrix,
                         [f"{w.start}:{w.text}" for w in words.words_a], key="pr_matrix")
     shown = cache.get_pair_figures(key, layer, language())
-    left, right = st.columns(2)
+    # Words are longer labels than tokens: their table takes the page's width, the curve below.
+    left, right = st.columns(2) if words is None else (st.container(), st.container())
     with left:
         st.markdown("**" + _("The ten largest terms") + "**")
         st.dataframe(top_table(contrib) if words is None else top_word_table(words),
@@ -555,7 +556,7 @@ def draw_many_pairs(ctx: Context) -> None:
         st.info(_("Paste pairs above, upload a file, or load the example set."),
                 icon=":material/playlist_add:")
         return
-    table = source if isinstance(source, Table) else cache.get_table(source)
+    table = source if isinstance(source, Table) else cache.get_table(ctx.key.model, source)
     if table.refused is not None and not table.skipped:
         report_refusal(table)
         return
@@ -563,7 +564,7 @@ def draw_many_pairs(ctx: Context) -> None:
     how = "order"
     if table.refused is None:
         a, b, score, how = pick_columns(table, source)
-    parsed = (cache.get_pair_list(source, a, b, score) if table.refused is None
+    parsed = (cache.get_pair_list(ctx.key.model, source, (a, b, score)) if table.refused is None
               else reader.pairs_from(table, a, b, score))
     if table.refused is None:
         read_summary(table, parsed, a, b, score, how)
