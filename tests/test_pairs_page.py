@@ -315,3 +315,26 @@ def test_the_table_pages_and_sorts_on_the_server():
     at.number_input(key="pr_row").set_value(int(expected[0])).run()     # opens that line
     assert_clean(at)
     assert "pairs_matrix" in image_heatmaps(at)
+
+
+def test_a_cls_model_gets_its_own_figure_and_a_link_to_attribution(folder_models_allowed,
+                                                                   bundle):
+    """A model folder with [CLS] pooling (as bge-small has): One pair's headline and Many
+    pairs' cosine are SentenceTransformer.encode's; the page says why no exact split exists and
+    links the pair to Attribution's pair-cosine target on [CLS]."""
+    from tests.test_pairs_recipe import st_cosines, write_folder
+
+    folder = write_folder(folder_models_allowed / "tiny-cls", bundle.tokenizer, "cls")
+    a, b = NEGATION
+    expected = st_cosines(folder, [(a, b)])[0]
+    at = open_app(PAGE, model=str(folder), a=a, b=b)
+    assert_clean(at)
+    assert metrics(at)["the model's figure"] == f"{expected:.3f}"
+    assert any("No exact split into token pairs" in i.value for i in at.info)
+    link = next(link.proto for link in at.get("page_link") if link.proto.page == "attribution")
+    assert "att_target=pair_cosine" in link.query_string and "att_token=0" in link.query_string
+    at = results(open_app(PAGE, model=str(folder), pr_section="Many pairs", pr_list="examples"))
+    assert_clean(at)
+    table = at.dataframe[0].value
+    np.testing.assert_allclose(table["cosine"].iloc[:5],
+                               st_cosines(folder, [(x, y) for x, y, _ in SCORED[:5]]), atol=1e-5)
