@@ -10,7 +10,8 @@ to stderr, the result to stdout (and to FILE with --out).
                   frame vs a bare Streamlit page), websocket bytes, /stages vs /tokens
                   (issue 3), /positions first visit (issue 4), every page opened from the
                   top navigation and in a new tab (switch_bench), every page with a 512-token
-                  pair vs /tokens (long_bench), /pairs with a results table vs /tokens
+                  pair vs /tokens (long_bench), /pairs with a results table vs /tokens, the
+                  views by word vs their token views (words_bench)
     3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences; then, on a
                   fresh server, 30 websocket sessions with 512-token pairs on every page
                   (bench/long_text.py): RSS start / peak / a while after they close
@@ -94,7 +95,8 @@ def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float
                 students: int, pair_rows: list | None = None,
                 ) -> tuple[AppFigures, LoadFigures, int, dict, str, Path]:
     """Parts 2 to 4 against one app server. Returns figures, RSS after the load, Chromium's
-    version and the server's log; the Pairs page's row is appended to ``pair_rows``."""
+    version and the server's log; the Pairs page's row and the views by word are appended to
+    ``pair_rows``."""
     from playwright.sync_api import sync_playwright
 
     from bench import app_bench, load_bench, ws_load
@@ -106,10 +108,11 @@ def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float
         app, server = app_bench.run_app(browser, factory, plan.reps_new, plan.reps_repeat,
                                         plan.checkpoints, plan.switch_reps, plan.long_reps)
         if pair_rows is not None:
-            from bench import pairs_bench
+            from bench import pairs_bench, words_bench
 
             try:
                 pair_rows += pairs_bench.app_rows(browser, server.url, factory, plan.reps_new)
+                pair_rows += words_bench.app_rows(browser, server.url, factory, plan.reps_new)
             except BaseException:
                 server.stop()
                 raise

@@ -1,0 +1,57 @@
+"""The views by word as a projector shows them: 1024x768, Chinese text, both languages. Nothing
+cut off or unreadable (the projector test's own look), and every label of a by-word view at
+least 12 px: chart ticks, the word boxes on Tokens, the importance table."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import open_in_browser
+from tests.test_projector_browser import look
+
+pytestmark = pytest.mark.browser
+
+TEXTS = "a=%E6%88%91%E7%88%B1%E5%8C%97%E4%BA%AC%E5%A4%A9%E5%AE%89%E9%97%A8&b=He+was+strumming."
+VIEWS = {
+    "tokens": "tokens?tok_words=true",
+    "encoder": "encoder?enc_section=Attention&enc_words=true",
+    "atlas": "encoder?enc_section=Head+atlas&enc_words=true",
+    "attribution": "attribution?att_words=true",
+    "pairs": "pairs?pr_words=true",
+    "pretraining": "pretraining?pre_wwm=true",
+}
+
+# The smallest font of the labels a by-word view draws, and how many there were.
+SMALLEST_JS = r"""() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const labels = [...main.querySelectorAll(
+      ".xtick text, .ytick text, .tok-word .w, .tok-word .t span, .tok-word small, "
+      + ".att td, .att th")].filter(shown).filter(e => e.textContent.trim());
+  const px = labels.map(e => parseFloat(getComputedStyle(e).fontSize));
+  return {n: labels.length, smallest: px.length ? Math.min(...px) : null,
+          words: [...main.querySelectorAll(".tok-word .w, .ytick text, .att td.tok")]
+                   .map(e => e.textContent)};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_by_word_views_at_1024(server, browser, view, lang):
+    page = open_in_browser(browser, f"{server}/{VIEWS[view]}&{TEXTS}&lang={lang}",
+                           width=1024, height=768)
+    try:
+        page.wait_for_timeout(500)   # charts drawn
+        # Less an overflow the token view has too at 1024 px with the sidebar open: the Tokens
+        # page's token table (565 px in a 533 px column, English).
+        problems = [p for p in look(page, f"words-{view}-{lang}-1024x768")
+                    if not (view == "tokens" and "table" in p and "token_type_id" in p)]
+        seen = page.evaluate(SMALLEST_JS)
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)
+    if view != "pretraining":
+        assert seen["n"] > 0, seen
+        assert seen["smallest"] >= 12, seen
+    if view in ("tokens", "encoder", "attribution"):
+        assert any("天安门" in w for w in seen["words"]), seen["words"]
