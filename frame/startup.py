@@ -98,3 +98,6 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     streamlit_private.say_the_app_routes()
     jobs.submit("warm-up", lambda _job: warm_up(), name="warm-up")
     yield
+    # The server stops: every job is cancelled (a download stops at its next chunk), so the
+    # pool's workers, which the interpreter joins at exit, do not hold the process.
+    jobs.board().shutdown(wait=False)

@@ -27,7 +27,7 @@ from core.model_files import WEIGHTS, WEIGHTS_INDEX, unavailable, wanted_files
 from core.models import MLM_HEAD, NSP_HEAD, local_folder, read_config, weight_names
 from core.parameters import count_from_config
 from core.settings import DEFAULT_MODEL, KNOWN_MODELS, allowed_models
-from serving import hub
+from serving import hub, jobs
 from serving.models import hub_reachable, start_download
 
 
@@ -141,17 +141,22 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"Model hub: {constants.ENDPOINT}  (set HF_ENDPOINT to use a mirror)")
     failed = 0
-    for name in args.names:
-        try:
-            folder = prepare(name, args.dir)
-            lines = check(name, folder)
-        except ModelLoadError as exc:
-            print(f"{name}: {exc}", file=sys.stderr)
-            failed += 1
-            continue
-        print(f"{name}: ready in {folder}")
-        print("\n".join(lines))
-        print("  " + setting_needed(name, folder, args.dir))
+    try:
+        for name in args.names:
+            try:
+                folder = prepare(name, args.dir)
+                lines = check(name, folder)
+            except ModelLoadError as exc:
+                print(f"{name}: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            print(f"{name}: ready in {folder}")
+            print("\n".join(lines))
+            print("  " + setting_needed(name, folder, args.dir))
+    finally:
+        # Ctrl-C: the download job stops at its next chunk (the pool's worker would otherwise
+        # hold the process until the download ended); after a normal run, nothing is left.
+        jobs.board().shutdown(wait=False)
     return 1 if failed else 0
 
 
