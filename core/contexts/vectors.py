@@ -181,13 +181,16 @@ def corpus_pass(bundle: ModelBundle, records: Sequence[CorpusRecord] = NEIGHBOUR
         inputs = padded(bundle, [enc["input_ids"][i] for i in group])
         with model_run():
             out = bundle.model(**inputs, output_hidden_states=True, return_dict=True)
-        states = torch.stack([out.hidden_states[k] for k in kept])   # (layers, B, T, d)
+        # The batch's stored tokens, row by row (no [CLS]/[SEP]/padding), and where they go.
+        mask = torch.zeros(inputs["input_ids"].shape, dtype=torch.bool)
         for row, i in enumerate(group):
-            rows = states[:, row, keep[i]]                        # (layers, t_i, d)
-            norm = torch.linalg.vector_norm(rows, dim=-1)         # (layers, t_i)
-            span = slice(int(first[i]), int(first[i + 1]))
-            lengths[:, span] = norm.numpy()
-            units[:, span] = (rows / norm.clamp_min(1e-12)[..., None]).half().numpy()
+            mask[row, keep[i]] = True
+        dest = np.concatenate([np.arange(first[i], first[i + 1]) for i in group])
+        for row_of_layer, k in enumerate(kept):
+            tokens = out.hidden_states[k][mask]                   # (n, d) float32
+            norm = torch.linalg.vector_norm(tokens, dim=-1)       # (n,)
+            lengths[row_of_layer, dest] = norm.numpy()
+            units[row_of_layer, dest] = (tokens / norm.clamp_min(1e-12)[:, None]).half().numpy()
         done += len(group)
         if progress is not None:
             progress(done, len(records))
