@@ -257,3 +257,28 @@ def test_a_student_follows_the_teachers_step_unless_staying_on_their_own():
     next(b for b in teacher.button if b.label == "Next").click().run()
     student.run()
     assert student.subheader[0].value.startswith("2.")        # stays on its own step
+
+
+def test_a_class_lost_to_a_restart_says_so_and_offers_to_start_again():
+    """The in-memory store after a restart of the server: no class any more. The teacher's
+    browser (its key, which a cookie carries over a restart) is offered a new start; a student
+    is told why and offered another code."""
+    teacher = open_app(PAGE, lesson="pretraining", present="1", step="2")
+    next(b for b in teacher.button if b.label == "Start a class").click().run()
+    code = class_of(teacher)
+    student = open_app(PAGE, **{"class": code, "step": "2"})
+    get_class_poll.clear()                       # what a restart leaves: an empty poll
+    for at in (teacher, student):
+        at.run()
+        assert_clean(at)
+        assert any(f"no class “`{code}`” on this server now" in w.value
+                   and "restart of the server ends it" in w.value for w in at.warning)
+    assert not any(b.label == "Reveal the answer" for b in teacher.button)
+    assert student.text_input(key="poll_join_code") is not None
+    next(b for b in teacher.button if b.label == "Start the class again").click().run()
+    assert_clean(teacher)
+    new = class_of(teacher)
+    assert new != code and any(b.label == "Reveal the answer" for b in teacher.button)
+    student.text_input(key="poll_join_code").input(new.lower()).run()
+    assert_clean(student)
+    assert any(f"You are in class {new}" in m.value for m in student.markdown)
