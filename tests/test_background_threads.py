@@ -102,22 +102,25 @@ def test_the_closed_hub_probe_runs_under_its_name_and_ends(board, monkeypatch):
 
 
 def test_warm_up_is_a_job(board, monkeypatch):
-    """The lifespan submits the warm-up to the job pool (the work itself is the server's)."""
+    """The lifespan submits the warm-up to the job pool (the work itself is the server's) and
+    shuts the pool down as the server ends."""
     import asyncio
 
     from frame import startup
 
     ran = threading.Event()
     monkeypatch.setattr(startup, "warm_up", ran.set)
+    seen: list[object] = []
 
     async def serve() -> None:
         async with startup.lifespan(None):
-            pass
+            assert await asyncio.to_thread(ran.wait, 5)
+            job = board.get("warm-up")
+            seen.append(job is not None and job.result(5))
 
     asyncio.run(serve())
-    assert ran.wait(5)
-    job = board.get("warm-up")
-    assert job is not None and job.result(5) is None
+    assert seen == [None]
+    assert board.jobs() == []   # the server's end shut the pool down
 
 
 def test_the_sweeper_stops_when_asked(board):
