@@ -253,6 +253,10 @@ class DownloadJob:
         if self.job is not None:
             self.job.touch()
         with self._cond:
+            if self.job is not None and self.job.done() and not self._phase.finished:
+                # Ended before it ran: cancelled while queued (nobody looked, or the pool shut
+                # down). The work itself always ends with the phase finished.
+                self._fail(self._lost(jobs.Cancelled(self.repo)))
             now = time.monotonic()
             if self._phase == DownloadPhase.DOWNLOADING and now - self._last_byte > self.stall_s:
                 self._fail(self._stalled())

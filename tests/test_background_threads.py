@@ -133,3 +133,23 @@ def test_the_sweeper_stops_when_asked(board):
     finally:
         store.clear()
         budget._ACCOUNTANT.stores.remove(store)
+
+
+def test_a_download_cancelled_while_queued_says_so(board):
+    """A download that never ran (cancelled in the queue: nobody looked, or the server stopped)
+    reads as failed, so the next request starts it again instead of waiting on it for ever."""
+    from serving import hub
+
+    release = threading.Event()
+    busy = [board.submit(("busy", n), lambda _job: release.wait(10)) for n in range(board.workers)]
+    try:
+        download = hub.DownloadJob("someone/queued", lambda _path: None).start()
+        assert download.state().phase == hub.DownloadPhase.CONNECTING
+        assert download.job is not None and not download.job.future.running()
+        download.job.cancel()
+        state = download.state()
+        assert state.phase == hub.DownloadPhase.FAILED and state.finished
+        assert state.error is not None and "someone/queued" in str(state.error)
+    finally:
+        release.set()
+    assert all(job.result(5) for job in busy)
