@@ -276,6 +276,7 @@ KEYED_PAGES = [page for page in PAGES if source_bound_keys(page)]
 URL_HELPERS = (("components.url_values", "option_in_link"),
                ("components.url_values", "number_in_link"),
                ("components.controls", "whole_number"),
+               ("components.controls", "by_word_toggle"),
                ("components.heatmap_image", "exact_toggle"))
 
 
