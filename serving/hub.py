@@ -227,7 +227,7 @@ class DownloadJob:
     and raises a ``ModelLoadError`` to refuse the model (not BERT, too large).
     """
 
-    def __init__(self, repo: str, check_config: Callable[[Path], None],
+    def __init__(self, repo: str, check_config: Callable[[Path], object],
                  stall_s: float | None = None, timeout_s: float | None = None) -> None:
         self.repo = repo
         self.stall_s = settings.HUB_STALL_S if stall_s is None else stall_s
@@ -465,16 +465,18 @@ _JOBS: dict[str, DownloadJob] = {}
 _JOBS_LOCK = threading.Lock()
 
 
-def start_download(repo: str, check_config: Callable[[Path], None],
+def start_download(repo: str, check_config: Callable[[Path], object],
                    again: bool = False) -> DownloadJob:
     """The running or finished job for ``repo``, or a new one; a failed job is started afresh
     (a retry, which resumes the partial file), and with ``again`` a finished one too (its files
     have left the cache since)."""
     with _JOBS_LOCK:
         job = _JOBS.get(repo)
-        phase = None if job is None else job.state().phase
-        if phase in (None, DownloadPhase.FAILED) or (again and phase == DownloadPhase.DONE):
-            job = _JOBS[repo] = DownloadJob(repo, check_config).start()
+        if job is not None:
+            phase = job.state().phase
+            if phase != DownloadPhase.FAILED and not (again and phase == DownloadPhase.DONE):
+                return job
+        job = _JOBS[repo] = DownloadJob(repo, check_config).start()
         return job
 
 
