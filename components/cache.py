@@ -14,7 +14,7 @@ import functools
 import gc
 import inspect
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, ParamSpec, TypeVar
 
 import numpy as np
 import streamlit as st
@@ -34,6 +34,7 @@ from serving import budget, session_memory
 from serving.models import load_model
 
 T = TypeVar("T")
+P = ParamSpec("P")
 budget.on_sweep(session_memory.forget_ended_sessions)
 budget.tune_malloc()   # the app's process, before its first model run (serving.budget)
 
@@ -74,8 +75,46 @@ def _loaded(name: str) -> ModelBundle:
     return bundle
 
 
-def results_cache(name: str, share: float, heavy: bool = True,
-                  ) -> Callable[[Callable[..., T]], Callable[..., T]]:
+class CachedFunction(Generic[P, T]):
+    """A function whose results live in a byte-bounded ``ResultStore`` (``serving.budget``).
+
+    Called as the function it wraps (same parameters, same result type, so a type checker sees
+    through it); ``.store`` is its store (hits, misses, bytes held, ``key in store``) and
+    ``.clear()`` empties it. Made by ``results_cache``; tests/test_page_shape.py finds a page's
+    caches as instances of this class.
+    """
+
+    def __init__(self, fn: Callable[P, T], store: budget.ResultStore, *,
+                 keyed: bool = True, unkeyed: tuple[str, ...] = ()) -> None:
+        """``keyed=False``: ``fn`` reads and fills ``store`` itself (get_analysis, two stores
+        behind one function); it is called as it is. ``unkeyed``: parameters left out of the
+        key (a progress callback: it changes how a miss reports, not what it returns)."""
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._signature = inspect.signature(fn)
+        self._keyed = keyed
+        self._unkeyed = frozenset(unkeyed)
+        assert self._unkeyed <= set(self._signature.parameters), unkeyed
+        self.store = store
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
+        if not self._keyed:
+            return self._fn(*args, **kwargs)
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        if self._unkeyed:
+            key = tuple(v for n, v in bound.arguments.items() if n not in self._unkeyed)
+        else:   # keyword-only arguments are part of the key too (bound.kwargs holds only those)
+            key = (*bound.args, *sorted(bound.kwargs.items())) if bound.kwargs else bound.args
+        return self.store.get_or_compute(key, lambda: self._fn(*bound.args, **bound.kwargs))
+
+    def clear(self) -> None:
+        """Forget every result (tests; the store's bytes go back to the budget)."""
+        self.store.clear()
+
+
+def results_cache(name: str, share: float, heavy: bool = True, unkeyed: tuple[str, ...] = (),
+                  ) -> Callable[[Callable[P, T]], CachedFunction[P, T]]:
     """A cache of per-input results bounded by the bytes they hold (``serving.budget``).
 
     Keyed on the bound arguments, defaults filled in, so ``f(key, attentions=False)`` and
@@ -84,23 +123,11 @@ def results_cache(name: str, share: float, heavy: bool = True,
     on every rerun of every page) in microseconds, where Streamlit's own cache spends ~0.2 ms
     hashing the arguments and bounds only the number of entries, while one entry at 512 tokens
     holds 55-90 MB. Results must never be mutated. ``heavy=False`` for results cheap to compute
-    (the tokenizer's), which need not queue for a compute slot behind model runs.
+    (the tokenizer's), which need not queue for a compute slot behind model runs. ``unkeyed``
+    names parameters that are not part of the key (a progress callback).
     """
-    def decorate(fn: Callable[..., T]) -> Callable[..., T]:
-        store = budget.ResultStore(name, share, heavy)
-        signature = inspect.signature(fn)
-
-        @functools.wraps(fn)
-        def call(*args: object, **kwargs: object) -> T:
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            # Keyword-only arguments are part of the key too (bound.kwargs holds only those).
-            key = (*bound.args, *sorted(bound.kwargs.items())) if bound.kwargs else bound.args
-            return store.get_or_compute(key, lambda: fn(*bound.args, **bound.kwargs))
-
-        call.store = store  # type: ignore[attr-defined]   # its hits, misses and bytes held
-        call.clear = store.clear  # type: ignore[attr-defined]
-        return call
+    def decorate(fn: Callable[P, T]) -> CachedFunction[P, T]:
+        return CachedFunction(fn, budget.ResultStore(name, share, heavy), unkeyed=unkeyed)
 
     return decorate
 
@@ -124,7 +151,7 @@ _ANALYSES = budget.ResultStore("analyses", share=0.35)
 _ATTENTIONS = budget.ResultStore("attention weights", share=0.15)
 
 
-def get_analysis(key: InputKey, attentions: bool = False) -> Analysis:
+def _analysis(key: InputKey, attentions: bool = False) -> Analysis:
     """Every stage for one input, its arrays read-only so sessions can share it; with
     ``attentions``, every layer's attention weights too.
 
@@ -134,11 +161,10 @@ def get_analysis(key: InputKey, attentions: bool = False) -> Analysis:
     if not attentions:
         return _ANALYSES.get_or_compute(key, lambda: _analyzed(key, attentions=False))
     weights = _ATTENTIONS.get_or_compute(key, lambda: _attention_weights(key))
-    return dataclasses.replace(get_analysis(key), attentions=weights)
+    return dataclasses.replace(_analysis(key), attentions=weights)
 
 
-get_analysis.store = _ANALYSES  # type: ignore[attr-defined]   # its hits, misses and bytes held
-get_analysis.clear = _ANALYSES.clear  # type: ignore[attr-defined]
+get_analysis = CachedFunction(_analysis, _ANALYSES, keyed=False)
 
 
 def _attention_weights(key: InputKey) -> np.ndarray:

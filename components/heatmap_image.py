@@ -19,7 +19,6 @@ import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import plotly.colors
@@ -49,14 +48,19 @@ class Scale:
     high: float
 
 
-@lru_cache(maxsize=16)
+# Not a per-input result: a colour scale's table depends only on the scale's name (a handful of
+# names in the code, 768 bytes each), the same for every input and session for the process's
+# life, so it is a per-process constant in st.cache_resource, not in the results budget.
+@st.cache_resource(max_entries=16, show_spinner=False)
 def colour_table(name: str) -> np.ndarray:
     """LUT_SIZE x 3 uint8 colours sampled from plotly's own scale, so an image and its
-    interactive figure agree."""
+    interactive figure agree (read-only: every session shares it)."""
     points = np.linspace(0.0, 1.0, LUT_SIZE)
     colours = plotly.colors.sample_colorscale(plotly.colors.get_colorscale(name), list(points))
     rgb = [plotly.colors.unlabel_rgb(c) for c in colours]
-    return np.rint(np.asarray(rgb, dtype=np.float64)).clip(0, 255).astype(np.uint8)
+    table = np.rint(np.asarray(rgb, dtype=np.float64)).clip(0, 255).astype(np.uint8)
+    table.flags.writeable = False
+    return table
 
 
 def colour_indices(values: np.ndarray, scale: Scale) -> np.ndarray:

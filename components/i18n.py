@@ -42,6 +42,9 @@ def language() -> str:
     return _language.get()
 
 
+# Not a result: one compiled catalog per language (two), constant for the process's life, and
+# read on every _() call, where st.cache_resource would hash the argument each time
+# (tests/test_page_shape.py allows this one functools cache).
 @functools.cache
 def translations(code: str) -> gettext.NullTranslations:
     """Every domain's catalog of ``code`` compiled and chained into one gettext lookup."""

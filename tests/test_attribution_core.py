@@ -15,10 +15,7 @@ from transformers import BertForPreTraining, BertModel
 from core import InputError, ModelBundle, analyze, encode
 from core.analysis import input_tensors
 from core.attribution import (
-    IS_NEXT,
-    MASK_PROBABILITY,
-    PAIR_COSINE,
-    SENTENCE_COSINE,
+    Target,
     agreement,
     attention_flow,
     attention_methods,
@@ -162,7 +159,7 @@ def test_norm_weighted_against_numpy(bundle):
 
 def test_ig_pair_cosine_is_the_models_figure_and_complete(bundle):
     ig = integrated_gradients(bundle, A, B, steps=50)
-    assert ig.kind == PAIR_COSINE
+    assert ig.kind == Target.PAIR_COSINE
     figure = sentence_embedding(analyze(bundle, A)) @ sentence_embedding(analyze(bundle, B))
     assert ig.target == pytest.approx(figure, abs=1e-5)
     total = ig.attributions_a.sum() + ig.attributions_b.sum()
@@ -172,10 +169,10 @@ def test_ig_pair_cosine_is_the_models_figure_and_complete(bundle):
     assert ig.attributions_a[0] == 0 and ig.attributions_a[-1] == 0   # [CLS], [SEP] kept
 
 
-@pytest.mark.parametrize("kind", [SENTENCE_COSINE, PAIR_COSINE, MASK_PROBABILITY, IS_NEXT])
+@pytest.mark.parametrize("kind", list(Target))
 def test_ig_complete_on_a_tiny_random_model(tiny_heads, kind):
-    text = "The capital of France is [MASK]." if kind == MASK_PROBABILITY else A
-    b = B if kind in (PAIR_COSINE, IS_NEXT) else None
+    text = "The capital of France is [MASK]." if kind == Target.MASK_PROBABILITY else A
+    b = B if kind in (Target.PAIR_COSINE, Target.IS_NEXT) else None
     calls = []
     ig = integrated_gradients(tiny_heads, text, b, steps=50, target=kind,
                               progress=lambda done, total: calls.append((done, total)))
@@ -188,7 +185,7 @@ def test_ig_complete_on_a_tiny_random_model(tiny_heads, kind):
 
 def test_ig_mask_probability_reads_the_heads(tiny_heads):
     text = "The capital of France is [MASK]."
-    ig = integrated_gradients(tiny_heads, text, steps=4, target=MASK_PROBABILITY)
+    ig = integrated_gradients(tiny_heads, text, steps=4, target=Target.MASK_PROBABILITY)
     enc = encode(tiny_heads, text)
     with torch.inference_mode():
         last = tiny_heads.model(**input_tensors(enc)).last_hidden_state
@@ -199,11 +196,11 @@ def test_ig_mask_probability_reads_the_heads(tiny_heads):
 
 def test_ig_needs(bundle, tiny_bundle):
     with pytest.raises(NoPretrainingHeadError, match="bert-base-uncased"):
-        integrated_gradients(bundle, "Fill [MASK] in.", target=MASK_PROBABILITY)
+        integrated_gradients(bundle, "Fill [MASK] in.", target=Target.MASK_PROBABILITY)
     with pytest.raises(NoPretrainingHeadError, match="bert-base-uncased"):
-        integrated_gradients(bundle, A, B, target=IS_NEXT)
+        integrated_gradients(bundle, A, B, target=Target.IS_NEXT)
     with pytest.raises(InputError, match="sentence B"):
-        integrated_gradients(tiny_bundle, A, "  ", target=PAIR_COSINE)
+        integrated_gradients(tiny_bundle, A, "  ", target=Target.PAIR_COSINE)
     with pytest.raises(InputError):
         integrated_gradients(tiny_bundle, A, steps=0)
     with pytest.raises(InputError):
@@ -240,7 +237,7 @@ def test_shared_model_untouched_by_ig_in_another_thread(bundle):
 
 
 def test_blank_out_is_the_model_without_the_token(bundle):
-    plan = plan_target(bundle, PAIR_COSINE, A, B)
+    plan = plan_target(bundle, Target.PAIR_COSINE, A, B)
     result = blank_out(bundle, plan)
     enc_a = plan.parts[0]
     j = 3
@@ -257,7 +254,7 @@ def test_blank_out_is_the_model_without_the_token(bundle):
 
 
 def test_agreement_table(bundle):
-    plan = plan_target(bundle, SENTENCE_COSINE, A)
+    plan = plan_target(bundle, Target.SENTENCE_COSINE, A)
     change = blank_out(bundle, plan).change
     methods = attention_methods(bundle, analyze(bundle, A, attentions=True))
     importances = {name: token_importance(m, None) for name, m in methods.matrices().items()}
@@ -277,7 +274,7 @@ def test_agreement_table(bundle):
 def test_blank_out_limit(bundle):
     from core.attribution import blank_out_token_limit
     limit = blank_out_token_limit(bundle.config)
-    plan = plan_target(bundle, SENTENCE_COSINE, " ".join(["word"] * (limit - 1)))
+    plan = plan_target(bundle, Target.SENTENCE_COSINE, " ".join(["word"] * (limit - 1)))
     assert len(plan.tokens) == limit + 1
     with pytest.raises(InputError, match=f"up to {limit} tokens"):
         blank_out(bundle, plan)

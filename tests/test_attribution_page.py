@@ -14,9 +14,8 @@ import pytest
 from components.i18n import _, set_language
 from core import analyze
 from core.attribution import (
-    METHODS,
-    PAIR_COSINE,
-    SENTENCE_COSINE,
+    Method,
+    Target,
     agreement,
     attention_methods,
     best_agreement,
@@ -26,7 +25,8 @@ from core.attribution import (
     token_importance,
 )
 from core.similarity.sentences import sentence_embedding
-from pages.attribution.page import EXPLANATION, METHOD_TITLES, SECTIONS, TITLE
+from pages.attribution.page import EXPLANATION, SECTIONS, TARGET_TITLES, TITLE
+from pages.attribution.records import METHOD_TITLES
 from tests.conftest import assert_clean, open_app
 
 PAGE = "pages/attribution/page.py"
@@ -112,7 +112,7 @@ def test_flow_on_its_button_and_past_its_limit(bundle):
 def test_blank_out_verdict_is_computed_from_core(bundle):
     at = open_page(a=A, att_section=BLANK_OUT)
     assert_clean(at)
-    plan = plan_target(bundle, SENTENCE_COSINE, A)
+    plan = plan_target(bundle, Target.SENTENCE_COSINE, A)
     change = blank_out(bundle, plan).change
     methods = attention_methods(bundle, analyze(bundle, A, attentions=True))
     importances = {m: token_importance(x, None) for m, x in methods.matrices().items()}
@@ -130,7 +130,7 @@ def test_blank_out_verdict_is_computed_from_core(bundle):
 @pytest.mark.parametrize(("query", "words"), [
     ({"att_target": "mask_probability", "a": "Fill [MASK] in."}, "bert-base-uncased"),
     ({"att_target": "is_next", "b": B}, "bert-base-uncased"),
-    ({"att_target": PAIR_COSINE}, "sentence B"),
+    ({"att_target": Target.PAIR_COSINE}, "sentence B"),
 ])
 def test_a_target_the_model_or_input_cannot_take_says_what_to_do(query, words):
     at = open_page(**query)
@@ -159,6 +159,46 @@ def test_a_link_in_chinese_labels_opens_the_same_view():
     assert at.selectbox(key="att_layer").value == 2
 
 
+# Links made before the methods and targets were named kinds: the widget wrote each label (in
+# the reader's language), the Pairs page links with the target's value.
+OLD_METHOD_LINKS = [("rollout", {Method.ROLLOUT}), ("raw attention", {Method.RAW}),
+                    ("norm-weighted", {Method.NORM}), ("integrated gradients", {Method.GRADIENTS}),
+                    ("flow", {Method.FLOW})]
+
+
+@pytest.mark.parametrize(("value", "methods"), OLD_METHOD_LINKS, ids=str)
+def test_an_old_link_selects_the_same_method(value, methods):
+    at = open_page(a=A, att_methods=value)
+    assert_clean(at)
+    assert set(at.multiselect(key="att_methods").value) == methods
+    if methods <= {Method.RAW, Method.ROLLOUT, Method.NORM}:
+        assert table(at, "importance")[0] == [value]
+
+
+@pytest.mark.parametrize(("value", "target"), [
+    ("pair_cosine", Target.PAIR_COSINE), ("cosine of A and B", Target.PAIR_COSINE),
+    ("sentence_cosine", Target.SENTENCE_COSINE), ("the sentence vector", Target.SENTENCE_COSINE),
+])
+def test_an_old_link_selects_the_same_target(value, target):
+    at = open_page(a=A, b=B, att_target=value)
+    assert_clean(at)
+    assert at.selectbox(key="att_target").value == target
+    assert at.selectbox(key="att_target").value == target.value   # the same words as before
+
+
+def test_an_old_link_in_chinese_labels_selects_the_same_method_and_target():
+    set_language("zh")
+    try:
+        method, target = _(METHOD_TITLES[Method.ROLLOUT]), _(TARGET_TITLES[Target.PAIR_COSINE])
+    finally:
+        set_language("en")
+    assert method != "rollout" and target != "cosine of A and B"
+    at = open_page(lang="zh", a=A, b=B, att_methods=method, att_target=target)
+    assert_clean(at)
+    assert at.multiselect(key="att_methods").value == [Method.ROLLOUT]
+    assert at.selectbox(key="att_target").value == Target.PAIR_COSINE
+
+
 def test_chinese_interface():
     at = open_page(lang="zh", a=A)
     assert_clean(at)
@@ -167,7 +207,7 @@ def test_chinese_interface():
         assert at.title[0].value == _(TITLE)
         assert any(m.value == _(EXPLANATION) for m in at.markdown)
         titles = table(at, "importance")[0]
-        assert titles[0] == _(METHOD_TITLES[METHODS[0]]) != METHOD_TITLES[METHODS[0]]
+        assert titles[0] == _(METHOD_TITLES[Method.RAW]) != METHOD_TITLES[Method.RAW]
     finally:
         set_language("en")
 
@@ -189,7 +229,7 @@ def test_mask_probability_on_a_checkpoint_with_heads(folder_models_allowed, bund
 
 
 def test_padded_input_shows_its_real_tokens_only(bundle):
-    at = open_page(a=A, max_length="32", padding="true", att_target=SENTENCE_COSINE)
+    at = open_page(a=A, max_length="32", padding="true", att_target=Target.SENTENCE_COSINE)
     assert_clean(at)
     _titles, tokens, _values = table(at, "importance")
     assert tokens == analyze(bundle, A).tokens and "[PAD]" not in tokens

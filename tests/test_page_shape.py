@@ -9,6 +9,8 @@ import tomllib
 
 import pytest
 
+from components.cache import CachedFunction
+from components.input_key import InputKey
 from frame.page_list import HOME, PageSpec, available_pages
 from pages.home.figures import PAGE_BLURBS
 from tests.conftest import ROOT
@@ -88,22 +90,103 @@ def test_figures_make_no_streamlit_call(spec):
         (m or "").startswith("streamlit") for m in modules)
 
 
+STREAMLIT_CACHES = {"cache_resource", "cache_data"}
+FUNCTOOLS_CACHES = {"lru_cache", "cache", "cached_property"}
+# The one exception: the compiled catalogs, one per language for the process's life, read on
+# every _() call (hundreds a run), where a Streamlit cache would hash the argument each time.
+I18N = ROOT / "components" / "i18n.py"
+
+
+def _streamlit_cached(tree: ast.Module) -> set[str]:
+    """Names of the module-level functions decorated with st.cache_resource or st.cache_data
+    (called or bare): found by the decorator in the source, the public way to tell."""
+    found = set()
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if isinstance(target, ast.Attribute) and target.attr in STREAMLIT_CACHES:
+                found.add(node.name)
+    return found
+
+
+def caches_of(module: object, tree: ast.Module) -> dict[str, object]:
+    """Every cache a module defines, by what it is: a results_cache (an instance of
+    components.cache.CachedFunction) or a Streamlit cache; whatever attributes it has."""
+    streamlit_cached = _streamlit_cached(tree)
+    return {name: value for name, value in vars(module).items()
+            if isinstance(value, CachedFunction) and getattr(value, "__module__", None) ==
+            module.__name__ or name in streamlit_cached}
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.folder)
 def test_cached_functions_take_the_input_key_or_a_model(spec):
-    """A page's cached functions are named get_<what they return> and take the InputKey first,
-    or a model name (per-model tables), or plain settings, never the texts one by one; ``warm``
+    """A page's caches are named get_<what they return> and take the InputKey first, or a
+    model name (per-model tables), or plain settings, never the texts one by one; ``warm``
     takes the model name."""
-    if source_tree(spec, "cache") is None:
+    tree = source_tree(spec, "cache")
+    if tree is None:
         return
     cache = importlib.import_module(f"pages.{spec.folder}.cache")
-    for name, function in inspect.getmembers(cache, callable):
-        if getattr(function, "__module__", None) != cache.__name__ or name.startswith("_"):
-            continue
-        if name == "warm":
-            assert list(inspect.signature(function).parameters) == ["model_name"]
-        if not hasattr(function, "clear"):   # a plain helper, not a cache
-            continue
+    warm = getattr(cache, "warm", None)
+    if warm is not None:
+        assert list(inspect.signature(warm).parameters) == ["model_name"]
+    for name, function in caches_of(cache, tree).items():
         assert name.startswith("get_"), f"{name}: a cached function is named get_<what>"
         parameters = list(inspect.signature(function).parameters)
         assert not {"text_a", "text_b", "a", "b", "max_length", "truncation"} & set(
             parameters), f"{name} takes the texts one by one: take the InputKey"
+        if isinstance(function, CachedFunction):   # a per-input result: the InputKey first
+            first = inspect.signature(function).parameters[parameters[0]].annotation
+            assert first in ("InputKey", InputKey) or parameters[0] in (
+                "model_name", "model"), f"{name}: a per-input result is keyed on the InputKey"
+
+
+def _python_files(*folders: str) -> list:
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _python_files("pages", "components"),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_one_caching_vocabulary(path):
+    """No functools cache and no ResultStore of its own in pages/ or components/: per-input
+    results go through results_cache (bounded by bytes), per-process constants through
+    st.cache_resource (components/cache.py is where the stores are made)."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if path == I18N:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module == "functools":
+            assert not {a.name for a in node.names} & FUNCTOOLS_CACHES, (
+                f"{path.name}:{node.lineno}: a functools cache; use results_cache or "
+                "st.cache_resource")
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                node.value.id == "functools"):
+            assert node.attr not in FUNCTOOLS_CACHES, (
+                f"{path.name}:{node.lineno}: functools.{node.attr}; use results_cache or "
+                "st.cache_resource")
+        if path != ROOT / "components" / "cache.py" and isinstance(node, ast.Call):
+            callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
+                node.func, "id", None)
+            assert callee != "ResultStore", (
+                f"{path.name}:{node.lineno}: a ResultStore of its own; use results_cache")
+
+
+def test_the_shape_test_finds_caches_by_what_they_are():
+    """A results_cache without the InputKey first, or a cache not named get_, is caught; a
+    plain helper with a .clear attribute is not a cache."""
+    import types
+
+    from components.cache import results_cache
+
+    source = "import streamlit as st\n@st.cache_resource\ndef table(model_name): ...\n"
+    module = types.ModuleType("probe")
+    exec(compile(source, "probe", "exec"), module.__dict__)   # noqa: S102 - a fixed string
+
+    def helper() -> None: ...
+    helper.clear = lambda: None   # type: ignore[attr-defined]  # looks like a cache, is not one
+    module.helper = helper
+    module.get_rows = results_cache("probe", 0.0)(lambda key: key)
+    module.get_rows.__module__ = "probe"
+    assert set(caches_of(module, ast.parse(source))) == {"table", "get_rows"}

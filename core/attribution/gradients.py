@@ -27,6 +27,7 @@ from transformers.models.bert.modeling_bert import BertPreTrainingHeads
 
 from core.attribution.targets import (
     PartBatch,
+    Target,
     TargetPlan,
     default_target,
     evaluate,
@@ -59,7 +60,7 @@ class IntegratedGradients:
     baseline: str = BASELINE
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Target:
         return self.plan.kind
 
     @property
@@ -133,7 +134,7 @@ def integrated_gradients(
     text_a: str,
     text_b: str | None = None,
     steps: int = 50,
-    target: str | None = None,
+    target: Target | str | None = None,
     max_length: int | None = None,
     truncation: bool = True,
     progress: Callable[[int, int], None] | None = None,

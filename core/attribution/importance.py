@@ -7,6 +7,7 @@ tokens" (``token=None``) averages the rows, the view that fits a mean-pooled sen
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -15,12 +16,16 @@ from core.attribution.norms import norm_weighted_of
 from core.attribution.rollout import head_mean, real_attentions, rollout_of
 from core.models import ModelBundle
 
-RAW = "raw attention"
-ROLLOUT = "rollout"
-FLOW = "flow"
-NORM = "norm-weighted"
-GRADIENTS = "integrated gradients"
-METHODS = (RAW, ROLLOUT, FLOW, NORM, GRADIENTS)
+
+class Method(StrEnum):
+    """The attribution methods, in the order they are shown. A value is the method's English
+    name, which is also its label's catalog entry (a link names a method by its label)."""
+
+    RAW = "raw attention"
+    ROLLOUT = "rollout"
+    FLOW = "flow"
+    NORM = "norm-weighted"
+    GRADIENTS = "integrated gradients"
 
 
 def token_importance(matrices: np.ndarray, token: int | None) -> np.ndarray:
@@ -43,10 +48,10 @@ class AttentionMethods:
     rollout: np.ndarray
     norm: np.ndarray | None = None   # ||sum_h alpha f(x)||, when asked for
 
-    def matrices(self) -> dict[str, np.ndarray]:
-        out = {RAW: self.raw, ROLLOUT: self.rollout}
+    def matrices(self) -> dict[Method, np.ndarray]:
+        out = {Method.RAW: self.raw, Method.ROLLOUT: self.rollout}
         if self.norm is not None:
-            out[NORM] = self.norm
+            out[Method.NORM] = self.norm
         return out
 
 

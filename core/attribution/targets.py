@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 import numpy as np
 import torch
@@ -32,18 +33,26 @@ from core.pretraining.heads import mask_positions, require_mlm_head, require_nsp
 from core.similarity.sentences import encoder_max_length
 from core.tokens import Encoding, encode
 
-PAIR_COSINE = "pair_cosine"
-SENTENCE_COSINE = "sentence_cosine"
-MASK_PROBABILITY = "mask_probability"
-IS_NEXT = "is_next"
-TARGETS = (PAIR_COSINE, SENTENCE_COSINE, MASK_PROBABILITY, IS_NEXT)
+
+class Target(StrEnum):
+    """What an attribution explains. A value is the name a link may carry (?att_target=)."""
+
+    PAIR_COSINE = "pair_cosine"
+    SENTENCE_COSINE = "sentence_cosine"
+    MASK_PROBABILITY = "mask_probability"
+    IS_NEXT = "is_next"
+
+
+# pages/pairs links to this page with the pair's cosine; that page imports this name (its
+# rework for the many-pairs jobs is under way elsewhere): Target.PAIR_COSINE everywhere else.
+PAIR_COSINE = Target.PAIR_COSINE
 
 
 @dataclass(frozen=True)
 class TargetPlan:
     """A target made concrete for one input."""
 
-    kind: str
+    kind: Target
     model_name: str
     parts: tuple[Encoding, ...]          # the sequences the model runs
     fixed: tuple[np.ndarray, ...]        # per part (T,) bool: kept in the IG baseline, never
@@ -59,16 +68,17 @@ class TargetPlan:
         return [t for part in self.parts for t in part.tokens]
 
 
-def default_target(text_b: str | None) -> str:
+def default_target(text_b: str | None) -> Target:
     """pair_cosine when sentence B is given, else sentence_cosine."""
-    return PAIR_COSINE if (text_b or "").strip() else SENTENCE_COSINE
+    return Target.PAIR_COSINE if (text_b or "").strip() else Target.SENTENCE_COSINE
 
 
-def _check_kind(kind: object) -> str:
-    if kind not in TARGETS:
+def _check_kind(kind: object) -> Target:
+    try:
+        return Target(kind)
+    except ValueError:
         raise InputError(N_("“{value}” is not a quantity the explorer can explain."),
-                         value=str(kind))
-    return str(kind)
+                         value=str(kind)) from None
 
 
 def _needs_b(text_b: str | None) -> None:
@@ -76,9 +86,9 @@ def _needs_b(text_b: str | None) -> None:
         raise InputError(N_("This quantity compares two sentences: type sentence B as well."))
 
 
-def plan_target(bundle: ModelBundle, kind: str, text_a: str, text_b: str | None = None,
-                max_length: int | None = None, truncation: bool = True,
-                reference: bool = True) -> TargetPlan:
+def plan_target(bundle: ModelBundle, kind: Target | str, text_a: str,
+                text_b: str | None = None, max_length: int | None = None,
+                truncation: bool = True, reference: bool = True) -> TargetPlan:
     """Check that the model and the input have what ``kind`` needs, and fix its details.
 
     ``reference=False`` leaves sentence_cosine's reference vector (a forward pass) for
@@ -87,22 +97,22 @@ def plan_target(bundle: ModelBundle, kind: str, text_a: str, text_b: str | None 
     NoPretrainingHeadError (saying which model to load) with a message for the user.
     """
     kind = _check_kind(kind)
-    if kind == PAIR_COSINE:
+    if kind == Target.PAIR_COSINE:
         _needs_b(text_b)
         # As the model's own figure: each sentence alone, cut where sentence-transformers cuts.
         limit = encoder_max_length(bundle.name)
         parts = (encode(bundle, text_a, None, limit), encode(bundle, text_b, None, limit))
         return TargetPlan(kind, bundle.name, parts, tuple(_specials(p) for p in parts))
-    if kind == IS_NEXT:
+    if kind == Target.IS_NEXT:
         require_nsp_head(bundle)
         _needs_b(text_b)
-    if kind == MASK_PROBABILITY:
+    if kind == Target.MASK_PROBABILITY:
         require_mlm_head(bundle)
     part = encode(bundle, text_a, text_b, max_length, truncation)   # never padded
     fixed = _specials(part)
-    if kind == IS_NEXT:
+    if kind == Target.IS_NEXT:
         return TargetPlan(kind, bundle.name, (part,), (fixed,))
-    if kind == MASK_PROBABILITY:
+    if kind == Target.MASK_PROBABILITY:
         position = mask_positions(bundle, part, text_a, text_b)[0]
         fixed = fixed.copy()
         fixed[position] = True
@@ -116,7 +126,7 @@ def plan_target(bundle: ModelBundle, kind: str, text_a: str, text_b: str | None 
 
 def with_reference(bundle: ModelBundle, plan: TargetPlan) -> TargetPlan:
     """The plan with sentence_cosine's reference: the whole input's mean-pooled last layer."""
-    if plan.kind != SENTENCE_COSINE or plan.reference is not None:
+    if plan.kind != Target.SENTENCE_COSINE or plan.reference is not None:
         return plan
     with torch.inference_mode(), model_run():
         last = bundle.model(**input_tensors(plan.parts[0])).last_hidden_state
@@ -163,15 +173,15 @@ def evaluate(model: BertModel, heads: BertPreTrainingHeads | None, plan: TargetP
                                  token_type_ids=batch.token_type_ids,
                                  position_ids=torch.arange(t)[None],
                                  return_dict=True))
-    if plan.kind == PAIR_COSINE:
+    if plan.kind == Target.PAIR_COSINE:
         a, b = (out.last_hidden_state.mean(dim=1) for out in outputs)
         return torch.nn.functional.cosine_similarity(a, b, dim=-1)
     out = outputs[0]
-    if plan.kind == SENTENCE_COSINE:
+    if plan.kind == Target.SENTENCE_COSINE:
         reference = torch.from_numpy(plan.reference)[None]
         return torch.nn.functional.cosine_similarity(out.last_hidden_state.mean(dim=1),
                                                      reference, dim=-1)
-    if plan.kind == IS_NEXT:
+    if plan.kind == Target.IS_NEXT:
         with model_run():
             logits = heads.seq_relationship(out.pooler_output)
         return torch.softmax(logits.to(torch.float32), dim=-1)[:, 0]

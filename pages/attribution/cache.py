@@ -1,7 +1,10 @@
 """Attribution's data, keyed on the InputKey first. Raw attention, rollout and norm-weighted
 attention come from the shared cached analysis (no second forward pass); the blank-out test, flow
 and integrated gradients are cached here once computed. Every function raises core's
-ExplorerError (not cached) for input core cannot take."""
+ExplorerError (not cached) for input core cannot take.
+
+The rollout figure from its page in three calls: page.draw_importance -> get_importance ->
+get_part_importance -> core.attribution.rollout_of."""
 
 from __future__ import annotations
 
@@ -12,36 +15,33 @@ import numpy as np
 from components.cache import get_analysis, get_model, results_cache
 from components.input_key import InputKey
 from core.attribution import (
-    NORM,
-    PAIR_COSINE,
-    RAW,
-    ROLLOUT,
     BlankOut,
     IntegratedGradients,
+    Method,
+    Target,
     TargetPlan,
-    attention_methods,
     blank_out,
     check_flow_length,
     flow_of,
+    head_mean,
     integrated_gradients,
+    norm_weighted_of,
     plan_target,
+    rollout_of,
     shares,
     token_importance,
 )
 from core.attribution.rollout import real_attentions
 from core.similarity.sentences import encoder_max_length
 from core.words import Word, words_of_encoding
-from core.words import Word, words_of_encoding
-from serving.budget import ResultStore
 
 SHARE = 0.02   # of the results budget, for each cache here
 Progress = Callable[[int, int], None]
-_FLOWS = ResultStore("attribution: flow", SHARE)
-_GRADIENTS = ResultStore("attribution: integrated gradients", SHARE)
+ATTENTION_METHODS = (Method.RAW, Method.ROLLOUT, Method.NORM)   # read from one analysis
 
 
 @results_cache("attribution: targets", SHARE)
-def get_plan(key: InputKey, target: str) -> TargetPlan:
+def get_plan(key: InputKey, target: Target) -> TargetPlan:
     """What ``target`` means for this input: the sequences the model runs, the tokens kept (no
     model run for the opening view: the blank-out test adds what it needs)."""
     return plan_target(get_model(key.model), target, key.text_a, key.text_b, key.max_length,
@@ -49,88 +49,87 @@ def get_plan(key: InputKey, target: str) -> TargetPlan:
 
 
 @results_cache("attribution: words", SHARE, heavy=False)
-def get_plan_words(key: InputKey, target: str) -> tuple[tuple[Word, ...], ...]:
+def get_plan_words(key: InputKey, target: Target) -> tuple[tuple[Word, ...], ...]:
     """The words (core.words) of each part the target runs, over that part's tokens."""
     return tuple(words_of_encoding(part) for part in get_plan(key, target).parts)
 
 
-@results_cache("attribution: words", SHARE, heavy=False)
-def get_plan_words(key: InputKey, target: str) -> tuple[tuple[Word, ...], ...]:
-    """The words (core.words) of each part the target runs, over that part's tokens."""
-    return tuple(words_of_encoding(part) for part in get_plan(key, target).parts)
-
-
-def part_keys(key: InputKey, target: str) -> list[InputKey]:
+def part_keys(key: InputKey, target: Target) -> list[InputKey]:
     """The inputs the target's parts are runs of: A and B on their own (cut where the embedding
     model cuts) for the pair's cosine, else the shared input itself."""
-    if target != PAIR_COSINE:
+    if target != Target.PAIR_COSINE:
         return [key]
     limit = encoder_max_length(key.model)
     return [InputKey(key.model, text, None, limit, True, False)
             for text in (key.text_a, key.text_b or "")]
 
 
-@results_cache("attribution: attention methods", SHARE)
-def get_part_importance(key: InputKey, token: int | None) -> dict[str, np.ndarray]:
+@results_cache("attribution: importance", SHARE)
+def get_importance(key: InputKey, target: Target, token: int | None,
+                   ) -> dict[Method, np.ndarray]:
     """Raw attention, rollout and norm-weighted attention of output token ``token`` (None: the
-    mean over tokens) in one run, ``key``'s input: (L, N) per method over its real tokens. Kept
-    per run, so for the pair's cosine a new sentence A reuses B's rows (at 512 tokens B's
-    forward pass and its norms were more than half of a rerun). Only these rows are kept: the
-    (L, T, T) matrices behind them are 38 MB at 512 tokens, more than this cache's share."""
-    methods = attention_methods(get_model(key.model), get_analysis(key, attentions=True))
-    return {RAW: token_importance(methods.raw, token),
-            ROLLOUT: token_importance(methods.rollout, token),
-            NORM: token_importance(methods.norm, token)}
-
-
-def layer_importance(key: InputKey, target: str, token: int | None) -> dict[str, np.ndarray]:
-    """Each method's (L, N) rows of ``target``'s runs joined (A's tokens, then B's for the
-    pair's cosine); norm-weighted attention as shares, as the other two are."""
+    mean over tokens): each method's (L, N) rows over ``target``'s runs joined (A's tokens,
+    then B's for the pair's cosine); norm-weighted attention as shares, as the other two are."""
     parts = [get_part_importance(k, token) for k in part_keys(key, target)]
-    return {name: np.concatenate([shares(p[name]) if name == NORM else p[name] for p in parts],
-                                 axis=1)
-            for name in (RAW, ROLLOUT, NORM)}
+    return {method: np.concatenate([shares(p[method]) if method == Method.NORM else p[method]
+                                    for p in parts], axis=1)
+            for method in ATTENTION_METHODS}
+
+
+@results_cache("attribution: attention methods", SHARE)
+def get_part_importance(key: InputKey, token: int | None) -> dict[Method, np.ndarray]:
+    """Raw attention, rollout and norm-weighted attention of output token ``token`` in one run,
+    ``key``'s input: (L, N) per method over its real tokens. Kept per run, so for the pair's
+    cosine a new sentence A reuses B's rows (at 512 tokens B's forward pass and its norms were
+    more than half of a rerun). Only these rows are kept: the (L, T, T) matrices behind them
+    are 38 MB at 512 tokens, more than this cache's share."""
+    analysis = get_analysis(key, attentions=True)
+    n = analysis.encoding.n_real
+    attentions = real_attentions(analysis.attentions, n)
+    norm = norm_weighted_of(get_model(key.model), analysis, per_head=False).layer[:, :n, :n]
+    return {Method.RAW: token_importance(head_mean(attentions), token),
+            Method.ROLLOUT: token_importance(rollout_of(attentions), token),
+            Method.NORM: token_importance(norm, token)}
 
 
 @results_cache("attribution: blank-out", SHARE)
-def get_blank(key: InputKey, target: str) -> BlankOut:
+def get_blank(key: InputKey, target: Target) -> BlankOut:
     return blank_out(get_model(key.model), get_plan(key, target))
 
 
-def flow_request(key: InputKey, target: str, token: int | None) -> tuple:
+def flow_request(key: InputKey, target: Target, token: int | None) -> tuple:
+    """What the session remembers it asked for (flow is computed only on a click)."""
     return ("flow", key, target, token)
 
 
-def check_flow(key: InputKey, target: str, token: int | None) -> None:
+def check_flow(key: InputKey, target: Target, token: int | None) -> None:
     """InputError when a part is past flow's token limit (before anything runs)."""
     layers = get_model(key.model).config.num_hidden_layers
     for part in get_plan(key, target).parts:
         check_flow_length(len(part.input_ids), layers, all_tokens=token is None)
 
 
-def flow(key: InputKey, target: str, token: int | None) -> tuple:
-    """Per part (L, T, T) attention flow for output token ``token`` (None: every token)."""
+@results_cache("attribution: flow", SHARE)
+def get_flow(key: InputKey, target: Target, token: int | None) -> tuple[np.ndarray, ...]:
+    """Per part (L, T, T) attention flow for output token ``token`` (None: every token).
+    InputError (not cached) when a part is past flow's token limit, before anything runs."""
     check_flow(key, target, token)
-
-    def compute() -> tuple:
-        return tuple(
-            flow_of(real_attentions(get_analysis(k, attentions=True).attentions,
-                                    len(part.input_ids)),
-                    None if token is None else [token])
-            for k, part in zip(part_keys(key, target), get_plan(key, target).parts, strict=True))
-
-    return _FLOWS.get_or_compute(flow_request(key, target, token), compute)
+    return tuple(
+        flow_of(real_attentions(get_analysis(k, attentions=True).attentions,
+                                len(part.input_ids)),
+                None if token is None else [token])
+        for k, part in zip(part_keys(key, target), get_plan(key, target).parts, strict=True))
 
 
-def gradient_request(key: InputKey, target: str, steps: int) -> tuple:
+def gradient_request(key: InputKey, target: Target, steps: int) -> tuple:
+    """What the session remembers it asked for (gradients are computed only on a click)."""
     return ("ig", key, target, steps)
 
 
-def gradients(key: InputKey, target: str, steps: int,
-              progress: Progress | None = None) -> IntegratedGradients:
-    """Integrated gradients of the target; ``progress`` hears of each batch of steps (only when
-    it is computed, not on a cache hit)."""
-    return _GRADIENTS.get_or_compute(
-        gradient_request(key, target, steps),
-        lambda: integrated_gradients(get_model(key.model), key.text_a, key.text_b, steps,
-                                     target, key.max_length, key.truncation, progress))
+@results_cache("attribution: integrated gradients", SHARE, unkeyed=("progress",))
+def get_gradients(key: InputKey, target: Target, steps: int,
+                  progress: Progress | None = None) -> IntegratedGradients:
+    """Integrated gradients of the target; ``progress`` (not part of the key) hears of each
+    batch of steps, only when they are computed, not on a cache hit."""
+    return integrated_gradients(get_model(key.model), key.text_a, key.text_b, steps, target,
+                                key.max_length, key.truncation, progress)

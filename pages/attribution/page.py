@@ -20,16 +20,10 @@ from components.url_values import option_in_link
 from core import ExplorerError
 from core.attribution import (
     BASELINE,
-    FLOW,
-    GRADIENTS,
-    IS_NEXT,
-    MASK_PROBABILITY,
     MAX_STEPS,
-    METHODS,
-    PAIR_COSINE,
-    SENTENCE_COSINE,
-    TARGETS,
     IntegratedGradients,
+    Method,
+    Target,
     TargetPlan,
     agreement,
     best_agreement,
@@ -40,7 +34,7 @@ from core.attribution import (
 from core.words import sum_by_word
 from pages.attribution import cache
 from pages.attribution import figures as fg
-from pages.attribution.records import MEAN, METHOD_TITLES, Context
+from pages.attribution.records import MEAN, Context, method_label
 
 TITLE = N_("Attribution")
 EXPLANATION = N_(
@@ -54,11 +48,13 @@ LAYER_KEY, METHODS_KEY, STEPS_KEY = "att_layer", "att_methods", "att_steps"
 WORDS_KEY = "att_words"
 ASKED_STATE = "att_asked"   # the flows and gradients this session asked for (not in the URL)
 LAYER_LABEL = N_("layer {n}")
+# A link carries a target as its value (?att_target=pair_cosine) or as its label in either
+# language (what the widget writes): keep both as they are, or old links lose the target.
 TARGET_TITLES = {
-    PAIR_COSINE: N_("cosine of A and B"),
-    SENTENCE_COSINE: N_("the sentence vector"),
-    MASK_PROBABILITY: N_("probability at [MASK]"),
-    IS_NEXT: N_("IsNext probability"),
+    Target.PAIR_COSINE: N_("cosine of A and B"),
+    Target.SENTENCE_COSINE: N_("the sentence vector"),
+    Target.MASK_PROBABILITY: N_("probability at [MASK]"),
+    Target.IS_NEXT: N_("IsNext probability"),
 }
 TARGET_HELP = N_(
     "Cosine of A and B: the model's own similarity figure, each sentence run on its own and "
@@ -90,14 +86,20 @@ def seed_from_link(key: str, options: list, labels: dict, missing: str,
         st.info(markdown_template(_(missing), asked=invalid[:40]), icon=":material/info:")
 
 
-def pick_target(key: InputKey) -> str:
+def target_label(target: Target) -> str:
+    """The target's name in the reader's language."""
+    return _(TARGET_TITLES[target])
+
+
+def pick_target(key: InputKey) -> Target:
     default = default_target(key.text_b)
-    seed_from_link(TARGET_KEY, list(TARGETS), TARGET_TITLES,
+    targets = list(Target)
+    seed_from_link(TARGET_KEY, targets, TARGET_TITLES,
                    N_("There is no quantity “{asked}” to explain: showing the default."))
-    value = st.selectbox(_("What to explain"), TARGETS, index=TARGETS.index(default),
+    value = st.selectbox(_("What to explain"), targets, index=targets.index(default),
                          key=TARGET_KEY, bind="query-params", help=_(TARGET_HELP),
-                         format_func=lambda t: _(TARGET_TITLES[t]))
-    return str(value or default)
+                         format_func=target_label)
+    return Target(value or default)
 
 
 def token_options(plan: TargetPlan) -> list[str]:
@@ -109,9 +111,9 @@ def token_options(plan: TargetPlan) -> list[str]:
 
 
 def default_token(plan: TargetPlan) -> str:
-    if plan.kind == MASK_PROBABILITY:
+    if plan.kind == Target.MASK_PROBABILITY:
         return str(plan.mask_position)
-    if plan.kind == IS_NEXT:
+    if plan.kind == Target.IS_NEXT:
         return "0"
     return MEAN     # a mean-pooled sentence vector reads from every token
 
@@ -148,10 +150,11 @@ def pick_layer(ctx: Context) -> int:
     return int(value if value in options else options[-1])
 
 
-def pick_methods() -> tuple[str, ...]:
-    chosen = st.multiselect(_("Methods"), METHODS, default=list(METHODS), key=METHODS_KEY,
-                            bind="query-params", format_func=lambda m: _(METHOD_TITLES[m]))
-    return tuple(m for m in METHODS if m in (chosen or []))
+def pick_methods() -> tuple[Method, ...]:
+    """The methods shown; the link carries each by its label (what the widget writes)."""
+    chosen = st.multiselect(_("Methods"), list(Method), default=list(Method), key=METHODS_KEY,
+                            bind="query-params", format_func=method_label)
+    return tuple(m for m in Method if m in (chosen or []))
 
 
 # --- asked-for results -------------------------------------------------------------------------
@@ -160,13 +163,13 @@ def _asked_set() -> set:
     return st.session_state.setdefault(ASKED_STATE, set())
 
 
-def asked_flow(ctx: Context):
+def asked_flow(ctx: Context) -> tuple[np.ndarray, ...] | None:
     """The flow this session asked for on this input and token, else None (never computed
     here unless it was asked for)."""
     if cache.flow_request(ctx.key, ctx.target, ctx.token_index) not in _asked_set():
         return None
     try:
-        return cache.flow(ctx.key, ctx.target, ctx.token_index)
+        return cache.get_flow(ctx.key, ctx.target, ctx.token_index)
     except ExplorerError as exc:
         show_error(exc)
         return None
@@ -193,7 +196,7 @@ def _gradients(ctx: Context, steps: int) -> IntegratedGradients | None:
                                           "the path").format(done=done, total=total))
 
     try:
-        result = cache.gradients(ctx.key, ctx.target, steps, progress)
+        result = cache.get_gradients(ctx.key, ctx.target, steps, progress)
     except ExplorerError as exc:
         show_error(exc)
         return None
@@ -210,11 +213,13 @@ def flow_rows(ctx: Context, flow: tuple[np.ndarray, ...]) -> np.ndarray:
     return np.concatenate([token_importance(m, ctx.token_index) for m in flow], axis=1)
 
 
-def importances(ctx: Context, flow: tuple | None) -> dict[str, np.ndarray]:
-    """Each shown method with layers: (L, N) over every part's tokens."""
-    out = dict(cache.layer_importance(ctx.key, ctx.target, ctx.token_index))
+def importances(ctx: Context, attention: dict[Method, np.ndarray],
+                flow: tuple[np.ndarray, ...] | None) -> dict[Method, np.ndarray]:
+    """Each shown method with layers: (L, N) over every part's tokens (``attention``: the
+    three attention methods' rows, cache.get_importance)."""
+    out = dict(attention)
     if flow is not None:
-        out[FLOW] = flow_rows(ctx, flow)
+        out[Method.FLOW] = flow_rows(ctx, flow)
     return {m: v for m, v in out.items() if m in ctx.methods}
 
 
@@ -234,7 +239,7 @@ def draw_flow_button(ctx: Context) -> None:
     if st.button(_("Compute attention flow"), icon=":material/water:"):
         try:
             with st.spinner(_("Solving the maximum-flow problems…")):
-                cache.flow(ctx.key, ctx.target, ctx.token_index)
+                cache.get_flow(ctx.key, ctx.target, ctx.token_index)
         except ExplorerError as exc:
             show_error(exc)
             return
@@ -283,12 +288,12 @@ def draw_importance(ctx: Context) -> None:
         draw_flow_button(ctx)
     with right:
         steps = draw_gradient_button(ctx)
-    flow = asked_flow(ctx) if FLOW in ctx.methods else None
-    ig = asked_gradients(ctx, steps) if GRADIENTS in ctx.methods else None
-    layered = importances(ctx, flow)
+    flow = asked_flow(ctx) if Method.FLOW in ctx.methods else None
+    ig = asked_gradients(ctx, steps) if Method.GRADIENTS in ctx.methods else None
+    layered = importances(ctx, cache.get_importance(ctx.key, ctx.target, ctx.token_index), flow)
     columns = [fg.Column(ctx.title(m), values[layer - 1]) for m, values in layered.items()]
     if ig is not None:
-        columns.append(fg.Column(ctx.title(GRADIENTS), gradient_values(ig), signed=True))
+        columns.append(fg.Column(ctx.title(Method.GRADIENTS), gradient_values(ig), signed=True))
     if words:
         columns = [fg.Column(c.title, by_word(ctx, c.values), c.signed) for c in columns]
     st.subheader(_("What {token} draws on at layer {layer} · {model}").format(
@@ -312,9 +317,9 @@ def draw_importance(ctx: Context) -> None:
     if len(ctx.plan.parts) == 2:
         explain(_("The model's similarity figure runs sentence A and sentence B separately, so "
                   "each has its own [CLS] and [SEP]; A's tokens come first, B's below (orange)."))
-    if FLOW in ctx.methods and flow is None:
+    if Method.FLOW in ctx.methods and flow is None:
         explain(_("Flow is not computed yet: use the button above."))
-    if GRADIENTS in ctx.methods and ig is None:
+    if Method.GRADIENTS in ctx.methods and ig is None:
         explain(_("Integrated gradients are not computed yet: use the button above."))
     if ig is not None:
         draw_completeness(ctx, ig)
@@ -325,16 +330,16 @@ def draw_completeness(ctx: Context, ig: IntegratedGradients) -> None:
               "baseline (every word token's embedding replaced by {pad}'s; [CLS], [SEP] and a "
               "predicted [MASK] kept, so they get 0). The attributions sum to {total}; the "
               "difference should be {span}: a gap of {gap} at {steps} steps.").format(
-        target=_(TARGET_TITLES[ctx.target]), value=f"{ig.target:.4f}",
+        target=target_label(ctx.target), value=f"{ig.target:.4f}",
         baseline=f"{ig.baseline_target:.4f}", pad=BASELINE, total=f"{ig.total:.4f}",
         span=f"{ig.target - ig.baseline_target:.4f}",
         gap=f"{ig.relative_gap:.2%}" if np.isfinite(ig.relative_gap) else "–", steps=ig.steps))
-    if ctx.target == PAIR_COSINE and abs(ig.baseline_target - 1.0) < 1e-6:
+    if ctx.target == Target.PAIR_COSINE and abs(ig.baseline_target - 1.0) < 1e-6:
         explain(_("The baseline's cosine of 1.0000 is right: with every word replaced by [PAD], "
                   "two sentences of the same length are the same input. So each attribution "
                   "says how far a word moves the cosine down from there: most negative for the "
                   "words that make the two sentences differ."))
-    if ctx.target == SENTENCE_COSINE:
+    if ctx.target == Target.SENTENCE_COSINE:
         explain(_("The value 1.0000 for the input is right: it is the sentence vector's cosine "
                   "with itself."))
 
@@ -366,22 +371,22 @@ def draw_blank_out(ctx: Context) -> None:
         explain(_(PUBLISHED))
         return
     steps = int(st.session_state.get(STEPS_KEY) or 50)
-    flow = asked_flow(ctx) if FLOW in ctx.methods else None
-    ig = asked_gradients(ctx, steps) if GRADIENTS in ctx.methods else None
-    layered = importances(ctx, flow)
+    flow = asked_flow(ctx) if Method.FLOW in ctx.methods else None
+    ig = asked_gradients(ctx, steps) if Method.GRADIENTS in ctx.methods else None
+    layered = importances(ctx, cache.get_importance(ctx.key, ctx.target, ctx.token_index), flow)
     table = agreement(layered, result.change)
-    titles = {m: ctx.title(m) for m in METHODS}
+    titles = {m: ctx.title(m) for m in Method}
     st.subheader(_("Agreement with blank-out, layer by layer · {model}").format(
         model=markdown_text(ctx.bundle.label)))
     if layered:
         draw_table(fg.agreement_frame(table, titles, _("layer"), _(LAYER_LABEL)),
                    [""] * ctx.layers, "agreement")
     if ig is not None:
-        table |= agreement({GRADIENTS: gradient_values(ig)}, result.change)
+        table |= agreement({Method.GRADIENTS: gradient_values(ig)}, result.change)
         explain(_("Integrated gradients (one value, it has no layers): ρ = {rho}.").format(
-            rho=fg.rho_text(table[GRADIENTS][0])))
+            rho=fg.rho_text(table[Method.GRADIENTS][0])))
     draw_verdict(ctx, table)
-    if FLOW not in table or GRADIENTS not in table:
+    if Method.FLOW not in table or Method.GRADIENTS not in table:
         explain(_("Flow and integrated gradients join the table once computed (buttons in the "
                   "first tab)."))
     explain(_(PUBLISHED))
@@ -400,7 +405,7 @@ def draw_verdict(ctx: Context, table: dict[str, np.ndarray]) -> None:
     where = (_("at layer {n}").format(n=best.layer) if best.layer is not None
              else _("(no layers)"))
     text = _("On this input, {method} {where} agrees best with blank-out: ρ = {rho}.").format(
-        method=ctx.title(best.method), where=where, rho=fg.rho_text(best.rho))
+        method=ctx.title(Method(best.method)), where=where, rho=fg.rho_text(best.rho))
     if best.rho < 0.3:
         text += " " + _("Even that is a weak agreement: none of these methods ranks the tokens "
                         "as leaving them out does.")

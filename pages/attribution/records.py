@@ -8,26 +8,33 @@ from dataclasses import dataclass
 from components.i18n import N_, _
 from components.input_key import InputKey
 from core import ModelBundle
-from core.attribution import FLOW, GRADIENTS, NORM, RAW, ROLLOUT, TargetPlan
+from core.attribution import Method, Target, TargetPlan
 
 MEAN = "mean"   # the attribution of the mean over all tokens, not of one
+# A method's label is also what a link carries for it (?att_methods=rollout, or the label in
+# Chinese): keep these words as they are, or old links lose the method.
 METHOD_TITLES = {
-    RAW: N_("raw attention"),
-    ROLLOUT: N_("rollout"),
-    FLOW: N_("flow"),
-    NORM: N_("norm-weighted"),
-    GRADIENTS: N_("integrated gradients"),
+    Method.RAW: N_("raw attention"),
+    Method.ROLLOUT: N_("rollout"),
+    Method.FLOW: N_("flow"),
+    Method.NORM: N_("norm-weighted"),
+    Method.GRADIENTS: N_("integrated gradients"),
 }
+
+
+def method_label(method: Method) -> str:
+    """The method's name in the reader's language."""
+    return _(METHOD_TITLES[method])
 
 
 @dataclass(frozen=True)
 class Context:
     key: InputKey
     bundle: ModelBundle
-    target: str
+    target: Target
     plan: TargetPlan
     token: str            # MEAN or a position, as a string (the link's value)
-    methods: tuple[str, ...]
+    methods: tuple[Method, ...]
 
     @property
     def token_index(self) -> int | None:
@@ -48,5 +55,5 @@ class Context:
     def special(self) -> list[bool]:
         return [bool(s) for part in self.plan.parts for s in part.special_tokens_mask]
 
-    def title(self, method: str) -> str:
-        return _(METHOD_TITLES[method])
+    def title(self, method: Method) -> str:
+        return method_label(method)
