@@ -142,16 +142,21 @@ def test_the_pretraining_lesson_prints_the_tutorials_numbers():
     shares = {line.split(":")[0]: float(line.split(":")[1]) for line in printed}
     assert abs(shares["picked"] - 0.15) < 0.005
     assert abs(shares["[MASK]"] - 0.8) < 0.01 and abs(shares["random"] - 0.1) < 0.01
-    at = open_app(PAGE, lesson="pretraining", step="5")
+    at = open_app(PAGE, lesson="pretraining", step="6")
     assert shown(at)[1].endswith("tensor([[0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]])")
     # The embedded model has no pretraining heads: the head steps say so, naming it.
     at = open_app(PAGE, lesson="pretraining", step="3")
     assert any("cls.predictions" in i.value and DEFAULT_MODEL in i.value for i in at.info)
-    at = open_app(PAGE, lesson="pretraining", step="6")
+    at = open_app(PAGE, lesson="pretraining", step="7")
     assert any("cls.seq_relationship" in i.value for i in at.info)
-    at = open_app(PAGE, lesson="pretraining", step="8", lang="zh")
+    at = open_app(PAGE, lesson="pretraining", step="9", lang="zh")
     assert_clean(at)
     assert shown(at)[1].endswith("True")
+    # Whole-word masking: the segmenter's words of 我爱北京天安门, and 天安门's three tokens.
+    at = open_app(PAGE, lesson="pretraining", step="5")
+    assert_clean(at)
+    assert "['我', '爱', '北京', '天安门']" in shown(at)[1]
+    assert "['天', '安', '[UNK]']" in shown(at)[1]
 
 
 def class_of(at) -> str:
