@@ -3,6 +3,14 @@
 A page with many figures costs the browser most of a rerun (plotly lays out every figure again).
 Streamlit's stateful tabs (``on_change="rerun"``) tell the script which tab is open, so a rerun
 computes and sends only that section; the open tab is bound to the URL, so a link opens it.
+
+The open section runs as a Streamlit fragment: a control inside it (a layer, a head, an option)
+reruns that section alone, not the sidebar, the header and the page's other work, while a new
+sentence, model, language or tab still reruns the whole page. Streamlit names a fragment by its
+function's module and name and where it is drawn, so ``_section`` below is one fragment per
+tab, the same from run to run; a fragment's own rerun calls it again with the arguments of the
+page's last full run (its context, the input key) and runs nothing else: not the router, so the
+interface's language is set again here, from the session the router keeps it in.
 """
 
 from __future__ import annotations
@@ -14,9 +22,12 @@ from typing import Generic, TypeVar
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from components.i18n import _, every_language
+from components.i18n import _, every_language, set_language
+from components.input_key import InputKey
+from components.inputs import shared_inputs
 
 Context = TypeVar("Context")
+LANGUAGE_KEY = "lang"   # the sidebar's language switch (components.inputs.draw_language_switch)
 
 
 @dataclass(frozen=True)
@@ -53,9 +64,27 @@ def open_section(labels: Sequence[str], key: str) -> tuple[str, DeltaGenerator]:
     return labels[0], tabs[0]  # not reached: a stateful st.tabs always has one tab open
 
 
-def draw_sections(sections: Sequence[Section[Context]], key: str, context: Context) -> str:
-    """The tabs of ``sections``; runs the open one's ``draw(context)``; returns its label."""
-    label, area = open_section([s.label for s in sections], key)
+@st.fragment
+def _section(inputs: InputKey, draw: Callable[..., None], *args: object) -> None:
+    """``draw(*args)`` as a fragment (see the module's docstring): on its own reruns, the
+    language the router set and a whole-page rerun when the shared inputs changed under it
+    (a control of the section that puts a sentence in the sidebar)."""
+    set_language(st.session_state.get(LANGUAGE_KEY))
+    if shared_inputs() != inputs:
+        st.rerun()
+    draw(*args)
+
+
+def run_section(area: DeltaGenerator, draw: Callable[..., None], *args: object) -> None:
+    """Run ``draw(*args)`` in ``area`` (the open tab) as its own fragment: a control drawn by it
+    reruns only it. For a page that draws its open tab itself (``open_section``)."""
     with area:
-        next(s for s in sections if s.label == label).draw(context)
+        _section(shared_inputs(), draw, *args)
+
+
+def draw_sections(sections: Sequence[Section[Context]], key: str, context: Context) -> str:
+    """The tabs of ``sections``; runs the open one's ``draw(context)`` as a fragment (a control
+    inside it reruns only it); returns its label."""
+    label, area = open_section([s.label for s in sections], key)
+    run_section(area, next(s for s in sections if s.label == label).draw, context)
     return label

@@ -25,7 +25,7 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
-from components.sections import Section, open_section
+from components.sections import Section, open_section, run_section
 from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
 from core.encoder import (
@@ -451,8 +451,8 @@ def main() -> None:
     page_header(TITLE, EXPLANATION)
     bundle = model_of(key)
     label, area = open_section([s.label for s in SECTIONS], SECTION_KEY)
-    with area:
-        draw_tab(label, key, bundle)
+    # A fragment: the layer and head pickers and the tab's options rerun only the tab.
+    run_section(area, draw_tab, label, key, bundle)
 
 
 def draw_tab(label: str, key: InputKey, bundle: ModelBundle) -> None:

@@ -1,0 +1,197 @@
+"""Exploring in Chromium: on every page, the control a student moves most (the layer, the stage,
+the head, the draw), changed 7 times, beside a new sentence on the same page, the bare Streamlit
+page and the app's frame alone, in one round-robin so the machine's load hits all of them alike.
+
+A control change is timed from the key press or click that commits it until the script is back
+to ``notRunning`` with nothing stale (bench.browser's DONE_JS, a run seen to start). With the
+open section run as a fragment (components.sections) a control change reruns that section
+alone; a new sentence reruns the whole page. Goal (issue 40): a control change at most 1.5x a
+bare page.
+
+    python3 -m bench.explore_bench [--reps 7] [--pages stages,encoder]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from playwright.sync_api import Browser, Locator
+
+from bench.app_bench import (
+    BARE_TITLE,
+    FRAME_TITLE,
+    REFERENCES,
+    MarkerMemo,
+    Target,
+    checked,
+    log,
+    open_tab,
+)
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, RESET_JS, AppTab, Rerun
+from bench.server import start_server
+from bench.texts import SENTENCE_WORDS, SentenceFactory
+
+GOAL = 1.5   # a control change at most this many times a bare page's rerun
+
+
+@dataclass(frozen=True)
+class Control:
+    """The widget a student moves most on a page, as the page opens (``view``: its tab)."""
+
+    path: str
+    kind: str        # "slider" (arrow keys on its thumb), "selectbox" (arrow + Enter), "step"
+    label: str       # the widget's English label
+    first: str       # the first key: the direction that moves away from the default
+    view: tuple[tuple[str, str], ...] = ()
+
+
+CONTROLS = (
+    Control("stages", "slider", "Stage", "ArrowRight"),
+    Control("encoder", "selectbox", "Encoder layer", "ArrowDown"),
+    Control("similarity", "selectbox", "Stage or layer", "ArrowUp"),
+    Control("positions", "slider", "Positions to project", "ArrowRight"),
+    Control("pairs", "slider", "Layer", "ArrowLeft"),
+    Control("attribution", "selectbox", "Encoder layer", "ArrowUp"),
+    Control("pretraining", "step", "Draw number", "+"),
+    Control("parameters", "selectbox", "Config", "ArrowDown",
+            (("par_section", "From the config"),)),
+    Control("contexts", "slider", "Layer", "ArrowLeft"),
+)
+_BACK = {"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight", "ArrowUp": "ArrowDown",
+         "ArrowDown": "ArrowUp", "+": "-"}
+_TEST_IDS = {"slider": "stSlider", "selectbox": "stSelectbox", "step": "stNumberInput"}
+
+
+@dataclass
+class ExploreRuns:
+    title: str
+    sentence: list[Rerun] = field(default_factory=list)   # a new sentence: the whole page
+    control: list[Rerun] = field(default_factory=list)    # the control moved: its section
+
+
+def _widget(tab: AppTab, control: Control) -> Locator:
+    main = tab.page.locator("[data-testid='stMain']")
+    return main.locator(f"[data-testid='{_TEST_IDS[control.kind]}']").filter(
+        has=tab.page.get_by_text(control.label, exact=True)).first
+
+
+def move(tab: AppTab, control: Control, forward: bool, timeout_s: float = 60.0) -> Rerun:
+    """Move ``control`` one step (forward: away from its default, else back) and time the run."""
+    key = control.first if forward else _BACK[control.first]
+    widget = _widget(tab, control)
+    if control.kind == "selectbox":
+        widget.locator("input").click()
+        tab.page.wait_for_timeout(100)   # the list opens: the browser alone, not timed
+        tab.page.keyboard.press(key)
+    elif control.kind == "slider":
+        widget.locator("input[type='range']").first.focus()
+    tab.page.evaluate(RESET_JS)
+    tab.page.wait_for_timeout(50)
+    tab.meter.bytes = 0
+    start = time.perf_counter()
+    if control.kind == "selectbox":
+        tab.page.keyboard.press("Enter")
+    elif control.kind == "slider":
+        tab.page.keyboard.press(key)
+    else:
+        widget.get_by_test_id("stNumberInputStepUp" if key == "+" else
+                              "stNumberInputStepDown").click()
+    status = tab._wait(None, need_run=True, timeout_s=timeout_s)
+    seconds = time.perf_counter() - start
+    tab.page.wait_for_timeout(50)
+    return Rerun(seconds, tab.meter.bytes, status, tab._detail(status))
+
+
+def explore(browser: Browser, base: str, references: dict[str, str], factory: SentenceFactory,
+            controls: tuple[Control, ...], reps: int) -> list[ExploreRuns]:
+    """Round-robin over the pages and the two references: each round, on each page, a new
+    sentence and then one control move; on the references, a new sentence."""
+    memo: MarkerMemo = {}
+    tabs: list[tuple[AppTab, Control | None, ExploreRuns]] = []
+    for c in controls:
+        tab, run = open_tab(browser, Target(c.path, base, c.path, "Control+Enter", c.view),
+                            factory.sentence(SENTENCE_WORDS), memo)
+        if run.status == "ok":
+            tabs.append((tab, c, ExploreRuns(c.path)))
+        else:
+            tab.close()
+    for title, url in references.items():
+        ref = REFERENCES[title]
+        sentence = ref.opening or factory.sentence(SENTENCE_WORDS)
+        tab, _ = open_tab(browser, Target(title, url, "", ref.commit_key), sentence, memo)
+        tabs.append((tab, None, ExploreRuns(title)))
+    for rep in range(reps):
+        for k in range(len(tabs)):
+            tab, control, runs = tabs[(rep + k) % len(tabs)]
+            runs.sentence.append(checked(tab.rerun(factory.sentence(SENTENCE_WORDS)),
+                                         f"{runs.title}: new sentence"))
+            if control is not None:
+                runs.control.append(checked(move(tab, control, forward=rep % 2 == 0),
+                                            f"{runs.title}: {control.label}"))
+        log(f"explore: round {rep + 1} of {reps} done")
+    for tab, _, _ in tabs:
+        tab.close()
+    return [runs for _, _, runs in tabs]
+
+
+def median_ms(runs: list[Rerun]) -> float:
+    ok = [r.seconds for r in runs if r.status == "ok"]
+    return statistics.median(ok) * 1000 if ok else float("nan")
+
+
+def report(results: list[ExploreRuns]) -> str:
+    """One row per page: the medians of a new sentence and of a control change, against the bare
+    page and the frame measured in the same rounds."""
+    by_title = {r.title: r for r in results}
+    bare = median_ms(by_title[BARE_TITLE].sentence)
+    frame = median_ms(by_title[FRAME_TITLE].sentence)
+    lines = [f"bare Streamlit page rerun: {bare:.0f} ms; the app's frame alone: {frame:.0f} ms "
+             f"({frame / bare:.2f}x bare)",
+             f"{'page':<12} {'control':<22} {'new sentence':>13} {'control':>9} "
+             f"{'control/bare':>13} {'goal <=1.5x':>11} errors"]
+    for c in CONTROLS:
+        runs = by_title.get(c.path)
+        if runs is None:
+            continue
+        new, move_ms = median_ms(runs.sentence), median_ms(runs.control)
+        errors = sum(r.status != "ok" for r in runs.sentence + runs.control)
+        ratio = move_ms / bare
+        lines.append(f"{c.path:<12} {c.label:<22} {new:>10.0f} ms {move_ms:>6.0f} ms "
+                     f"{ratio:>12.2f}x {'yes' if ratio <= GOAL else 'no':>11} {errors}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--pages", default="", help="comma-separated url paths (default: all)")
+    args = parser.parse_args(argv)
+    wanted = set(filter(None, args.pages.split(",")))
+    controls = tuple(c for c in CONTROLS if not wanted or c.path in wanted)
+
+    from playwright.sync_api import sync_playwright
+
+    from core import load_model
+
+    factory = SentenceFactory(load_model().tokenizer)
+    servers = {"app": start_server("app.py"),
+               **{t: start_server(REFERENCES[t].script) for t in (BARE_TITLE, FRAME_TITLE)}}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            results = explore(browser, servers["app"].url,
+                              {t: servers[t].url for t in (BARE_TITLE, FRAME_TITLE)},
+                              factory, controls, args.reps)
+            browser.close()
+    finally:
+        for server in servers.values():
+            server.stop()
+    print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

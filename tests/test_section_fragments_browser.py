@@ -1,0 +1,124 @@
+"""The open section runs as a fragment (components.sections), seen in Chromium from the messages
+the server sends: a control inside a section reruns that section alone (the run names its
+fragment; nothing is sent to the sidebar or the page's title), in the reader's language, with
+the control's value in the address; a new sentence still reruns the whole page."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.conftest import open_in_browser, wait_for_app
+
+pytestmark = pytest.mark.browser
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SIDEBAR = 1   # a delta's first path index: 0 the main area, 1 the sidebar
+
+
+class Messages:
+    """Every ForwardMsg the page's websocket receives, decoded."""
+
+    def __init__(self, page) -> None:
+        self.seen: list[ForwardMsg] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload: str | bytes) -> None:
+        if isinstance(payload, bytes):
+            msg = ForwardMsg()
+            msg.ParseFromString(payload)
+            self.seen.append(msg)
+
+    def since(self, start: int) -> list[ForwardMsg]:
+        return self.seen[start:]
+
+
+def runs(messages: list[ForwardMsg]) -> list[list[str]]:
+    """The fragment ids of each run started in ``messages`` (empty: a whole-page run)."""
+    return [list(m.metadata.run.fragment_ids) for m in messages
+            if m.WhichOneof("type") == "new_session"]
+
+
+def delta_texts(messages: list[ForwardMsg]) -> str:
+    return "\n".join(str(m.delta) for m in messages if m.WhichOneof("type") == "delta")
+
+
+def sidebar_deltas(messages: list[ForwardMsg]) -> int:
+    return sum(1 for m in messages if m.WhichOneof("type") == "delta"
+               and m.metadata.delta_path and m.metadata.delta_path[0] == SIDEBAR)
+
+
+def settle(page) -> None:
+    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=60_000)
+    page.wait_for_selector("[data-stale='true']", state="detached", timeout=60_000)
+    page.wait_for_timeout(300)
+
+
+def pick_next(page, index: int = 0) -> None:
+    """The main area's ``index``-th selectbox moved one option down."""
+    box = page.locator("[data-testid='stMain'] [data-testid='stSelectbox']").nth(index)
+    box.locator("input").click()
+    page.wait_for_timeout(200)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+
+
+def test_encoder_layer_reruns_its_section_in_chinese(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    log = Messages(page)
+    page.goto(f"{server}/encoder?lang=zh")
+    wait_for_app(page)
+    settle(page)
+    start = len(log.seen)
+    pick_next(page)   # the layer picker: layer 1 -> layer 2
+    settle(page)
+    after = log.since(start)
+    assert runs(after) and all(ids for ids in runs(after)), runs(after)   # fragment runs only
+    assert sidebar_deltas(after) == 0
+    text = delta_texts(after)
+    assert CJK.search(text), "the section redrew in English"
+    assert "Encoder layer" not in text and "Attention head" not in text
+    assert "2" in parse_qs(urlparse(page.url).query).get("enc_layer", [""])[0], page.url
+    main = page.locator("[data-testid='stMain']").inner_text()
+    assert "编码器" in main and not page.locator("[data-testid='stException']").count()
+
+    # A new sentence reruns the whole page: sidebar and all.
+    start = len(log.seen)
+    box = page.locator("[data-testid='stSidebar'] textarea").first
+    box.fill("Fragments rerun one section.")
+    box.press("Control+Enter")
+    settle(page)
+    after = log.since(start)
+    assert [] in runs(after), runs(after)
+    assert sidebar_deltas(after) > 0
+    assert "2" in parse_qs(urlparse(page.url).query).get("enc_layer", [""])[0], page.url
+    page.close()
+
+
+def test_stages_stage_slider_reruns_its_section(server, browser):
+    page = open_in_browser(browser, f"{server}/stages?lang=zh")
+    log = Messages(page)   # attached after the first run: the socket stays open
+    page.reload()
+    wait_for_app(page)
+    settle(page)
+    start = len(log.seen)
+    page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']").first \
+        .focus()
+    page.keyboard.press("ArrowRight")
+    settle(page)
+    after = log.since(start)
+    assert runs(after) and all(ids for ids in runs(after)), runs(after)
+    assert sidebar_deltas(after) == 0
+    assert CJK.search(delta_texts(after))
+    assert "st_stage" in parse_qs(urlparse(page.url).query), page.url
+    # The link keeps the picked stage: opened afresh, the slider shows it.
+    stage = parse_qs(urlparse(page.url).query)["st_stage"][0]
+    again = open_in_browser(browser, page.url)
+    value = again.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']"
+                          ).first.get_attribute("aria-valuetext")
+    assert value == stage
+    again.close()
+    page.close()
