@@ -352,6 +352,8 @@ class StreamlitSession:
         self._max_cached_age = 2                           # global.maxCachedMessageAge default
         self._closed_reason: str | None = None
         self._unfinished = False   # a run we asked for timed out: its end is still to come
+        self.auto_reruns: dict[str, float] = {}   # fragment id -> seconds (st.fragment run_every)
+        self.widget_fragments: dict[str, str] = {}   # widget id -> the fragment drawing it
 
     # -- opening and closing -------------------------------------------------------------
 
@@ -464,7 +466,8 @@ class StreamlitSession:
 
     async def rerun(self, query_string: str | Mapping[str, str] | None = None,
                     widget_states: Mapping[str, Any] | None = None,
-                    timeout_s: float | None = None, expect: str | None = None) -> RunResult:
+                    timeout_s: float | None = None, expect: str | None = None,
+                    fragment_id: str | None = None, auto: bool = False) -> RunResult:
         """Run the script again, as a widget change (or a URL change) in the browser does.
 
         ``widget_states``: widget label or id -> value (str, bool, int, float, list of str, or a
@@ -473,7 +476,10 @@ class StreamlitSession:
         query string, as the browser rewrites its URL. ``query_string``: a new query (string
         without ``?``, or a mapping) for this and later reruns; None keeps the URL's. ``expect``:
         a word to look for in what the run sends (``RunResult.found``). Raises
-        :class:`RerunTimeout` or :class:`SessionClosed`.
+        :class:`RerunTimeout` or :class:`SessionClosed`. ``fragment_id``: run only that
+        fragment, as the browser does for a widget drawn inside an ``st.fragment``
+        (``widget_fragments``) and, with ``auto=True``, for a ``run_every`` timer
+        (``auto_reruns``).
         """
         if query_string is not None:
             self.query_string = (query_string if isinstance(query_string, str)
@@ -488,6 +494,9 @@ class StreamlitSession:
                     self.query_string = _set_param(self.query_string, param,
                                                    None if url_value == default else url_value)
         msg = self._rerun_request(self.page_script_hash)
+        if fragment_id:
+            msg.rerun_script.fragment_id = fragment_id
+            msg.rerun_script.is_auto_rerun = auto
         return await self._run(msg, timeout_s or self.timeout_s, time.perf_counter(), expect)
 
     async def switch_page(self, url_path: str, timeout_s: float | None = None,
@@ -529,6 +538,7 @@ class StreamlitSession:
         wanted = expect.encode() if expect else None
         started = False          # a new_session of a run started after our request
         seen_ids: set[str] = set()
+        timers: dict[str, float] = {}   # the run's run_every fragments (auto_rerun)
         sent = False
         try:
             async with asyncio.timeout(timeout_s):
@@ -544,6 +554,7 @@ class StreamlitSession:
                     kind = fwd.WhichOneof("type")
                     if kind == "new_session":
                         started = True
+                        timers = {}
                         result.runs += 1
                         seen_ids = set()
                         self._max_cached_age = fwd.new_session.config.max_cached_message_age
@@ -555,6 +566,11 @@ class StreamlitSession:
                         self.query_string = fwd.page_info_changed.query_string
                     elif kind == "page_not_found":
                         result.page_not_found = fwd.page_not_found.page_name
+                    elif kind == "auto_rerun" and started:
+                        timers[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
+                    elif kind == "stop_auto_rerun":
+                        for stopped in fwd.stop_auto_rerun.fragment_ids:
+                            self.auto_reruns.pop(stopped, None)
                     elif kind == "delta" and started:
                         content = self._read_delta(fwd, result, seen_ids)
                         if content and wanted is not None and wanted in payload:
@@ -567,7 +583,13 @@ class StreamlitSession:
                     elif kind == "script_finished" and started:
                         status = fwd.script_finished
                         result.status = ForwardMsg.ScriptFinishedStatus.Name(status)
+                        if status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+                            self._active_ids |= seen_ids   # the rest of the page stays
+                            self.auto_reruns.update(timers)
+                            self._age_cache()
+                            break
                         if status != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                            self.auto_reruns = timers      # a whole run draws every fragment
                             self._active_ids = seen_ids
                             self._age_cache()
                             break
@@ -639,6 +661,10 @@ class StreamlitSession:
         delta = fwd.delta
         kind = delta.WhichOneof("type")
         if kind == "new_element":
+            element_kind = delta.new_element.WhichOneof("type")
+            body = getattr(delta.new_element, element_kind) if element_kind else None
+            if delta.fragment_id and getattr(body, "id", ""):
+                self.widget_fragments[body.id] = delta.fragment_id
             return self._read_element(delta.new_element, result, seen_ids)
         if kind == "new_transient":
             return any([self._read_element(e, result, seen_ids)
