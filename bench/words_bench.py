@@ -79,10 +79,58 @@ def app_rows(browser, base: str, factory: SentenceFactory, reps: int,
     return rows
 
 
+def script_rows(factory: SentenceFactory, reps: int, paths: tuple[str, ...] = ()) -> list:
+    """One row per view: the CPU time of the page's script run (AppTest, no browser) with a new
+    sentence, by word over by token, interleaved: steadier than a browser's wall clock on a
+    machine busy with other work, and the only part the switch changes on the server."""
+    import statistics
+    import time
+
+    from streamlit.testing.v1 import AppTest
+
+    from bench.app_bench import log
+    from bench.report import Row, fmt_s
+    from bench.texts import SENTENCE_WORDS
+
+    rows = []
+    for title, path, view, switch in VIEWS:
+        if paths and path not in paths:
+            continue
+        log(f"script: /{path} by word vs by token")
+        tests = []
+        for words in (False, True):
+            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+            for k, v in (*view, *(((switch, "true"),) if words else ())):
+                at.query_params[k] = v
+            at.query_params["a"] = split_sentence(factory, SENTENCE_WORDS).text
+            if path == "pairs":
+                at.query_params["b"] = "A man is playing music on a sunlit riverbank."
+            at.run()
+            at.switch_page(f"pages/{path}/page.py").run()
+            tests.append(at)
+        cpu: list[list[float]] = [[], []]
+        for rep in range(reps):
+            for i in (rep % 2, 1 - rep % 2):
+                tests[i].text_area(key="a").set_value(split_sentence(factory, SENTENCE_WORDS).text)
+                start = time.process_time()
+                tests[i].run()
+                cpu[i].append(time.process_time() - start)
+                assert not tests[i].exception, [e.value for e in tests[i].exception]
+        token_s, word_s = statistics.median(cpu[0]), statistics.median(cpu[1])
+        ratio = word_s / token_s
+        rows.append(Row("2 App", f"/{path} {title.split(', ')[1]} by word / by token, the "
+                        f"script's CPU time with a new sentence (AppTest, median of {reps})",
+                        f"{ratio:.2f}x ({fmt_s(word_s)} vs {fmt_s(token_s)})",
+                        f"≤ {WORDS_GOAL}x", ratio <= WORDS_GOAL))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """These rows alone (the full bench runs them inside bench/run.py)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--script", action="store_true",
+                        help="the script's CPU time in AppTest instead of the browser")
     parser.add_argument("--pages", nargs="*", default=[],
                         help="only these pages' views (encoder, attribution, pairs)")
     args = parser.parse_args(argv)
@@ -94,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     from core import load_model
 
     factory = SentenceFactory(load_model().tokenizer)
+    if args.script:
+        print(markdown(script_rows(factory, args.reps, tuple(args.pages))))
+        return 0
     server = start_server("app.py")
     try:
         with sync_playwright() as p:

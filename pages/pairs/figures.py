@@ -101,7 +101,7 @@ def top_word_table(words: WordContributions, k: int = 10) -> pd.DataFrame:
     """The k word pairs with the largest contributions (by size), largest first."""
     flat = np.argsort(-np.abs(words.matrix), axis=None, kind="stable")[:k]
     rows, cols = np.unravel_index(flat, words.matrix.shape)
-    a, b = words.texts_a, words.texts_b   # the words alone: the table sits in half the page
+    a, b = words.texts_a, words.texts_b   # the words alone, to keep the table narrow
     values = [float(words.matrix[i, j]) for i, j in zip(rows, cols, strict=True)]
     return pd.DataFrame({
         "A": [a[i] for i in rows], "B": [b[j] for j in cols], _("term"): values,
