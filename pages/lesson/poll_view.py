@@ -45,7 +45,7 @@ from serving.classpoll import (
 CLASS_KEY = "class"
 OWN_STEP_KEY = "poll_own_step"    # the student's switch "Stay on my own step"
 TEACHER_REFRESH_S = 1.0           # the teacher's count of answers
-FOLLOW_S = 2.0                    # a student's page rereads the class's step and reveal
+FOLLOW_S = 3.0                    # a student's page rereads the class's step and reveal
 ID_COOKIE = "bx_poll_id"
 TEACHER_COOKIE = "bx_teach_"      # + the class code
 ID_COOKIE_S = 12 * 3600           # how long a browser keeps its anonymous id
