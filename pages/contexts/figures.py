@@ -168,7 +168,7 @@ def map_picture(proj: Projection, labels: Sequence[str | None], title: str, name
         for (x, y), label in zip(xy, labels, strict=True):
             if label == g:
                 px, py = width / 2 + (x - cx) * scale, height / 2 - (y - cy) * scale
-                dots.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="7" fill="{colours[g]}" '
+                dots.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="13" fill="{colours[g]}" '
                             'fill-opacity="0.8" stroke="#ffffff" stroke-width="1"/>')
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}">'
            f'<rect width="100%" height="100%" fill="#ffffff"/>{"".join(dots)}</svg>')
