@@ -2,8 +2,8 @@
 stall watchdog instead of a total deadline.
 
 A download is a ``DownloadJob``: work run on the process's job pool (``serving.jobs``; its
-``job`` is the shared ``Job``, whose future ends with the model's folder or its error) that lists
-the repository, fetches config.json first
+``job`` is the shared ``Job``, whose future ends with the download's last ``DownloadState``: done
+with its folder, or failed with its error) that lists the repository, fetches config.json first
 (so a model that is not BERT or too large is refused before any weight moves), then the tokenizer
 files and the safetensors weights into the Hugging Face cache. Every caller asking for the same
 repository gets the same job (``start_download``): two students asking start one download, two
@@ -243,7 +243,7 @@ class DownloadJob:
         self.ended_at: float | None = None   # time.monotonic() when it finished or failed
         self._recent: collections.deque[tuple[float, int]] = collections.deque()
         self.resumed = 0   # bytes of the current file credited as already here
-        self.job: jobs.Job[Path] | None = None
+        self.job: jobs.Job[DownloadState] | None = None
 
     # ------------------------------------------------------------------ read from any thread
 
@@ -345,9 +345,11 @@ class DownloadJob:
             name=self.repo, done=megabytes(self._done), total=megabytes(self._total),
             seconds=f"{self.stall_s:g}")
 
-    def _work(self, job: jobs.Job[Path]) -> Path:
-        """Run by the job pool: the model's folder, or its ``ModelLoadError`` raised (the Job's
-        future holds either). The worker thread carries the download's name while it runs."""
+    def _work(self, job: jobs.Job[DownloadState]) -> DownloadState:
+        """Run by the job pool: the download's last state (done with its folder, or failed with
+        its ``ModelLoadError``), which the Job's future holds; an expected failure is not an
+        error of the pool's (nothing logged as a crash). The worker thread carries the
+        download's name while it runs."""
         self.job = job
         thread = threading.current_thread()
         pool_name, thread.name = thread.name, f"download {self.repo}"
@@ -357,11 +359,7 @@ class DownloadJob:
         finally:
             _WORKER.job = None
             thread.name = pool_name
-        with self._cond:
-            if self._error is not None:
-                raise self._error
-            assert self._folder is not None
-            return self._folder
+        return self.state()
 
     def _run(self) -> None:
         try:

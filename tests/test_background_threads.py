@@ -118,7 +118,10 @@ def test_warm_up_is_a_job(board, monkeypatch):
             job = board.get("warm-up")
             seen.append(job is not None and job.result(5))
 
-    asyncio.run(serve())
+    # In a thread of its own: a browser test before this one leaves an event loop in this one.
+    server = threading.Thread(target=asyncio.run, args=(serve(),), name="lifespan")
+    server.start()
+    server.join(15)
     assert seen == [None]
     assert board.jobs() == []   # the server's end shut the pool down
 

@@ -146,6 +146,8 @@ def test_throttled_download_reports_progress(serve, files):
         seen.append(state)
         time.sleep(0.2)
     assert state.phase == "done", state.error
+    # The download ran as a serving.jobs job: its future holds the same last state.
+    assert job.job is not None and job.job.result(timeout=5) == state
     # huggingface_hub was set for the download only (serving.hub.hub_settings), and is back.
     assert hub_constants.DOWNLOAD_CHUNK_SIZE == chunk != 64 * 1024
     moving = [s for s in seen if s.phase == "downloading" and 0 < s.done_bytes < size]
