@@ -32,7 +32,7 @@ from serving.classpoll import (
 )
 from serving.classpoll_redis import RedisClassPoll
 from tests import class_sessions
-from tests.conftest import ARTIFACTS, assert_clean, free_port, open_app, run_async, wait_for_app
+from tests.conftest import assert_clean, free_port, open_app, run_async
 
 CHOICES = (3, 3, 2)
 
@@ -392,34 +392,17 @@ def test_thirty_students_answering_at_once_give_the_teacher_exactly_their_answer
     print(f"\n{N_STUDENTS} students answered (and 8 changed their answer) in {seconds:.2f} s")
 
 
-def test_in_chromium_the_teachers_count_refreshes_by_itself_and_students_see_the_reveal(
-        server, browser):
-    """Three students' browsers answer; the teacher's page, untouched, counts them (its
-    fragment reruns alone), then the reveal reaches a waiting student without a click."""
-    teacher = browser.new_page(viewport={"width": 1024, "height": 768})
-    teacher.goto(server + "/lesson?lesson=pretraining&present=1&step=2")
-    teacher.wait_for_selector("[data-test-script-state='notRunning']", timeout=90_000)
-    teacher.get_by_text("Class poll").click()
-    teacher.get_by_role("button", name="Start a class").click()
-    teacher.wait_for_url("**class=*", timeout=30_000)
-    code = teacher.url.split("class=")[1].split("&")[0]
-    teacher.get_by_text("0 answered").wait_for(timeout=30_000)
-    students = []
-    for pick in (0, 2, 0):
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        page.goto(f"{server}/lesson?class={code}&step=2")
-        wait_for_app(page)
-        page.locator("[data-testid=stRadio] [role=radiogroup] label").nth(pick).click()
-        page.get_by_text("Your answer is counted").wait_for(timeout=30_000)
-        students.append(page)
-    teacher.get_by_text("3 answered").wait_for(timeout=15_000)     # no click on this page
-    teacher.get_by_role("button", name="Reveal the answer").click()
-    teacher.get_by_text("-100: 2 · 0: 0 · Its own id: 1").wait_for(timeout=15_000)
-    students[0].get_by_text("-100 is the label").wait_for(timeout=15_000)   # no click either
-    teacher.screenshot(path=str(ARTIFACTS / "class-poll-teacher-1024x768.png"))
-    assert teacher.locator("[data-testid='stException']").count() == 0
-    for page in [teacher, *students]:
-        page.close()
+def test_a_small_class_follows_its_teacher_over_websockets(server):
+    """bench/class_poll_bench.py at a small scale: students' pages follow the teacher's Next
+    through their follower fragment and answer each step; every step's count is exact.
+    (The Chromium walk-through is tests/test_class_poll_browser.py.)"""
+    from bench.class_poll_bench import run_class, summary
+
+    figures = summary(run_async(asyncio.wait_for(run_class(server, 3, 9.0, 3.0), 240)))
+    assert figures["n_errors"] == 0, figures["errors"]
+    assert figures["counts_exact"], figures["per_step"]
+    assert figures["steps_led"] >= 3 and figures["follow_n"] >= 3 * (figures["steps_led"] - 1)
+    assert figures["per_step"][0]["answers_in_all"] == 3
 
 
 def test_a_store_that_does_not_answer_is_a_message_not_a_crash(monkeypatch):
