@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from playwright.sync_api import Browser, Locator
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench.app_bench import (
     BARE_TITLE,
@@ -53,7 +54,8 @@ CONTROLS = (
     Control("encoder", "selectbox", "Encoder layer", "ArrowDown"),
     Control("similarity", "selectbox", "Stage or layer", "ArrowUp"),
     Control("positions", "slider", "Positions to project", "ArrowRight"),
-    Control("pairs", "slider", "Layer", "ArrowLeft"),
+    # Its layer slider shows once there are two sentences.
+    Control("pairs", "slider", "Layer", "ArrowLeft", (("b", "It rained all day."),)),
     Control("attribution", "selectbox", "Encoder layer", "ArrowUp"),
     Control("pretraining", "step", "Draw number", "+"),
     Control("parameters", "selectbox", "Config", "ArrowDown",
@@ -79,9 +81,14 @@ def _widget(tab: AppTab, control: Control) -> Locator:
 
 
 def move(tab: AppTab, control: Control, forward: bool, timeout_s: float = 60.0) -> Rerun:
-    """Move ``control`` one step (forward: away from its default, else back) and time the run."""
+    """Move ``control`` one step (forward: away from its default, else back) and time the run;
+    status "missing" when the page does not show the control where it is looked for."""
     key = control.first if forward else _BACK[control.first]
     widget = _widget(tab, control)
+    try:
+        widget.wait_for(state="visible", timeout=5000)
+    except PlaywrightTimeout:
+        return Rerun(float("nan"), 0, "missing", control.label)
     if control.kind == "selectbox":
         widget.locator("input").click()
         tab.page.wait_for_timeout(100)   # the list opens: the browser alone, not timed

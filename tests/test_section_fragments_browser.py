@@ -122,3 +122,24 @@ def test_stages_stage_slider_reruns_its_section(server, browser):
     assert value == stage
     again.close()
     page.close()
+
+
+def test_a_section_button_that_fills_the_sentences_reruns_the_page(server, browser):
+    """Pairs' example buttons sit in a section and put a pair in the sidebar's boxes: the
+    section's fragment sees the shared inputs change under it and reruns the whole page."""
+    from core.similarity.pair_examples import ONE_PAIR
+
+    name, a, b = ONE_PAIR[0]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    log = Messages(page)
+    page.goto(f"{server}/pairs")
+    wait_for_app(page)
+    settle(page)
+    start = len(log.seen)
+    page.locator(f".st-key-pr_example_{name} button").click()
+    settle(page)
+    assert [] in runs(log.since(start)), runs(log.since(start))
+    boxes = page.locator("[data-testid='stSidebar'] textarea")
+    assert boxes.nth(0).input_value() == a and boxes.nth(1).input_value() == b
+    assert parse_qs(urlparse(page.url).query).get("a") == [a], page.url
+    page.close()
