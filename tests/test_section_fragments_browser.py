@@ -128,15 +128,17 @@ def test_a_section_button_that_fills_the_sentences_reruns_the_page(server, brows
     """Pairs' example buttons sit in a section and put a pair in the sidebar's boxes: the
     section's fragment sees the shared inputs change under it and reruns the whole page."""
     from core.similarity.pair_examples import ONE_PAIR
+    from pages.pairs.page import EXAMPLE_LABELS
 
     name, a, b = ONE_PAIR[0]
+    EXAMPLE = EXAMPLE_LABELS[name]  # noqa: N806
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     log = Messages(page)
     page.goto(f"{server}/pairs")
     wait_for_app(page)
     settle(page)
     start = len(log.seen)
-    page.locator(f".st-key-pr_example_{name} button").click()
+    page.get_by_role("button", name=EXAMPLE, exact=True).first.click()
     settle(page)
     assert [] in runs(log.since(start)), runs(log.since(start))
     boxes = page.locator("[data-testid='stSidebar'] textarea")
