@@ -172,7 +172,7 @@ def _attention_weights(key: InputKey) -> np.ndarray:
     there, so asking for the weights first costs no second run."""
     full = _analyzed(key, attentions=True)
     _ANALYSES.put(key, dataclasses.replace(full, attentions=None))
-    return full.attentions
+    return full.attention_weights()
 
 
 def _analyzed(key: InputKey, attentions: bool) -> Analysis:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import streamlit as st
@@ -11,7 +12,7 @@ from components.i18n import _
 
 
 def whole_number(
-    where: DeltaGenerator,
+    where: DeltaGenerator | ModuleType,   # a container, or st itself (the main area)
     label: str,
     *,
     min_value: int,

@@ -14,7 +14,7 @@ import dataclasses
 import io
 import re
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import pandas as pd
@@ -31,8 +31,13 @@ def _holds_results(value: Any) -> bool:
             or (dataclasses.is_dataclass(value) and not isinstance(value, type)))
 
 
+@overload
+def from_cache(get: Callable[..., R], *key: Hashable) -> Callable[[], R]: ...
+@overload
 def from_cache(get: Callable[..., R], *key: Hashable,
-               part: Callable[[R], M] = lambda result: result) -> Callable[[], M]:
+               part: Callable[[R], M]) -> Callable[[], M]: ...
+def from_cache(get: Callable[..., Any], *key: Hashable,
+               part: Callable[[Any], Any] = lambda result: result) -> Callable[[], Any]:
     """A download's matrix made again on click: ``part(get(*key))``.
 
     ``get`` is a per-input cached function and ``key`` its arguments (the InputKey first, then

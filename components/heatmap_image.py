@@ -179,6 +179,7 @@ def _cell_table(image: HeatmapImage, row_px: float) -> str:
     pointer on a cell names its row and column (and the cell's note, if any)."""
     values = np.asarray(image.matrix, dtype=np.float64)
     colours = colour_table(image.scale.name)[colour_indices(values, image.scale)]
+    written = image.cell_format or "{:.4f}"   # only called when it is set
     rows = []
     for i, row in enumerate(values):
         cells = []
@@ -189,7 +190,7 @@ def _cell_table(image: HeatmapImage, row_px: float) -> str:
                 + html.escape(note)
             cells.append(
                 f'<td style="background:rgb({rgb[0]},{rgb[1]},{rgb[2]});color:{_ink_on(rgb)}"'
-                f' title="{where}">{html.escape(image.cell_format.format(value))}</td>')
+                f' title="{where}">{html.escape(written.format(value))}</td>')
         rows.append(f'<tr style="height:{row_px:.1f}px">{"".join(cells)}</tr>')
     return f'<table class="hm-table">{"".join(rows)}</table>'
 

@@ -44,7 +44,7 @@ def draw_language_switch() -> None:
         asked = st.query_params.get("lang", DEFAULT_LANGUAGE)
         st.session_state["lang"] = asked if asked in LANGUAGES else DEFAULT_LANGUAGE
     st.sidebar.segmented_control(
-        "Language · 语言", list(LANGUAGES), format_func=LANGUAGES.get, key="lang",
+        "Language · 语言", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key="lang",
         required=True,
     )
     code = set_language(st.session_state.get("lang"))

@@ -62,10 +62,15 @@ def draw_download(name: str, shown_name: str, current: str) -> None:
     if state.error is not None:
         if isinstance(state.error, DownloadStalledError):
             st.sidebar.button(_("Try the download again"), key="download_retry",
-                              icon=":material/refresh:", on_click=start_download, args=(name,),
+                              icon=":material/refresh:", on_click=_retry, args=(name,),
                               help=_("It resumes where it stopped."))
         raise state.error
     _progress(name, shown_name, current)
+
+
+def _retry(name: str) -> None:
+    """The retry button's click: the download again, resuming where it stopped."""
+    start_download(name)
 
 
 @st.fragment(run_every=POLL_S)

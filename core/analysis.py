@@ -68,6 +68,12 @@ class Analysis:
     def truncated(self) -> int:
         return self.encoding.truncated
 
+    def attention_weights(self) -> np.ndarray:
+        """``attentions`` of an analysis made with ``attentions=True`` (ValueError otherwise)."""
+        if self.attentions is None:
+            raise ValueError("this analysis was made without attentions=True")
+        return self.attentions
+
     @property
     def layer_names(self) -> list[str]:
         return [name for name in self.stages if name.startswith("layer_")]

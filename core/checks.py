@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from transformers import AutoTokenizer, BertConfig
 
@@ -68,11 +69,14 @@ GROUP_LABELS = {
 }
 
 
+V = TypeVar("V")
+
+
 @dataclass(frozen=True)
-class Published:
+class Published(Generic[V]):
     """A figure as its source printed it, and the source in words."""
 
-    value: object
+    value: V
     source: str
 
 
@@ -115,7 +119,7 @@ STS_SPEARMAN = Published(0.8203, N_("MTEB: STS benchmark, test split, 1,379 pair
 STS_EXPECTED = N_("the STS benchmark's test split (1,379 pairs): a CSV or TSV file with sentence "
                   "1, sentence 2 and the score (0 to 5) on each line")
 
-PUBLISHED: tuple[Published, ...] = (
+PUBLISHED: tuple[Published[Any], ...] = (
     *(p for _, p in README_COSINES), MINILM_PARAMETERS, UNCASED_PARAMETERS, UNCASED_WITH_HEADS,
     CHINESE_PARAMETERS, CHINESE_WITH_HEADS, GOOGLE_110M, TEST_SENTENCE_IDS, CHINESE_TOKENS,
     FILL_MASK_TOP5, STS_SPEARMAN,
@@ -271,7 +275,7 @@ def token_ids(bundle: ModelBundle) -> list[CheckRow]:
     """The tutorials' tokenizer printouts: the English sentence with the shipped model's uncased
     vocabulary (bert-base-uncased's, token for token), 我爱你 with bert-base-chinese's."""
     ids = tuple(encode(bundle, TEST_SENTENCE).input_ids)
-    published = tuple(TEST_SENTENCE_IDS.value)  # type: ignore[call-overload]
+    published = tuple(TEST_SENTENCE_IDS.value)
     rows = [CheckRow(
         "tokens_test_sentence", Group.TOKENS, DEFAULT_MODEL, N_("input_ids of “{text}”"),
         _ids(published), TEST_SENTENCE_IDS.source,
@@ -279,7 +283,7 @@ def token_ids(bundle: ModelBundle) -> list[CheckRow]:
         off_by=None if ids == published else N_("other ids"),
         note=N_("the same uncased vocabulary as bert-base-uncased"),
         params=(("text", TEST_SENTENCE),))]
-    tokens = tuple(CHINESE_TOKENS.value)  # type: ignore[call-overload]
+    tokens = tuple(CHINESE_TOKENS.value)
     what, params = N_("tokens of “{text}”"), (("text", CHINESE_SENTENCE),)
     folder = local_folder(CHINESE)
     if folder is None:
@@ -308,7 +312,7 @@ def _top5(predictions: Sequence[tuple[str, float]]) -> str:
 def fill_mask_check(load: Callable[[str], ModelBundle] = load_model) -> CheckRow:
     """The bert-base-uncased model card's fill-mask example: the top 5 tokens in order, each
     probability within ``PROBABILITY_TOLERANCE``. Run only when the model is on this machine."""
-    published = tuple(FILL_MASK_TOP5.value)  # type: ignore[call-overload]
+    published = tuple(FILL_MASK_TOP5.value)
     what, params = N_("top 5 for “{text}”"), (("text", FILL_MASK_TEXT),)
     if local_folder(UNCASED) is None:
         return _needs("fill_mask", Group.FILL_MASK, UNCASED, what, _top5(published),

@@ -141,7 +141,8 @@ class ModelBundle:
     def ids_to_tokens(self, ids: list[int]) -> list[str]:
         """``tokenizer.convert_ids_to_tokens(ids)`` under the tokenizer's lock."""
         with tokenizer_lock(self.tokenizer):
-            return self.tokenizer.convert_ids_to_tokens(ids)
+            tokens = self.tokenizer.convert_ids_to_tokens(ids)
+        return tokens if isinstance(tokens, list) else [tokens]
 
 
 @contextmanager

@@ -112,8 +112,8 @@ class BootScreen:
         async def send_with_card(message: Message) -> None:
             nonlocal start
             if message["type"] == "http.response.start":
-                headers = dict(message.get("headers", []))
-                if not headers.get(b"content-type", b"").startswith(b"text/html"):
+                sent = dict(message.get("headers", []))
+                if not sent.get(b"content-type", b"").startswith(b"text/html"):
                     start = None
                     await send(message)
                     return

@@ -246,7 +246,7 @@ class ResultStore:
                             return found
                         flight = self._flights.get(key)
                         mine = flight is None
-                        if mine:
+                        if flight is None:
                             flight = self._flights[key] = _Flight()
                             self.misses += 1
                     if mine:

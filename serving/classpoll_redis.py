@@ -19,7 +19,7 @@ import functools
 import json
 import time
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar, cast
 
 from core.errors import N_
 from serving.classpoll import (
@@ -215,7 +215,8 @@ class RedisClassPoll:
 
     def _meta(self, code: object) -> tuple[str, dict[str, str]]:
         normal = check_code(code)
-        meta = self._redis.hgetall(self._keys(normal)[0])
+        # decode_responses=True: redis-py hands back str, which its hints cannot say
+        meta = cast("dict[str, str]", self._redis.hgetall(self._keys(normal)[0]))
         if not meta:
             raise unknown_class(code)
         return normal, meta
@@ -283,7 +284,10 @@ class RedisClassPoll:
     @_store_errors
     def lesson_of(self, code: object) -> str | None:
         normal = normalise_code(code)
-        return None if normal is None else self._redis.hget(self._keys(normal)[0], "lesson")
+        if normal is None:
+            return None
+        # decode_responses=True: redis-py hands back str, which its hints cannot say
+        return cast("str | None", self._redis.hget(self._keys(normal)[0], "lesson"))
 
     @_store_errors
     def status(self, code: str) -> ClassStatus:

@@ -88,6 +88,7 @@ def attention_flow(bundle: ModelBundle, text_a: str, text_b: str | None = None,
     """(L, T, T) attention flow of one sentence or a pair, for output tokens ``rows`` (default
     all). Raises InputError past ``flow_token_limit``."""
     analysis = analyze(bundle, text_a, text_b, attentions=True)
-    layers, t = analysis.attentions.shape[0], analysis.attentions.shape[-1]
+    attentions = analysis.attention_weights()
+    layers, t = attentions.shape[0], attentions.shape[-1]
     check_flow_length(t, layers, all_tokens=rows is None or len(list(rows)) > 1)
-    return flow_of(analysis.attentions, rows)
+    return flow_of(attentions, rows)

@@ -60,7 +60,7 @@ def attention_methods(bundle: ModelBundle, analysis: Analysis, norm: bool = True
     """Raw attention, rollout and (``norm``) norm-weighted attention of an analysis made with
     ``attentions=True``, cut to its real tokens."""
     n = analysis.encoding.n_real
-    attentions = real_attentions(analysis.attentions, n)
+    attentions = real_attentions(analysis.attention_weights(), n)
     weighted = None
     if norm:
         weighted = norm_weighted_of(bundle, analysis, per_head=False).layer[:, :n, :n]

@@ -65,7 +65,7 @@ def norm_weighted_of(bundle: ModelBundle, analysis: Analysis, per_head: bool = T
                      ) -> NormWeighted:
     """Norm-weighted attention of an analysis made with ``attentions=True``; ``per_head=False``
     leaves out the (L, H, T, T) array (75 MB at 512 tokens with 12 heads)."""
-    attentions = analysis.attentions
+    attentions = analysis.attention_weights()
     heads, layer_norms, f_norms = [], [], []
     for k, x in enumerate(layer_inputs(analysis), start=1):
         f = transformed_values(bundle, k, x)                                 # (H, T, h)

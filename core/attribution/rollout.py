@@ -47,4 +47,4 @@ def real_attentions(attentions: np.ndarray, n_real: int) -> np.ndarray:
 def attention_rollout(bundle: ModelBundle, text_a: str, text_b: str | None = None) -> np.ndarray:
     """(L, T, T) attention rollout of one sentence or a pair ([CLS] A [SEP] B [SEP])."""
     analysis = analyze(bundle, text_a, text_b, attentions=True)
-    return rollout_of(analysis.attentions)
+    return rollout_of(analysis.attention_weights())

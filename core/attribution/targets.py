@@ -74,11 +74,10 @@ def default_target(text_b: str | None) -> Target:
 
 
 def _check_kind(kind: object) -> Target:
-    try:
-        return Target(kind)
-    except ValueError:
+    if not isinstance(kind, str) or kind not in {t.value for t in Target}:
         raise InputError(N_("“{value}” is not a quantity the explorer can explain."),
-                         value=str(kind)) from None
+                         value=str(kind))
+    return Target(kind)
 
 
 def _needs_b(text_b: str | None) -> None:
@@ -101,7 +100,7 @@ def plan_target(bundle: ModelBundle, kind: Target | str, text_a: str,
         _needs_b(text_b)
         # As the model's own figure: each sentence alone, cut where sentence-transformers cuts.
         limit = encoder_max_length(bundle.name)
-        parts = (encode(bundle, text_a, None, limit), encode(bundle, text_b, None, limit))
+        parts = (encode(bundle, text_a, None, limit), encode(bundle, text_b or "", None, limit))
         return TargetPlan(kind, bundle.name, parts, tuple(_specials(p) for p in parts))
     if kind == Target.IS_NEXT:
         require_nsp_head(bundle)
@@ -142,7 +141,7 @@ def _specials(encoding: Encoding) -> np.ndarray:
 def _mask_logits(bundle: ModelBundle, plan: TargetPlan) -> torch.Tensor:
     with model_run():
         last = bundle.model(**input_tensors(plan.parts[0])).last_hidden_state
-        return bundle.heads.predictions(last[0, plan.mask_position])
+        return require_mlm_head(bundle).predictions(last[0, plan.mask_position])
 
 
 def pad_id(bundle: ModelBundle) -> int:
@@ -178,9 +177,11 @@ def evaluate(model: BertModel, heads: BertPreTrainingHeads | None, plan: TargetP
         return torch.nn.functional.cosine_similarity(a, b, dim=-1)
     out = outputs[0]
     if plan.kind == Target.SENTENCE_COSINE:
+        assert plan.reference is not None, "with_reference adds it before a target is evaluated"
         reference = torch.from_numpy(plan.reference)[None]
         return torch.nn.functional.cosine_similarity(out.last_hidden_state.mean(dim=1),
                                                      reference, dim=-1)
+    assert heads is not None, "plan_target checked the model has the head"
     if plan.kind == Target.IS_NEXT:
         with model_run():
             logits = heads.seq_relationship(out.pooler_output)

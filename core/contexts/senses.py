@@ -73,7 +73,9 @@ def occurrences(corpus: ContextVectors, word: str) -> list[int]:
 
 def occurrence_matrix(corpus: ContextVectors, records: list[int], layer: int) -> np.ndarray:
     """(n, d) the word's vector in each record at ``layer``."""
-    return np.stack([corpus.occurrence(layer, s) for s in records])
+    found = [corpus.occurrence(layer, s) for s in records]
+    # records come from occurrences(): the word was found in every one of them
+    return np.stack([v for v in found if v is not None])
 
 
 def _check_word(corpus: ContextVectors, word: str) -> list[int]:

@@ -143,10 +143,11 @@ def corpus_head_atlas(bundle: ModelBundle, texts: Sequence[str] = CORPUS,
         result = analyze(bundle, text, attentions=True)
         if by_word:
             words = words_of_encoding(result.encoding)
-            atlases.append(head_atlas(attention_by_word(result.attentions, words),
+            atlases.append(head_atlas(attention_by_word(result.attention_weights(), words),
                                       *word_masks(words)))
         else:
-            atlases.append(head_atlas(result.attentions, result.encoding.special_tokens_mask,
+            atlases.append(head_atlas(result.attention_weights(),
+                                      result.encoding.special_tokens_mask,
                                       result.attention_mask))
     return mean_atlas(atlases)
 

@@ -8,7 +8,7 @@ so an error shows up at the step that made it instead of spreading down the laye
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.special import erf  # scipy comes with scikit-learn, a pinned requirement
@@ -59,7 +59,8 @@ def split_heads(x: np.ndarray, heads: int) -> np.ndarray:
     return x.reshape(t, heads, width // heads).transpose(1, 0, 2)
 
 
-def scores(q: np.ndarray, k: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+def scores(q: np.ndarray, k: np.ndarray, attention_mask: np.ndarray | Sequence[int],
+           ) -> np.ndarray:
     """QKᵀ/√d per head, padded keys set to MASK_VALUE: (heads, T, d) x2 -> (heads, T, T)."""
     raw = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
     real = np.asarray(attention_mask, dtype=bool)[None, None, :]  # (1, 1, T): keys

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 from transformers.masking_utils import create_bidirectional_mask
+from transformers.models.bert.modeling_bert import BertLayer
 
 from core.analysis import Analysis, analyze_encoding, input_tensors
 from core.encoder import reference as ref
@@ -126,7 +127,8 @@ def check_layer(bundle: ModelBundle, layer: object) -> int:
     """``layer`` as an int in 1..num_hidden_layers, or an InputError that says the range."""
     n = int(bundle.config.num_hidden_layers)
     try:
-        number = operator.index(layer)  # ints and numpy ints; not floats, strings or None
+        # ints and numpy ints pass; floats, strings and None raise TypeError, caught here
+        number = operator.index(layer)  # type: ignore[arg-type]  # any object, checked by the call
     except TypeError:
         number = None
     if number is None or isinstance(layer, bool):
@@ -216,7 +218,7 @@ def encoder_steps_from(bundle: ModelBundle, analysis: Analysis, layer: int) -> E
 
 
 def layer_steps(
-    module: torch.nn.Module, x: torch.Tensor, mask: torch.Tensor | None
+    module: BertLayer, x: torch.Tensor, mask: torch.Tensor | None
 ) -> dict[str, torch.Tensor]:
     """Replay ``BertLayer.forward`` (eval mode) on ``x`` (1, T, hidden), keeping every step.
 
@@ -280,7 +282,7 @@ class LazyChecks(Mapping[str, float]):
 
 
 def step_checks(
-    module: torch.nn.Module,
+    module: BertLayer,
     hidden_act: object,
     layer_input: np.ndarray,
     steps: dict[str, np.ndarray],
@@ -294,7 +296,7 @@ def step_checks(
 
 
 def _check_formulas(
-    module: torch.nn.Module,
+    module: BertLayer,
     hidden_act: object,
     layer_input: np.ndarray,
     steps: dict[str, np.ndarray],
@@ -372,6 +374,7 @@ def getattr_path(module: torch.nn.Module, path: str) -> torch.nn.Module:
 
 
 def _weights(linear_or_norm: torch.nn.Module) -> tuple[np.ndarray, np.ndarray]:
+    assert isinstance(linear_or_norm, torch.nn.Linear | torch.nn.LayerNorm), linear_or_norm
     """The module's weight and bias in float64, made for the one check being computed and not
     kept: a copy per module lived as long as the model (a class walking every step of every
     layer would hold ~80 MB for MiniLM, outside any cache's budget), and making one costs

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 import torch
+from transformers.models.bert.modeling_bert import BertPreTrainingHeads
 
 from core.analysis import input_tensors
 from core.errors import N_, InputError, NoPretrainingHeadError
@@ -88,24 +89,28 @@ def has_nsp_head(bundle: ModelBundle) -> bool:
     return bundle.heads is not None and bundle.heads.seq_relationship is not None
 
 
-def require_mlm_head(bundle: ModelBundle) -> None:
-    if not has_mlm_head(bundle):
+def require_mlm_head(bundle: ModelBundle) -> BertPreTrainingHeads:
+    """The bundle's pretraining heads, when they hold the masked-language-model head."""
+    if bundle.heads is None or not has_mlm_head(bundle):
         raise NoPretrainingHeadError(
             N_("“{name}” has no {head}, the masked-language-model head, so it cannot fill in "
                "[MASK]: it was saved without its pretraining heads. Load a folder or Hugging "
                "Face cache copy of bert-base-uncased, which ships both heads."),
             name=bundle.name, head="cls.predictions",
         )
+    return bundle.heads
 
 
-def require_nsp_head(bundle: ModelBundle) -> None:
-    if not has_nsp_head(bundle):
+def require_nsp_head(bundle: ModelBundle) -> BertPreTrainingHeads:
+    """The bundle's pretraining heads, when they hold the next-sentence head."""
+    if bundle.heads is None or not has_nsp_head(bundle):
         raise NoPretrainingHeadError(
             N_("“{name}” has no {head}, the next-sentence-prediction head, so it cannot say "
                "whether sentence B follows sentence A: it was saved without it. Load a folder "
                "or Hugging Face cache copy of bert-base-uncased, which ships both heads."),
             name=bundle.name, head="cls.seq_relationship",
         )
+    return bundle.heads
 
 
 def _check_top_k(top_k: object) -> int:
@@ -176,14 +181,14 @@ def fill_mask(bundle: ModelBundle, text: str, text_b: str | None = None,
     over the whole vocabulary, as ``BertForPreTraining``'s ``prediction_logits``. Raises
     NoPretrainingHeadError without the head, InputError for no [MASK] or more than MAX_MASKS.
     """
-    require_mlm_head(bundle)
+    heads = require_mlm_head(bundle)
     top_k = _check_top_k(top_k)
     encoding = encode(bundle, text, text_b)
     positions = mask_positions(bundle, encoding, text, text_b)
     last = _hidden_states(bundle, encoding)[-1]
     # The head works position by position, so only the [MASK] rows go through its decoder.
     with model_run():
-        logits = bundle.heads.predictions(last[0, positions])
+        logits = heads.predictions(last[0, positions])
     return _predictions(bundle, logits, top_k)
 
 
@@ -195,13 +200,13 @@ def mask_by_layer(bundle: ModelBundle, text: str, text_b: str | None = None,
     The head was trained on the last layer only, so early layers' guesses show at which depth the
     answer (the last layer's best token, as fill_mask gives it) first comes out on top.
     """
-    require_mlm_head(bundle)
+    heads = require_mlm_head(bundle)
     top_k = _check_top_k(top_k)
     encoding = encode(bundle, text, text_b)
     positions = mask_positions(bundle, encoding, text, text_b)
     hidden = torch.stack(_hidden_states(bundle, encoding))[:, 0, positions]  # (N+1, masks, h)
     with model_run():
-        logits = bundle.heads.predictions(hidden).to(torch.float32)      # (N+1, masks, vocab)
+        logits = heads.predictions(hidden).to(torch.float32)      # (N+1, masks, vocab)
     probabilities = torch.softmax(logits, dim=-1)
     answer_ids = probabilities[-1].argmax(dim=-1)                          # (masks,)
     traces = []
@@ -229,7 +234,7 @@ def next_sentence(bundle: ModelBundle, a: str, b: str | None) -> NextSentence:
     """BERT's next-sentence prediction for the pair (a, b): ``heads.seq_relationship`` on the
     pooler output (tanh of a dense layer on the last layer's [CLS]), softmax over
     (IsNext, NotNext). Raises NoPretrainingHeadError without the head, InputError without b."""
-    require_nsp_head(bundle)
+    heads = require_nsp_head(bundle)
     if not (b or "").strip():
         raise InputError(
             N_("Next-sentence prediction needs two sentences: type sentence B, the one that may "
@@ -238,7 +243,7 @@ def next_sentence(bundle: ModelBundle, a: str, b: str | None) -> NextSentence:
     encoding = encode(bundle, a, b)
     with model_run():
         out = bundle.model(**input_tensors(encoding), return_dict=True)
-        logits = bundle.heads.seq_relationship(out.pooler_output)[0].to(torch.float32)
+        logits = heads.seq_relationship(out.pooler_output)[0].to(torch.float32)
     probabilities = torch.softmax(logits, dim=-1)
     return NextSentence(is_next_probability=float(probabilities[0]),
                         logits=(float(logits[0]), float(logits[1])))

@@ -120,9 +120,8 @@ def check_seed(seed: object) -> int:
 
 def check_probability(probability: object) -> float:
     """``probability`` as a float, or an InputError: more than 0 and at most 1."""
-    ok = (isinstance(probability, (int, float)) and not isinstance(probability, bool)
-          and math.isfinite(probability) and 0 < probability <= 1)
-    if not ok:
+    if (isinstance(probability, bool) or not isinstance(probability, (int, float))
+            or not (math.isfinite(probability) and 0 < probability <= 1)):
         raise InputError(
             N_("The masking probability must be more than 0 and at most 1 (BERT uses 0.15); "
                "“{value}” is not."),

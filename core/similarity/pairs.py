@@ -329,6 +329,7 @@ def _chunk_cosines(bundle: ModelBundle, pairs: Sequence[tuple[str, str]], texts:
             vectors = np.empty((pooled.shape[0], len(ids), pooled.shape[-1]), dtype=np.float32)
         vectors[:, batch] = pooled
         report(min(start + batch_size, len(order)))
+    assert vectors is not None, "every list has at least one pair (pair_lists checks)"
     index = {text: i for i, text in enumerate(texts)}
     left = np.array([index[a] for a, _ in pairs])
     right = np.array([index[b] for _, b in pairs])

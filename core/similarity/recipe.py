@@ -105,7 +105,8 @@ def read_recipe(folder: Path | str | None) -> Recipe:
     config = _json(folder / pooling_path / "config.json")
     limit = _json(folder / "sentence_bert_config.json").get("max_seq_length")
     st_config = _json(folder / "config_sentence_transformers.json")
-    prompts = st_config.get("prompts") if isinstance(st_config.get("prompts"), dict) else {}
+    listed = st_config.get("prompts")
+    prompts = listed if isinstance(listed, dict) else {}
     name = st_config.get("default_prompt_name")
     prompt = prompts.get(name) if isinstance(name, str) else None
     return Recipe(
@@ -113,7 +114,7 @@ def read_recipe(folder: Path | str | None) -> Recipe:
         normalize=any(kind == "Normalize" for kind, _ in kinds),
         max_seq_length=limit if isinstance(limit, int) and limit > 3 else None,
         prompt=prompt if isinstance(prompt, str) else "",
-        prompt_name=name if isinstance(prompt, str) and prompt else "",
+        prompt_name=name if isinstance(name, str) and isinstance(prompt, str) and prompt else "",
         include_prompt=config.get("include_prompt", True) is not False,
         own=True,
         unknown_modules=tuple(kind for kind, _ in kinds if kind not in KNOWN_MODULES))

@@ -56,6 +56,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 MAX_BYTES = 10_000_000     # a file or pasted text; an upload over this is never read
 MAX_ROWS = 20_000          # rows read (pairs compared); the lines after are counted
@@ -266,7 +267,7 @@ def read_table(data: bytes | str, name: str | None = None) -> Table:
     return replace(_read_text(text, name or ""), size=len(data), charset=charset)
 
 
-def read_upload(upload: object, name: str | None = None) -> Table:
+def read_upload(upload: Any, name: str | None = None) -> Table:   # any binary file object
     """A table from an uploaded file object (Streamlit's UploadedFile, an open binary file): its
     size is checked first, so a file over ``MAX_BYTES`` is refused without being read."""
     size = getattr(upload, "size", None)
@@ -592,11 +593,11 @@ def pairs_from(table: Table, a: int, b: int, score: int | None = None) -> PairLi
     if table.refused is not None:
         return replace(base, skipped=table.skipped, refused=table.refused)
     if score is not None:
-        cells = [r.cells[score] for r in table.rows if score < len(r.cells) and r.cells[score]]
-        score_text = bool(cells) and _numeric_share(cells) < 0.5
+        column = [r.cells[score] for r in table.rows if score < len(r.cells) and r.cells[score]]
+        score_text = bool(column) and _numeric_share(column) < 0.5
     else:
         score_text = False
-    use_score = score is not None and not score_text
+    use = score if score is not None and not score_text else None   # the score column read
     pairs: list[tuple[str, str]] = []
     scores: list[float | None] = []
     numbers: list[int] = []
@@ -610,10 +611,10 @@ def pairs_from(table: Table, a: int, b: int, score: int | None = None) -> PairLi
             skipped.append(Skipped(row.line, Reason.EMPTY))
             continue
         value = None
-        if use_score and score < len(cells) and cells[score]:
-            value = number(cells[score])
+        if use is not None and use < len(cells) and cells[use]:
+            value = number(cells[use])
             if value is None:
-                skipped.append(Skipped(row.line, Reason.SCORE, cells[score][:40]))
+                skipped.append(Skipped(row.line, Reason.SCORE, cells[use][:40]))
                 continue
         pairs.append((cells[a], cells[b]))
         scores.append(value)
