@@ -163,7 +163,7 @@ class JobBoard:
                 job.touch()
                 return job  # type: ignore[return-value]  # one key, one kind of work
             new: Job[T] = Job(key, name or str(key))
-            self._jobs[key] = new  # type: ignore[assignment]
+            self._jobs[key] = new  # type: ignore[assignment]  # the table holds every kind of job
             self._trim()
             if self._pool is None:
                 self._pool = concurrent.futures.ThreadPoolExecutor(

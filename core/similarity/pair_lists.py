@@ -158,7 +158,7 @@ def score_agreement(cosines: Sequence[float], scores: Sequence[float | None],
     if len(rows) < 3:
         return None
     x = pd.Series([float(cosines[i]) for i in rows])
-    y = pd.Series([float(scores[i]) for i in rows])  # type: ignore[arg-type]
+    y = pd.Series([float(s) for s in (scores[i] for i in rows) if s is not None])
     if x.nunique() < 2 or y.nunique() < 2:
         return None
     spearman = stats.spearmanr(x, y)
