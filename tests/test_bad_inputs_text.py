@@ -7,9 +7,10 @@ session draws it.
 Every page (and every tab of a page with tabs) gets the texts that reach its own code: HTML and
 markdown (a link, an image, a heading), a text over 512 tokens, and one text that mixes every
 awkward kind of character (emoji, CJK, Arabic and Hebrew, a bidi override, zero-width and control
-characters); every page also states one notice. The texts that only core's check reads (empty, zero-width only, the character cap...) stop
-above the page's own code with core's message, the same on every page: they run on three pages of
-different shapes, and each awkward kind of character runs alone there too.
+characters); every page also states one notice. The texts that only core's check reads (empty,
+zero-width only, the character cap...) stop above the page's own code with core's message, the
+same on every page: they run on three pages of different shapes, and each awkward kind of
+character runs alone there too.
 """
 
 from __future__ import annotations
