@@ -2,7 +2,9 @@
 the server's warm-up.
 
 One bounded ``concurrent.futures.ThreadPoolExecutor`` for the whole process (``JOB_WORKERS``
-threads, default 2: the machine's cores, since every job here is a model run or a download). A
+threads, default 4). Model runs inside jobs still queue for ``core.models.MODEL_RUNS`` like every
+page's, so the pool's size bounds how many jobs are in progress, not the CPU they take: with 2,
+two downloads (which mostly wait on the network) held the pool and a list of pairs queued. A
 job is keyed: every session that asks for the same key gets the same ``Job`` and so shares one
 computation and one progress. A job nobody has looked at for ``ABANDONED_S`` seconds is cancelled:
 a queued one never starts, a running one stops at its next ``progress.report`` (the work raises
@@ -31,7 +33,7 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 _LOG = logging.getLogger(__name__)
 
-JOB_WORKERS = int(os.environ.get("BERT_EXPLORER_JOB_WORKERS", "2"))
+JOB_WORKERS = int(os.environ.get("BERT_EXPLORER_JOB_WORKERS", "4"))
 ABANDONED_S = float(os.environ.get("BERT_EXPLORER_JOB_ABANDONED_S", "120"))
 FINISHED_KEPT = 32
 

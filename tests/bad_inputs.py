@@ -13,6 +13,7 @@ import functools
 import importlib
 import json
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from core.models import default_model_path
 from core.settings import MAX_CHARS
 from frame.page_list import HOME, available_pages
 from tests.conftest import APPTEST_TIMEOUT, ROOT, assert_clean, open_app
+
+BACKGROUND_WAIT_S = 180.0   # the built-in corpus pass took 8-60 s on a busy 2-core runner
 
 PAGES = [HOME.path, *(spec.path for spec in available_pages())]
 # Model names and the shared keys a/b/model are handled once by the router before any page runs
@@ -121,10 +124,17 @@ def open_with_query(page: str, query: dict[str, str | list[str]]) -> AppTest:
 
 
 def set_inputs(at: AppTest, a: str, b: str = "") -> AppTest:
-    """Type into the sidebar as a user would, then rerun."""
+    """Type into the sidebar as a user would, then rerun; a page still drawing the progress of
+    background work (the Contexts page's corpus pass) is rerun until that work has finished, as
+    its polling fragment would, so a fresh session and a recovered one are compared alike."""
     at.sidebar.text_area(key="a").set_value(a)
     at.sidebar.text_area(key="b").set_value(b)
-    return at.run()
+    at.run()
+    deadline = time.monotonic() + BACKGROUND_WAIT_S
+    while at.get("progress") and not at.exception and time.monotonic() < deadline:
+        time.sleep(0.5)
+        at.run()
+    return at
 
 
 def model_in_use(at: AppTest) -> str:

@@ -289,12 +289,23 @@ def shown_commands() -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _model_names(words: list[str]) -> list[str]:
+    """The model names a command fetches (its words after the module, options and --dir's
+    folder aside)."""
+    names, rest = [], words[3:]
+    for i, word in enumerate(rest):
+        if not word.startswith("-") and (i == 0 or rest[i - 1] != "--dir"):
+            names.append(word)
+    return names
+
+
 def test_every_command_shown_works_against_the_hub(serve, files, tmp_path):
     """Each command as the user reads it, run as typed (a subprocess, HF_ENDPOINT at our hub, an
     empty HF_HOME): it succeeds, keeps the heads, and --dir writes the folder it names."""
     commands = shown_commands()
     assert len(commands) >= 3, commands
-    fake = serve({REPO: files, "bert-base-uncased": files})
+    named = {word for command in commands for word in _model_names(shlex.split(command))}
+    fake = serve({REPO: files, "bert-base-uncased": files} | dict.fromkeys(named, files))
     env = {k: v for k, v in os.environ.items()
            if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE")}
     for number, command in enumerate(commands):

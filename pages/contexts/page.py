@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.analysis_view import model_of, show_error
+from components.analysis_view import model_of, show_error, show_notices
+from components.cache import get_encoding
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle
 from components.i18n import N_, _
+from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_text
 from components.model_picker import offer_model
@@ -138,6 +140,16 @@ def layer_slider(ctx: Context, layers: tuple[int, ...]) -> int:
         _("Layer"), options=list(layers), value=layers[-1], key=LAYER_KEY, bind="query-params",
         help=_("0 is the embedding output (the lookups, summed and normalised); k is the "
                "output of encoder layer k.")))
+
+
+def input_notices(key: InputKey) -> None:
+    """Sentence A cut at the model's limit (or at the character cap), said above every tab as
+    on the other pages; a text core refuses is explained by the tab that reads it."""
+    try:
+        enc = get_encoding(key)
+    except ExplorerError:
+        return
+    show_notices(enc)
 
 
 def query_or_stop(ctx: Context) -> Query | None:
@@ -516,6 +528,7 @@ SECTIONS = (
 def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
+    input_notices(key)
     draw_sections(SECTIONS, SECTION_KEY, Context(key, model_of(key)))
 
 
