@@ -9,6 +9,7 @@ process (st.cache_resource), so each case costs a few script runs, not a model l
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import importlib
 import json
@@ -25,6 +26,7 @@ from transformers import AutoTokenizer
 from core.models import default_model_path
 from core.settings import MAX_CHARS
 from frame.page_list import HOME, available_pages
+from serving import jobs
 from tests.conftest import APPTEST_TIMEOUT, ROOT, assert_clean, open_app
 
 BACKGROUND_WAIT_S = 180.0   # the built-in corpus pass took 8-60 s on a busy 2-core runner
@@ -124,15 +126,19 @@ def open_with_query(page: str, query: dict[str, str | list[str]]) -> AppTest:
 
 
 def set_inputs(at: AppTest, a: str, b: str = "") -> AppTest:
-    """Type into the sidebar as a user would, then rerun; a page still drawing the progress of
-    background work (the Contexts page's corpus pass) is rerun until that work has finished, as
-    its polling fragment would, so a fresh session and a recovered one are compared alike."""
+    """Type into the sidebar as a user would, then rerun; while the page's background work (the
+    Contexts page's corpus pass, a job on the process's job board) runs, wait for it and rerun
+    once it has finished, as its polling fragment would, so a fresh session and a recovered one
+    are compared alike. (A progress bar alone is no sign: the lesson always draws one.)"""
     at.sidebar.text_area(key="a").set_value(a)
     at.sidebar.text_area(key="b").set_value(b)
     at.run()
-    deadline = time.monotonic() + BACKGROUND_WAIT_S
-    while at.get("progress") and not at.exception and time.monotonic() < deadline:
-        time.sleep(0.5)
+    pending = [job for job in jobs.board().jobs() if not job.done()]
+    if pending and not at.exception:
+        deadline = time.monotonic() + BACKGROUND_WAIT_S
+        for job in pending:   # result() counts as someone waiting: the job is not abandoned
+            with contextlib.suppress(Exception):
+                job.result(timeout=max(0.0, deadline - time.monotonic()))
         at.run()
     return at
 

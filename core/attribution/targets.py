@@ -43,10 +43,6 @@ class Target(StrEnum):
     IS_NEXT = "is_next"
 
 
-# pages/pairs links to this page with the pair's cosine; that page imports this name (its
-# rework for the many-pairs jobs is under way elsewhere): Target.PAIR_COSINE everywhere else.
-PAIR_COSINE = Target.PAIR_COSINE
-
 
 @dataclass(frozen=True)
 class TargetPlan:

@@ -141,7 +141,7 @@ def get_job(model: str, pairs: PairList) -> jobs.Job[pd.DataFrame]:
 
 def held(model: str, pairs: PairList) -> bool:
     """Whether the compared table is in the results cache already (no job needed)."""
-    return (model, pairs) in get_compared.store    # type: ignore[attr-defined]
+    return (model, pairs) in get_compared.store
 
 
 @results_cache("pairs: compared lists", RESULTS_SHARE)

@@ -21,7 +21,7 @@ from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_text
 from components.sections import Section, draw_sections
 from core import ModelBundle, PairContributions
-from core.attribution.targets import PAIR_COSINE
+from core.attribution.targets import Target
 from core.similarity import pair_lists as lists
 from core.similarity.pair_examples import ONE_PAIR, SCORED, example_text
 from core.similarity.recipe import Pooling, Recipe
@@ -275,7 +275,7 @@ def draw_notes(contrib: PairContributions) -> None:
         st.page_link("pages/attribution/page.py", icon=":material/troubleshoot:",
                      label=_("Which tokens move {model}'s own figure: this pair on the "
                              "Attribution page").format(model=name),
-                     query_params={"att_target": PAIR_COSINE,
+                     query_params={"att_target": Target.PAIR_COSINE.value,
                                    "att_token": "0" if cls else "mean"})
     if recipe.unknown_modules:
         st.warning(_("{model}'s files also list {modules}, a step this explorer does not run: "
