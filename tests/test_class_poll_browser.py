@@ -29,8 +29,16 @@ def start_class(browser, base: str, step: int = 2):
     teacher.goto(f"{base}/lesson?lesson=pretraining&present=1&step={step}")
     wait_for_app(teacher)
     teacher.get_by_text("Class poll").click()
-    teacher.get_by_role("button", name="Start a class").click()
-    teacher.wait_for_url("**class=*", timeout=30_000)
+    start = teacher.get_by_role("button", name="Start a class")
+    start.wait_for(timeout=30_000)
+    start.click()
+    # The address is read where it is (Streamlit sets the query with history.replaceState, a
+    # same-document change), and a message the page showed instead is the failure's reason.
+    try:
+        teacher.wait_for_function("location.search.includes('class=')", timeout=60_000)
+    except Exception as exc:
+        alerts = teacher.locator("[data-testid=stAlert]").all_inner_texts()
+        raise AssertionError(f"no class started; the page says {alerts}") from exc
     teacher.get_by_text("0 answered").wait_for(timeout=30_000)
     return teacher, teacher.url.split("class=")[1].split("&")[0]
 

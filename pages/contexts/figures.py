@@ -181,7 +181,7 @@ def map_picture(proj: Projection, labels: Sequence[str | None], title: str, name
     return (f'{MAP_STYLE}<div class="cm" data-picture="{html.escape(name)}">'
             f'<div class="cm-title">{html.escape(title)}</div>'
             f'<div class="cm-plot"><img alt="{html.escape(title)}" '
-            f'src="data:image/svg+xml;base64,{data}"/></div>'
+            f'src="data:image/svg+xml;base64,{data}"></div>'
             f'<div class="cm-axes">{html.escape(axes)}</div><div class="cm-key">{key}</div></div>')
 
 

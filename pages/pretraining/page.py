@@ -17,6 +17,7 @@ from components.sections import Section, draw_sections
 from components.unk_note import draw_unk_note
 from components.url_values import number_in_link
 from core import ExplorerError
+from core.settings import prepare_command
 from pages.pretraining import cache
 from pages.pretraining import figures as fig
 from pages.pretraining.records import Context, MaskSettings
@@ -41,8 +42,7 @@ TYPED, FROM_A = N_("Type a text with [MASK]"), N_("Mask a token of sentence A")
 # How to get a checkpoint with both heads (serving/download.py fetches config, vocabulary and the
 # checkpoint's own model.safetensors, where a re-saved BertModel would have dropped cls.*).
 HEADS_MODEL = "bert-base-uncased"
-COMMANDS = (f"python3 -m serving.download {HEADS_MODEL}",
-            f"python3 -m serving.download {HEADS_MODEL} --dir models")
+COMMANDS = (prepare_command(HEADS_MODEL), prepare_command(HEADS_MODEL, "--dir", "models"))
 NO_HEAD = N_(
     "{name} was saved without BERT's pretraining heads, so it cannot {task}. The masking view "
     "works on any model. {model} has both heads: pick it below (a model not on this machine is "
@@ -139,8 +139,8 @@ def draw_no_head(name: str, task: str) -> None:
                               setting="BERT_EXPLORER_MODEL_DIRS").replace(
         markdown_code(_(task)), markdown_text(_(task))), icon=":material/info:")
     offer_model(HEADS_MODEL, key=f"offer_heads_{task}")
-    for command in COMMANDS:
-        st.code(command, language="bash")
+    for command in COMMANDS:   # wrapped: at 1024 px beside the sidebar the line is wider
+        st.code(command, language="bash", wrap_lines=True)
 
 
 def fill_input(ctx: Context) -> tuple[str, str | None]:
