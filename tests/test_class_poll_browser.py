@@ -34,9 +34,18 @@ def start_class(browser, base: str, step: int = 2):
     start.click()
     # The address is read where it is (Streamlit sets the query with history.replaceState, a
     # same-document change), and a message the page showed instead is the failure's reason.
+    started = "location.search.includes('class=')"
     try:
-        teacher.wait_for_function("location.search.includes('class=')", timeout=60_000)
+        teacher.wait_for_function(started, timeout=20_000)
+    except Exception:
+        # Seen in 2 of 9 runs on a machine loaded to 100%: the click reached no script run
+        # (no class, no message, the button still there). A teacher clicks again; so does this.
+        if start.is_visible():
+            start.click()
+    try:
+        teacher.wait_for_function(started, timeout=60_000)
     except Exception as exc:
+        teacher.screenshot(path=str(ARTIFACTS / "class-poll-not-started.png"), full_page=True)
         alerts = teacher.locator("[data-testid=stAlert]").all_inner_texts()
         raise AssertionError(f"no class started; the page says {alerts}") from exc
     teacher.get_by_text("0 answered").wait_for(timeout=30_000)
