@@ -32,6 +32,7 @@ from bench.app_bench import (
     open_tab,
 )
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, RESET_JS, AppTab, Rerun
+from bench.report import Row, markdown
 from bench.server import start_server
 from bench.texts import SENTENCE_WORDS, SentenceFactory
 
@@ -171,6 +172,50 @@ def report(results: list[ExploreRuns]) -> str:
     return "\n".join(lines)
 
 
+def rows(results: list[ExploreRuns]) -> list[Row]:
+    """The same figures as rows of bench/run.py's table: per page, a control change against the
+    bare page (goal 1.5x) and the new sentence beside it."""
+    by_title = {r.title: r for r in results}
+    bare = median_ms(by_title[BARE_TITLE].sentence)
+    frame = median_ms(by_title[FRAME_TITLE].sentence)
+    out = [Row("2 Exploring", "references in the same rounds: bare Streamlit page / the app's "
+               "frame alone, rerun median", f"{bare:.0f} ms / {frame:.0f} ms "
+               f"({frame / bare:.2f}x bare)")]
+    for c in CONTROLS:
+        runs = by_title.get(c.path)
+        if runs is None:
+            continue
+        move_ms = median_ms(runs.control)
+        errors = sum(r.status != "ok" for r in runs.sentence + runs.control)
+        ratio = move_ms / bare
+        out.append(Row("2 Exploring",
+                       f"/{c.path}: {c.label} moved, median of {len(runs.control)} "
+                       f"(a new sentence: {median_ms(runs.sentence):.0f} ms; {errors} errors)",
+                       f"{move_ms:.0f} ms ({ratio:.2f}x bare)", f"≤ {GOAL}x bare",
+                       ratio <= GOAL and errors == 0))
+    return out
+
+
+def measure(factory: SentenceFactory, controls: tuple[Control, ...] = CONTROLS,
+            reps: int = 7) -> list[ExploreRuns]:
+    """Start the app and the two references, explore in Chromium, stop the servers."""
+    from playwright.sync_api import sync_playwright
+
+    servers = {"app": start_server("app.py"),
+               **{t: start_server(REFERENCES[t].script) for t in (BARE_TITLE, FRAME_TITLE)}}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            results = explore(browser, servers["app"].url,
+                              {t: servers[t].url for t in (BARE_TITLE, FRAME_TITLE)},
+                              factory, controls, reps)
+            browser.close()
+    finally:
+        for server in servers.values():
+            server.stop()
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=7)
@@ -179,24 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     wanted = set(filter(None, args.pages.split(",")))
     controls = tuple(c for c in CONTROLS if not wanted or c.path in wanted)
 
-    from playwright.sync_api import sync_playwright
-
     from core import load_model
 
-    factory = SentenceFactory(load_model().tokenizer)
-    servers = {"app": start_server("app.py"),
-               **{t: start_server(REFERENCES[t].script) for t in (BARE_TITLE, FRAME_TITLE)}}
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            results = explore(browser, servers["app"].url,
-                              {t: servers[t].url for t in (BARE_TITLE, FRAME_TITLE)},
-                              factory, controls, args.reps)
-            browser.close()
-    finally:
-        for server in servers.values():
-            server.stop()
+    results = measure(SentenceFactory(load_model().tokenizer), controls, args.reps)
     print(report(results))
+    print()
+    print(markdown(rows(results)))
     return 0
 
 

@@ -11,7 +11,8 @@ to stderr, the result to stdout (and to FILE with --out).
                   (issue 3), /positions first visit (issue 4), every page opened from the
                   top navigation and in a new tab (switch_bench), every page with a 512-token
                   pair vs /tokens (long_bench), /pairs with a results table vs /tokens, the
-                  views by word vs their token views (words_bench)
+                  views by word vs their token views (words_bench), on every page the
+                  control a student moves most vs a bare page (explore_bench)
     3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences; then, on a
                   fresh server, 30 websocket sessions with 512-token pairs on every page
                   (bench/long_text.py): RSS start / peak / a while after they close
@@ -51,6 +52,7 @@ class Plan:
     load_seconds: float
     switch_reps: int = 5   # rounds of page switches (every page from the menu, and a new tab)
     long_reps: int = 5     # warm reruns per page with a 512-token pair
+    explore_reps: int = 7  # in-page control changes per page (bench/explore_bench.py)
 
 
 FULL = Plan("full", core_reps=9, reps_new=7, reps_repeat=5, checkpoints=[10, 25, 50],
@@ -58,7 +60,7 @@ FULL = Plan("full", core_reps=9, reps_new=7, reps_repeat=5, checkpoints=[10, 25,
 QUICK = Plan("quick (smoke run: too few repetitions for final figures)", core_reps=3,
              reps_new=3, reps_repeat=2, checkpoints=[3, 6, 10], long_users=6,
              long_seconds=20, long_after_s=40, load_seconds=15,
-             switch_reps=2, long_reps=2)
+             switch_reps=2, long_reps=2, explore_reps=2)
 CORE_SIZES = (16, 128, 512)
 
 
@@ -153,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     pair_app: list = []
     app, load, rss_after_load, students, chromium, server_log = measure_app(
         plan, factory, args.users, args.think, args.students, pair_app)
+    from bench import explore_bench  # part 2's controls moved, with references of their own
+
+    explore_rows = explore_bench.rows(explore_bench.measure(factory, reps=plan.explore_reps))
     from bench import long_text  # part 3's long texts, on a fresh server of their own
 
     long_rows = long_text.long_text_rows(long_text.run_long_texts(
@@ -164,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     pages = list(app.prints_tokens)
     through_proxy = replicas.run_replica_class(2, args.students, plan.load_seconds,
                                                think_s=args.think, pages=pages, factory=factory)
-    rows = [*report.core_rows(forward, cache), *pair_core, *report.app_rows(app), *pair_app,
+    rows = [*report.core_rows(forward, cache), *pair_core, *report.app_rows(app), *explore_rows,
+            *pair_app,
             *report.memory_rows(app), *long_rows, *report.load_rows(load, rss_after_load),
             *report.class_rows(students),
             *(report.class_rows(through_proxy) if through_proxy else [])]
