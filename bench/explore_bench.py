@@ -150,28 +150,6 @@ def median_ms(runs: list[Rerun]) -> float:
     return statistics.median(ok) * 1000 if ok else float("nan")
 
 
-def report(results: list[ExploreRuns]) -> str:
-    """One row per page: the medians of a new sentence and of a control change, against the bare
-    page and the frame measured in the same rounds."""
-    by_title = {r.title: r for r in results}
-    bare = median_ms(by_title[BARE_TITLE].sentence)
-    frame = median_ms(by_title[FRAME_TITLE].sentence)
-    lines = [f"bare Streamlit page rerun: {bare:.0f} ms; the app's frame alone: {frame:.0f} ms "
-             f"({frame / bare:.2f}x bare)",
-             f"{'page':<12} {'control':<22} {'new sentence':>13} {'control':>9} "
-             f"{'control/bare':>13} {'goal <=1.5x':>11} errors"]
-    for c in CONTROLS:
-        runs = by_title.get(c.path)
-        if runs is None:
-            continue
-        new, move_ms = median_ms(runs.sentence), median_ms(runs.control)
-        errors = sum(r.status != "ok" for r in runs.sentence + runs.control)
-        ratio = move_ms / bare
-        lines.append(f"{c.path:<12} {c.label:<22} {new:>10.0f} ms {move_ms:>6.0f} ms "
-                     f"{ratio:>12.2f}x {'yes' if ratio <= GOAL else 'no':>11} {errors}")
-    return "\n".join(lines)
-
-
 def rows(results: list[ExploreRuns]) -> list[Row]:
     """The same figures as rows of bench/run.py's table: per page, a control change against the
     bare page (goal 1.5x) and the new sentence beside it."""
@@ -227,8 +205,6 @@ def main(argv: list[str] | None = None) -> int:
     from core import load_model
 
     results = measure(SentenceFactory(load_model().tokenizer), controls, args.reps)
-    print(report(results))
-    print()
     print(markdown(rows(results)))
     return 0
 
