@@ -18,6 +18,11 @@ The names, and why each remains (no documented API does the job in 1.67):
 - ``streamlit.runtime.pages_manager.PagesManager.uses_pages_directory``: an undocumented class flag
   that ``st.navigation`` sets to False on its first call; set at start-up so a fresh server's very
   first session does not get "Page not found" for its deep link (frame/startup.py says why).
+- ``AppTest._bidi_component_manager`` (the tests only): each new AppTest scans the metadata of
+  every installed package for custom components before its first run, about 0.3 s here, more
+  than a page's own run, and the suite opens thousands. ``share_component_scan`` hands every
+  AppTest of a process the registry of one scan (the packages do not change during a run);
+  AppTest has no public way to pass one in.
 """
 
 from __future__ import annotations
@@ -38,6 +43,9 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("streamlit.runtime.media_file_manager", "MediaFileManager", "_files_by_session_and_coord"),
     ("streamlit.runtime.media_file_manager", "MediaFileManager", "_deferred_ids_by_session"),
     ("streamlit.runtime.pages_manager", "PagesManager", "uses_pages_directory"),
+    ("streamlit.testing.v1.app_test", "AppTest", "_bidi_component_manager"),
+    ("streamlit.components.v2.component_manager", "BidiComponentManager",
+     "discover_and_register_components"),
 )
 
 
@@ -83,3 +91,19 @@ def say_the_app_routes() -> None:
     from streamlit.runtime.pages_manager import PagesManager
 
     PagesManager.uses_pages_directory = False
+
+
+_SHARED_COMPONENTS: list[Any] = []   # the one scan, made on first use
+
+
+def share_component_scan(at: Any) -> Any:
+    """Give the AppTest ``at`` (before its first run) the component registry every AppTest of
+    this process shares, scanned once; returns ``at``."""
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    if not _SHARED_COMPONENTS:
+        manager = BidiComponentManager()
+        manager.discover_and_register_components(start_file_watching=False)
+        _SHARED_COMPONENTS.append(manager)
+    at._bidi_component_manager = _SHARED_COMPONENTS[0]
+    return at

@@ -38,6 +38,7 @@ from transformers import BertConfig, BertModel
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one Chromium set-up for tests and bench
 from core import ModelBundle, load_model
+from serving.streamlit_private import share_component_scan
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -124,7 +125,7 @@ def tiny_bundle(bundle: ModelBundle) -> ModelBundle:
 
 def open_app(page: str | None = None, **query: str) -> AppTest:
     """Run the real app in AppTest with the URL's query parameters, then switch to ``page``."""
-    at = AppTest.from_file(APP, default_timeout=APPTEST_TIMEOUT)
+    at = share_component_scan(AppTest.from_file(APP, default_timeout=APPTEST_TIMEOUT))
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
