@@ -26,50 +26,37 @@ def token_rows(page) -> list[list[str]]:
     return table_rows(page, TOKEN_TABLE)[1]
 
 
-def test_deep_link_on_a_fresh_server_shows_both_segments(browser):
-    """The very first session opens /tokens?a=...&b=... (legacy pages/ mode) and gets the router."""
-    proc, url = start_server()
-    try:
-        page = open_in_browser(
-            browser, f"{url}/tokens?a={quote('What is your name?')}&b={quote('My name is BERT.')}"
-        )
-        page.screenshot(path=str(ARTIFACTS / "tokens-deep-link.png"), full_page=True)
-        rows = token_rows(page)
-        assert [r[1] for r in rows][:7] == ["[CLS]", "what", "is", "your", "name", "?", "[SEP]"]
-        assert [r[4] for r in rows] == ["A"] * 7 + ["B"] * 6
-        # The shared frame is there: navigation to the other pages and the sentence boxes.
-        box_b = page.get_by_role("textbox", name="Sentence B (optional)")
-        assert box_b.input_value() == "My name is BERT."
-        assert page.locator(NAV).count() >= 2
-        assert page.locator("[data-testid='stException']").count() == 0
-        # The first session of a fresh server gets no "Page not found" dialog over the page
-        # (frame/startup.py): the teacher who opens the link first is that session.
-        assert page.get_by_text("Page not found").count() == 0
-        page.close()
-    finally:
-        stop_server(proc)
-
-
 def test_first_visits_at_once_on_a_fresh_server_all_get_the_router(browser):
     """A class opens a freshly started server's links at the same moment: every deep link gets
-    the router (sentence boxes, the top navigation), none is left in legacy pages/ mode."""
+    the router (sentence boxes, the top navigation), none is left in legacy pages/ mode. The very
+    first session opens /tokens?a=...&b=... and sees both segments, with no "Page not found"
+    dialog over the page (frame/startup.py): the teacher who opens the link first is that
+    session."""
     proc, url = start_server()
-    paths = ["tokens", "stages", "positions", "similarity"]
+    first = f"tokens?a={quote('What is your name?')}&b={quote('My name is BERT.')}"
+    links = {"tokens": first, **{path: f"{path}?a={quote(f'All at once on {path}')}"
+                                 for path in ["stages", "positions", "similarity"]}}
     pages = []
     try:
-        for path in paths:  # all requests out before any first run has finished
+        for link in links.values():  # all requests out before any first run has finished
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{url}/{path}?a={quote(f'All at once on {path}')}", wait_until="commit")
+            page.goto(f"{url}/{link}", wait_until="commit")
             pages.append(page)
-        for path, page in zip(paths, pages, strict=True):
+        for path, page in zip(links, pages, strict=True):
             wait_for_app(page, timeout_ms=120_000)
-            assert page.get_by_role("textbox", name="Sentence A").input_value() == (
-                f"All at once on {path}"
-            ), path
+            typed = "What is your name?" if path == "tokens" else f"All at once on {path}"
+            assert page.get_by_role("textbox", name="Sentence A").input_value() == typed, path
             assert page.locator("[data-testid='stSidebarNav']").count() == 0, path
             assert page.locator(NAV).count() >= 2, path
             assert page.locator("[data-testid='stException']").count() == 0, path
             assert page.get_by_text("Page not found").count() == 0, path
+        page = pages[0]
+        page.screenshot(path=str(ARTIFACTS / "tokens-deep-link.png"), full_page=True)
+        rows = token_rows(page)
+        assert [r[1] for r in rows][:7] == ["[CLS]", "what", "is", "your", "name", "?", "[SEP]"]
+        assert [r[4] for r in rows] == ["A"] * 7 + ["B"] * 6
+        box_b = page.get_by_role("textbox", name="Sentence B (optional)")
+        assert box_b.input_value() == "My name is BERT."
     finally:
         for page in pages:
             page.close()

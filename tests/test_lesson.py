@@ -4,6 +4,7 @@ what the page shows, and the answer shows only after a guess."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -57,11 +58,17 @@ print(json.dumps(outs[1:]))
 
 
 def plain_python(cells: list[str], runner: str = NOTEBOOK) -> list[str]:
+    """What each cell prints in a fresh interpreter (``runner`` decides how)."""
+    return list(_fresh_interpreter(tuple(cells), runner))
+
+
+@functools.cache   # a lesson's notebook run serves both tests: each run is a new interpreter
+def _fresh_interpreter(cells: tuple[str, ...], runner: str) -> tuple[str, ...]:
     run = subprocess.run(
         [sys.executable, "-c", runner, json.dumps([setup_cell(DEFAULT_MODEL), *cells])],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
     )
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return tuple(json.loads(run.stdout.strip().splitlines()[-1]))
 
 
 def shown(at) -> tuple[str, str]:
