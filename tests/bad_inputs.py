@@ -27,8 +27,7 @@ from core.models import default_model_path
 from core.settings import MAX_CHARS
 from frame.page_list import HOME, available_pages
 from serving import jobs
-from serving.streamlit_private import share_component_scan
-from tests.conftest import APPTEST_TIMEOUT, ROOT, assert_clean, open_app
+from tests.conftest import ROOT, assert_clean, new_app, open_app
 
 BACKGROUND_WAIT_S = 180.0   # the built-in corpus pass took 8-60 s on a busy 2-core runner
 
@@ -120,8 +119,7 @@ def signature(at: AppTest, drop: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 def open_with_query(page: str, query: dict[str, str | list[str]]) -> AppTest:
     """open_app for a query whose keys may clash with its own argument names (e.g. "page")."""
-    at = share_component_scan(AppTest.from_file(str(ROOT / "app.py"),
-                                                default_timeout=APPTEST_TIMEOUT))
+    at = new_app()
     at.query_params.update(query)
     at.run()
     return at.switch_page(page).run() if page != HOME.path else at

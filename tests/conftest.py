@@ -123,9 +123,14 @@ def tiny_bundle(bundle: ModelBundle) -> ModelBundle:
     return ModelBundle(name="tiny-random-bert", model=model, tokenizer=bundle.tokenizer)
 
 
+def new_app() -> AppTest:
+    """The real app in AppTest, not run yet (sharing the process's one component scan)."""
+    return share_component_scan(AppTest.from_file(APP, default_timeout=APPTEST_TIMEOUT))
+
+
 def open_app(page: str | None = None, **query: str) -> AppTest:
     """Run the real app in AppTest with the URL's query parameters, then switch to ``page``."""
-    at = share_component_scan(AppTest.from_file(APP, default_timeout=APPTEST_TIMEOUT))
+    at = new_app()
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
