@@ -23,6 +23,12 @@ The names, and why each remains (no documented API does the job in 1.67):
   than a page's own run, and the suite opens thousands. ``share_component_scan`` hands every
   AppTest of a process the registry of one scan (the packages do not change during a run);
   AppTest has no public way to pass one in.
+- ``ScriptCache`` as named in ``streamlit.testing.v1.app_test`` and ``...local_script_runner``
+  (the tests only): every AppTest *run* makes two new script caches, so app.py and the page's
+  script are read and compiled again on each run, a tenth of a page's run in the tests' profile
+  (a server keeps one cache for its life). ``share_script_cache`` hands every AppTest run of the
+  process one cache, as a server has (the scripts do not change during a test run); AppTest has
+  no public way to pass one in.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("streamlit.testing.v1.app_test", "AppTest", "_bidi_component_manager"),
     ("streamlit.components.v2.component_manager", "BidiComponentManager",
      "discover_and_register_components"),
+    ("streamlit.testing.v1.app_test", "ScriptCache", "get_bytecode"),
+    ("streamlit.testing.v1.local_script_runner", "ScriptCache", "get_bytecode"),
 )
 
 
@@ -107,3 +115,23 @@ def share_component_scan(at: Any) -> Any:
         _SHARED_COMPONENTS.append(manager)
     at._bidi_component_manager = _SHARED_COMPONENTS[0]
     return at
+
+
+_SHARED_SCRIPTS: list[Any] = []   # the one script cache of AppTest runs, made on first use
+
+
+def share_script_cache() -> None:
+    """Make every later AppTest run of this process read compiled scripts from one cache, as a
+    server's sessions do, instead of two new caches per run."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test, local_script_runner
+
+    if not _SHARED_SCRIPTS:
+        _SHARED_SCRIPTS.append(ScriptCache())
+    shared = _SHARED_SCRIPTS[0]
+
+    def the_shared_cache() -> Any:
+        return shared
+
+    app_test.ScriptCache = the_shared_cache  # type: ignore[misc,assignment] # the names AppTest calls
+    local_script_runner.ScriptCache = the_shared_cache  # type: ignore[misc,assignment] # as above

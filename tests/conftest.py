@@ -38,7 +38,7 @@ from transformers import BertConfig, BertModel
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one Chromium set-up for tests and bench
 from core import ModelBundle, load_model
-from serving.streamlit_private import share_component_scan
+from serving.streamlit_private import share_component_scan, share_script_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -124,7 +124,9 @@ def tiny_bundle(bundle: ModelBundle) -> ModelBundle:
 
 
 def new_app() -> AppTest:
-    """The real app in AppTest, not run yet (sharing the process's one component scan)."""
+    """The real app in AppTest, not run yet (sharing the process's one component scan and, as
+    a server does, one cache of compiled scripts)."""
+    share_script_cache()
     return share_component_scan(AppTest.from_file(APP, default_timeout=APPTEST_TIMEOUT))
 
 
