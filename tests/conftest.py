@@ -39,6 +39,7 @@ from transformers import BertConfig, BertModel
 from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one Chromium set-up for tests and bench
 from core import ModelBundle, load_model
 from serving.streamlit_private import share_component_scan, share_script_cache
+from tests.forked_server import ForkedServer, can_fork
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -355,22 +356,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int | None = None, env: dict | None = None) -> tuple[subprocess.Popen, str]:
-    """Start `streamlit run app.py` on a free port and wait until it answers."""
+def start_server(port: int | None = None,
+                 env: dict | None = None) -> tuple[subprocess.Popen | ForkedServer, str]:
+    """Start `streamlit run app.py` on a free port and wait until it answers: forked from the
+    worker's forkserver when its environment allows (tests/forked_server.py), else a new
+    interpreter."""
     port = port or free_port()
-    log = open(ARTIFACTS / f"server-{port}.log", "w")  # closed when the process ends
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", APP, "--server.port", str(port),
-         "--server.address", "127.0.0.1"],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, **(env or {})},
-    )
+    log = ARTIFACTS / f"server-{port}.log"
+    argv = ["streamlit", "run", APP, "--server.port", str(port), "--server.address", "127.0.0.1"]
+    full_env = {**os.environ, **(env or {})}
+    proc: subprocess.Popen | ForkedServer
+    if can_fork(full_env):
+        proc = ForkedServer(argv, full_env, ROOT, log)
+    else:
+        with open(log, "w") as out:   # the child holds its own copy
+            proc = subprocess.Popen([sys.executable, "-m", *argv], cwd=ROOT, stdout=out,
+                                    stderr=subprocess.STDOUT, env=full_env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log.name}")
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
             return proc, f"http://127.0.0.1:{port}"
@@ -380,7 +385,7 @@ def start_server(port: int | None = None, env: dict | None = None) -> tuple[subp
     raise RuntimeError("streamlit did not start within 60 s")
 
 
-def stop_server(proc: subprocess.Popen) -> None:
+def stop_server(proc: subprocess.Popen | ForkedServer) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=15)
