@@ -117,21 +117,26 @@ def share_component_scan(at: Any) -> Any:
     return at
 
 
-_SHARED_SCRIPTS: list[Any] = []   # the one script cache of AppTest runs, made on first use
-
-
 def share_script_cache() -> None:
     """Make every later AppTest run of this process read compiled scripts from one cache, as a
     server's sessions do, instead of two new caches per run."""
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.testing.v1 import app_test, local_script_runner
 
-    if not _SHARED_SCRIPTS:
-        _SHARED_SCRIPTS.append(ScriptCache())
-    shared = _SHARED_SCRIPTS[0]
+    class SharedScriptCache(ScriptCache):
+        """A ScriptCache of which the process has one: "making" one returns it."""
 
-    def the_shared_cache() -> Any:
-        return shared
+        one: ScriptCache | None = None
 
-    app_test.ScriptCache = the_shared_cache  # type: ignore[misc,assignment] # the names AppTest calls
-    local_script_runner.ScriptCache = the_shared_cache  # type: ignore[misc,assignment] # as above
+        def __new__(cls) -> Any:
+            if cls.one is None:
+                cls.one = super().__new__(cls)
+                ScriptCache.__init__(cls.one)
+            return cls.one
+
+        def __init__(self) -> None:   # set up once, in __new__: a second call would empty it
+            pass
+
+    if app_test.ScriptCache is ScriptCache:   # not shared yet
+        app_test.ScriptCache = SharedScriptCache  # type: ignore[misc] # the names AppTest calls
+        local_script_runner.ScriptCache = SharedScriptCache  # type: ignore[misc] # as above
