@@ -123,16 +123,10 @@ hub_constants.HF_HUB_CACHE = sys.argv[1]
 """ + LOAD_IN_CHILD
 
 
-def test_silent_hub_fails_within_deadline(tmp_path):
+def test_silent_hub_fails_within_deadline(hub_children):
     """A hub that accepts connections and never answers (a captive portal, a stuck proxy): the
     HTTP probe times out, so the load fails within the deadline instead of hanging for good."""
-    offline = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")  # the socket path is what is tested
-    env = {k: v for k, v in os.environ.items() if k not in offline}
-    child = subprocess.run(
-        [sys.executable, "-c", SILENT_HUB_CHILD, str(tmp_path / "hub-cache"), str(LOAD_DEADLINE_S)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
-    )
-    outcome = json.loads(child.stdout.strip().splitlines()[-1])
+    outcome = hub_children("silent")
     assert outcome["error"] == "ModelUnavailableError", outcome
     assert outcome["elapsed"] < LOAD_DEADLINE_S, outcome
 
@@ -177,20 +171,39 @@ hub_constants.HF_HUB_CACHE = sys.argv[1]
 """ + LOAD_IN_CHILD
 
 
-def test_stalling_hub_fails_within_deadline(tmp_path):
+def test_stalling_hub_fails_within_deadline(hub_children):
     """A hub that answers the quick check and then never answers the listing of the repository:
     the named model gives its message within the deadline (a stall once the download has begun
     is tests/test_downloads_hub.py's)."""
-    offline = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    env = {k: v for k, v in os.environ.items() if k not in offline}
-    child = subprocess.run(
-        [sys.executable, "-c", STALLING_HUB_CHILD, str(tmp_path / "hub-cache"),
-         str(LOAD_DEADLINE_S)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
-    )
-    outcome = json.loads(child.stdout.strip().splitlines()[-1])
+    outcome = hub_children("stalling")
     assert outcome["error"] == "ModelUnavailableError", outcome
     assert outcome["elapsed"] < LOAD_DEADLINE_S, outcome
+
+
+@pytest.fixture(scope="module")
+def hub_children(tmp_path_factory):
+    """Both hubs' child processes started at once (each mostly waits out the deadline; one
+    after the other they took 33 s of this worker); ``hub_children(name)`` is that child's
+    outcome."""
+    offline = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")  # the socket path is what is tested
+    env = {k: v for k, v in os.environ.items() if k not in offline}
+    children = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path_factory.mktemp(name) / "hub-cache"),
+             str(LOAD_DEADLINE_S)],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for name, code in (("silent", SILENT_HUB_CHILD), ("stalling", STALLING_HUB_CHILD))}
+
+    def outcome(name: str) -> dict:
+        out, err = children[name].communicate(timeout=120)
+        assert children[name].returncode == 0, err[-2000:]
+        return json.loads(out.strip().splitlines()[-1])
+
+    yield outcome
+    for child in children.values():
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 # ---------------------------------------------------------------- folders that are not loadable
