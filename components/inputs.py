@@ -45,10 +45,24 @@ def draw_language_switch() -> None:
         st.session_state["lang"] = asked if asked in LANGUAGES else DEFAULT_LANGUAGE
     st.sidebar.segmented_control(
         "Language · 语言", list(LANGUAGES), format_func=LANGUAGES.__getitem__, key="lang",
-        required=True,
+        required=True, on_change=_relabel_choices,
     )
     code = set_language(st.session_state.get("lang"))
     _carry("lang", code, DEFAULT_LANGUAGE)
+
+
+def _relabel_choices() -> None:
+    """On a language switch, every choice the reader made is given again, unchanged.
+
+    A keyed widget keeps its identity when its labels change, and the browser kept showing the
+    chosen option in the old language ("第 1 层" on an English page) though the page ran with the
+    right one. A value given through the session is sent to the browser with the run, drawn with
+    this language's labels. On/off values are left alone: no choice of theirs has a translated
+    label, and a button's key refuses a value."""
+    for key, value in list(st.session_state.items()):
+        if key != "lang" and isinstance(value, int | float | str | list | tuple) \
+                and not isinstance(value, bool):
+            st.session_state[key] = value
 
 
 def draw_shared_inputs() -> None:

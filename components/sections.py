@@ -55,8 +55,9 @@ def open_section(labels: Sequence[str], key: str) -> tuple[str, DeltaGenerator]:
         match = next((s for s, label in zip(shown, labels, strict=True)
                       if current in every_language(label)), None)
         if match is not None:
+            # The tabs are bound to the link, so the link follows this state: writing the
+            # link too is refused once the tabs have been drawn (the language switched).
             st.session_state[key] = match
-            st.query_params[key] = match   # and the address names it in this language
     tabs = st.tabs(shown, key=key, bind="query-params", on_change="rerun")
     for label, tab in zip(labels, tabs, strict=True):
         if tab.open:
