@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import huggingface_hub.constants as hub_constants
 import numpy as np
@@ -519,6 +520,32 @@ def wait_for_app(page, timeout_ms: int = 90_000) -> None:
     page.wait_for_timeout(300)  # let a rerun started by the URL binding or a keypress begin
     page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout_ms)
     page.wait_for_timeout(300)
+
+
+def switch_language(page, lang: str) -> None:
+    """The sidebar's language switch clicked, as a reader does; returns once the page is redrawn
+    in that language (its link then says so)."""
+    label = {"en": "English", "zh": "简体中文"}[lang]
+    page.locator("[data-testid='stSidebar']").get_by_role("radio", name=label).click()
+    wait_for_app(page)
+    page.wait_for_url(lambda url: (f"lang={lang}" in url) == (lang != "en"), timeout=30_000)
+
+
+def go_to_page(page, url_path: str) -> None:
+    """The page at ``url_path`` opened from the top bar's menus, as a reader moves between pages
+    (no new page load: the sentences and the language stay in the session)."""
+    link = page.locator(f"[data-testid='stTopNavDropdownLink'][href$='/{url_path}']")
+    if not url_path:
+        link = page.locator("[data-testid='stTopNavLink']").first
+    else:
+        for menu in page.locator("[data-testid='stTopNavSection']").all():
+            menu.click()
+            page.locator("[data-testid='stTopNavDropdownLink']").first.wait_for(state="visible")
+            if link.count():
+                break
+    link.click()
+    wait_for_app(page)
+    page.wait_for_url(lambda url: urlsplit(url).path == f"/{url_path}", timeout=30_000)
 
 
 @pytest.fixture
