@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import open_in_browser
+from tests.conftest import open_in_browser, switch_language
 from tests.test_projector_browser import look
 
 pytestmark = pytest.mark.browser
@@ -35,23 +35,29 @@ SMALLEST_JS = r"""() => {
 }"""
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("view", list(VIEWS))
-def test_by_word_views_at_1024(server, browser, view, lang):
-    page = open_in_browser(browser, f"{server}/{VIEWS[view]}&{TEXTS}&lang={lang}",
-                           width=1024, height=768)
-    try:
-        page.wait_for_timeout(500)   # charts drawn
-        # Less an overflow the token view has too at 1024 px with the sidebar open: the Tokens
-        # page's token table (565 px in a 533 px column, English).
-        problems = [p for p in look(page, f"words-{view}-{lang}-1024x768")
-                    if not (view == "tokens" and "table" in p and "token_type_id" in p)]
-        seen = page.evaluate(SMALLEST_JS)
-    finally:
-        page.close()
+def check_view(page, view: str, lang: str) -> None:
+    """The view as drawn now, in ``lang``: nothing cut off, labels at least 12 px, the words."""
+    page.wait_for_timeout(500)   # charts drawn
+    # Less an overflow the token view has too at 1024 px with the sidebar open: the Tokens
+    # page's token table (565 px in a 533 px column, English).
+    problems = [p for p in look(page, f"words-{view}-{lang}-1024x768")
+                if not (view == "tokens" and "table" in p and "token_type_id" in p)]
+    seen = page.evaluate(SMALLEST_JS)
     assert not problems, "\n".join(problems)
     if view != "pretraining":
         assert seen["n"] > 0, seen
         assert seen["smallest"] >= 12, seen
     if view in ("tokens", "encoder", "attribution"):
         assert any("天安门" in w for w in seen["words"]), seen["words"]
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_by_word_views_at_1024(server, browser, view):
+    """In English, then in Chinese with the sidebar's switch (one page load for both)."""
+    page = open_in_browser(browser, f"{server}/{VIEWS[view]}&{TEXTS}", width=1024, height=768)
+    try:
+        check_view(page, view, "en")
+        switch_language(page, "zh")
+        check_view(page, view, "zh")
+    finally:
+        page.close()
