@@ -7,17 +7,19 @@ These tests run the same mixed work in one thread and in eight at once and compa
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import quote
+from urllib.parse import urlencode
 
 import numpy as np
 import pytest
 from transformers import AutoTokenizer
 
+from bench.ws_client import StreamlitSession
 from core import analyze, encode
 from core.models import default_model_path
-from tests.conftest import wait_for_app
+from tests.conftest import run_async
 
 TEXTS = [
     ("The quick brown fox jumps over the lazy dog. " * 30, None),
@@ -75,32 +77,38 @@ def reference_tokenizer():
     return AutoTokenizer.from_pretrained(default_model_path())
 
 
-@pytest.mark.browser
-def test_sessions_at_once_each_see_their_own_table(server, browser, reference_tokenizer):
-    """Six browser sessions open the Tokens page at the same moment, each with its own max
-    length: each page's counts are the ones the tokenizer gives for that max length alone."""
+def metric(texts: list[str], label: str) -> str:
+    """The value of the metric labelled ``label``: a metric arrives as its label, then its value
+    (bench/ws_client.py), and a number follows no other text of that name."""
+    values = [value for name, value in itertools.pairwise(texts)
+              if name == label and value.replace(",", "").isdigit()]
+    assert len(values) == 1, (label, texts[:20])
+    return values[0]
+
+
+def test_sessions_at_once_each_see_their_own_table(server, reference_tokenizer):
+    """Six sessions open the Tokens page at the same moment, each with its own max length: each
+    page's counts are the ones the tokenizer gives for that max length alone. The sessions speak
+    Streamlit's own protocol (bench/ws_client.py), as six browsers would, without drawing."""
     text = "The quick brown fox jumps over the lazy dog. " * 30
     lengths = [16, 64, 128, 300, 24, 200]
     full = len(reference_tokenizer(text)["input_ids"])
-    pages = []
-    try:
-        for max_length in lengths:   # every request out before any run has finished
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{server}/tokens?a={quote(text)}&max_length={max_length}",
-                      wait_until="commit")
-            pages.append(page)
-        for max_length, page in zip(lengths, pages, strict=True):
-            wait_for_app(page, timeout_ms=120_000)
-            metrics = dict(zip(
-                page.locator("[data-testid='stMetricLabel']").all_inner_texts(),
-                page.locator("[data-testid='stMetricValue']").all_inner_texts(), strict=True))
-            kept = min(full, max_length)
-            assert metrics["Tokens"] == str(kept), (max_length, metrics)
-            assert metrics["Cut by truncation"] == str(full - kept), (max_length, metrics)
-            assert page.locator("[data-testid='stException']").count() == 0
-    finally:
-        for page in pages:
-            page.close()
+
+    async def one(max_length: int):
+        query = urlencode({"a": text, "max_length": max_length})
+        async with StreamlitSession(server, path="tokens", query=query,
+                                    first_run_timeout_s=120) as session:
+            return session.first
+
+    async def every_session_at_once():   # every request out before any run has finished
+        return await asyncio.gather(*(one(n) for n in lengths))
+
+    firsts = run_async(asyncio.wait_for(every_session_at_once(), 240))
+    for max_length, first in zip(lengths, firsts, strict=True):
+        assert not first.exception, first.exceptions
+        kept = min(full, max_length)
+        assert metric(first.texts, "Tokens") == str(kept), max_length
+        assert metric(first.texts, "Cut by truncation") == str(full - kept), max_length
 
 
 def test_the_server_gives_each_model_run_one_thread_unless_told(monkeypatch):
