@@ -20,55 +20,49 @@ from tests.conftest import ROOT, assert_clean, open_app
 PAGE = "pages/lesson/page.py"
 SENTENCE = "Teachers explain embeddings slowly."
 
-# A notebook in a fresh interpreter: run each cell, print what it prints and the repr of a last
-# bare expression, as Jupyter does. Written here, apart from the app's runner, on purpose.
-NOTEBOOK = r"""
+# The cells run twice in one fresh interpreter, each time in a namespace of its own: as a notebook
+# (each cell's prints and the repr of a last bare expression, as Jupyter shows them), then as a
+# plain Python script (nothing shown but what the code prints). Written here, apart from the
+# app's runner, on purpose. One interpreter for both: starting one costs seconds of importing
+# torch and transformers.
+RUNNER = r"""
 import ast, io, json, sys, contextlib
 cells = json.loads(sys.argv[1])
-ns = {}
-outs = []
-for code in cells:
-    buf = io.StringIO()
-    tree = ast.parse(code)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    with contextlib.redirect_stdout(buf):
-        exec(compile(tree, "<cell>", "exec"), ns)
-        if last is not None:
-            value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), ns)
-            if value is not None:
-                print(repr(value))
-    outs.append(buf.getvalue().rstrip("\n"))
-print(json.dumps(outs[1:]))
+
+def run(as_notebook):
+    ns = {}
+    outs = []
+    for code in cells:
+        buf = io.StringIO()
+        tree = ast.parse(code)
+        last = None
+        if as_notebook and tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = tree.body.pop()
+        with contextlib.redirect_stdout(buf):
+            exec(compile(tree, "<cell>", "exec"), ns)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), ns)
+                if value is not None:
+                    print(repr(value))
+        outs.append(buf.getvalue().rstrip("\n"))
+    return outs[1:]
+
+print(json.dumps({"notebook": run(True), "script": run(False)}))
 """
 
 
-# The same cells as a plain Python script: nothing is shown but what the code prints.
-SCRIPT = r"""
-import io, json, sys, contextlib
-cells = json.loads(sys.argv[1])
-ns = {}
-outs = []
-for code in cells:
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        exec(code, ns)
-    outs.append(buf.getvalue().rstrip("\n"))
-print(json.dumps(outs[1:]))
-"""
+def plain_python(cells: list[str], runner: str = "notebook") -> list[str]:
+    """What each cell prints in a fresh interpreter, as a ``"notebook"`` or a ``"script"``."""
+    return list(_fresh_interpreter(tuple(cells))[runner])
 
 
-def plain_python(cells: list[str], runner: str = NOTEBOOK) -> list[str]:
-    """What each cell prints in a fresh interpreter (``runner`` decides how)."""
-    return list(_fresh_interpreter(tuple(cells), runner))
-
-
-@functools.cache   # a lesson's notebook run serves both tests: each run is a new interpreter
-def _fresh_interpreter(cells: tuple[str, ...], runner: str) -> tuple[str, ...]:
+@functools.cache   # a lesson's run serves both tests
+def _fresh_interpreter(cells: tuple[str, ...]) -> dict[str, list[str]]:
     run = subprocess.run(
-        [sys.executable, "-c", runner, json.dumps([setup_cell(DEFAULT_MODEL), *cells])],
+        [sys.executable, "-c", RUNNER, json.dumps([setup_cell(DEFAULT_MODEL), *cells])],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
     )
-    return tuple(json.loads(run.stdout.strip().splitlines()[-1]))
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 def shown(at) -> tuple[str, str]:
@@ -93,7 +87,7 @@ def test_every_step_prints_what_plain_python_prints(lesson):
 def test_every_cell_prints_in_a_plain_script_what_a_notebook_shows(lesson):
     """Each cell's last line prints, so a student's script shows the page's output too."""
     cells = lesson_cells(lesson, SENTENCE)
-    script = plain_python(cells, SCRIPT)
+    script = plain_python(cells, "script")
     assert all(script), [i for i, out in enumerate(script) if not out]
     assert script == plain_python(cells)
 
