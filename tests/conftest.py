@@ -395,18 +395,19 @@ def stop_server(proc: subprocess.Popen | ForkedServer) -> None:
 
 
 # The test files that keep a worker longest, longest first (seconds of one worker in a fresh-clone
-# run on 2026-12-03: 196, 86, 76, 67, 59, 57, 55, 50, 43, 41, 36, 36, 31, 30, 28, 25, 25, 24,
-# 23, 20, 20, 18). They are handed out first, so the two workers end together: pytest-xdist
-# otherwise orders files by their number of tests (.ci/run turns that off), which left the few
-# long browser tests for last and one worker idle for the last minute. Only the order changes.
+# run on 2026-12-03, afternoon: 206, 80, 71, 55, 46, 45, 42, 40, 38, 37, 31, 28, 28, 27, 26, 25,
+# 24, 24, 20, 18, 18, 16). They are handed out first, so the two workers end together:
+# pytest-xdist otherwise orders files by their number of tests (.ci/run turns that off), which left
+# the few long browser tests for last and one worker idle for the last minute. Only the order
+# changes.
 LONGEST_FIRST = (
-    "test_projector_browser.py", "test_downloads_hub.py", "test_class_poll_browser.py",
-    "test_browser.py", "test_lesson.py", "test_reconnect_browser.py", "test_bad_inputs_browser.py",
-    "test_bad_inputs_text.py", "test_positions_page.py", "test_words_browser.py",
-    "test_deploy_proxy.py", "test_concurrency.py", "test_bad_inputs_url.py",
-    "test_section_fragments_browser.py", "test_layers.py", "test_checks.py",
-    "test_encoder_page.py", "test_adding_a_page.py", "test_pairs_page.py", "test_class_poll.py",
-    "test_similarity_page.py", "test_model_loading.py",
+    "test_projector_browser.py", "test_downloads_hub.py", "test_bad_inputs_text.py",
+    "test_browser.py", "test_bad_inputs_browser.py", "test_class_poll_browser.py",
+    "test_deploy_proxy.py", "test_reconnect_browser.py", "test_lesson.py",
+    "test_words_browser.py", "test_positions_page.py", "test_checks.py",
+    "test_adding_a_page.py", "test_section_fragments_browser.py", "test_bad_inputs_url.py",
+    "test_pairs_page.py", "test_similarity_page.py", "test_model_loading.py",
+    "test_class_poll.py", "test_layers.py", "test_stages_page.py", "test_words.py",
 )
 
 
