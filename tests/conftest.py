@@ -471,10 +471,9 @@ class Tab:
         self._listeners.append((event, handler))
         self.page.on(event, handler)
 
-    def lend(self, url: str, width: int, height: int) -> Tab:
+    def lend(self, width: int, height: int) -> Tab:
         self.dialogs = []
         self.page.set_viewport_size({"width": width, "height": height})
-        self.page.goto(url)
         return self
 
     def close(self) -> None:
@@ -495,14 +494,21 @@ class Tab:
 _IDLE_TABS: dict[int, list[Tab]] = {}   # by id(browser): each worker's tabs not lent out
 
 
-def open_in_browser(browser, url: str, width: int = 1400, height: int = 1000):
-    """A tab at ``url`` (an idle one of this browser's, or a new one), returned once Streamlit has
-    finished running the script; ``close()`` hands it back (``Tab``)."""
+def blank_tab(browser, width: int = 1400, height: int = 1000) -> Tab:
+    """A tab at about:blank (an idle one of this browser's, or a new one), for a test that
+    listens to the page before it loads; ``close()`` hands it back (``Tab``)."""
     idle = _IDLE_TABS.setdefault(id(browser), [])
     while idle and idle[-1].page.is_closed():
         idle.pop()
     tab = idle.pop() if idle else Tab(browser.new_page(), idle)
-    tab.lend(url, width, height)
+    return tab.lend(width, height)
+
+
+def open_in_browser(browser, url: str, width: int = 1400, height: int = 1000) -> Tab:
+    """A tab at ``url`` (``blank_tab``), returned once Streamlit has finished running the
+    script; ``close()`` hands it back (``Tab``)."""
+    tab = blank_tab(browser, width, height)
+    tab.goto(url)
     wait_for_app(tab)
     return tab
 

@@ -8,7 +8,7 @@ from urllib.parse import quote
 import pytest
 
 from frame.boot_screen import BootScreen, boot_html
-from tests.conftest import ARTIFACTS, run_async, start_server, stop_server
+from tests.conftest import ARTIFACTS, blank_tab, run_async, start_server, stop_server
 
 PAGE = b"<!DOCTYPE html><html><head></head><body><div id=\"root\"></div></body></html>"
 
@@ -83,7 +83,7 @@ def test_a_fresh_servers_first_visitor_sees_the_card_at_the_first_paint(browser)
     paint shows it (never a blank page), and the card is gone once the page has drawn. How soon
     it shows is timed in bench/app_bench.py (a timed assertion here fails on a busy machine)."""
     proc, url = start_server()
-    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page = blank_tab(browser, width=1024, height=768)
     try:
         response = page.goto(f"{url}/tokens?a={quote('What is your name?')}", wait_until="commit")
         assert response is not None and b'id="boot-screen"' in response.body()

@@ -366,14 +366,14 @@ def test_browser_shows_progress_then_the_tokens(files, tmp_path, browser):
     """In Chromium, on a fresh server pointed at a throttled hub: /tokens?model=bert-base-chinese
     shows the download's progress moving, then the tokens of 我爱你 from the model's own
     vocabulary, with no reload."""
-    from tests.conftest import TOKEN_TABLE, start_server, stop_server
+    from tests.conftest import TOKEN_TABLE, blank_tab, start_server, stop_server
 
     # ~11 s for the weights: long enough to be seen on a busy machine whose first run is slow.
     with FakeHub({REPO: files}, rate=100_000) as fake:
         proc, url = start_server(env={"HF_ENDPOINT": fake.url, "HF_HOME": str(tmp_path / "home"),
                                       "HF_HUB_OFFLINE": "0"})
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = blank_tab(browser)
             page.goto(f"{url}/tokens?model={REPO}&a=我爱你")
             bar = page.locator("[data-testid='stProgress']")
             bar.first.wait_for(timeout=90_000)

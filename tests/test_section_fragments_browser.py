@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.conftest import open_in_browser, wait_for_app
+from tests.conftest import blank_tab, open_in_browser, wait_for_app
 
 pytestmark = pytest.mark.browser
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -67,7 +67,7 @@ def pick_next(page, index: int = 0) -> None:
 
 
 def test_encoder_layer_reruns_its_section_in_chinese(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = blank_tab(browser)
     log = Messages(page)
     page.goto(f"{server}/encoder?lang=zh")
     wait_for_app(page)
@@ -99,9 +99,9 @@ def test_encoder_layer_reruns_its_section_in_chinese(server, browser):
 
 
 def test_stages_stage_slider_reruns_its_section(server, browser):
-    page = open_in_browser(browser, f"{server}/stages?lang=zh")
-    log = Messages(page)   # attached after the first run: the socket stays open
-    page.reload()
+    page = blank_tab(browser)
+    log = Messages(page)
+    page.goto(f"{server}/stages?lang=zh")
     wait_for_app(page)
     settle(page)
     start = len(log.seen)
@@ -132,7 +132,7 @@ def test_a_section_button_that_fills_the_sentences_reruns_the_page(server, brows
 
     name, a, b = ONE_PAIR[0]
     EXAMPLE = EXAMPLE_LABELS[name]  # noqa: N806
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = blank_tab(browser)
     log = Messages(page)
     page.goto(f"{server}/pairs")
     wait_for_app(page)
