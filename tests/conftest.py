@@ -38,6 +38,7 @@ from threadpoolctl import threadpool_limits
 from transformers import BertConfig, BertModel
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one Chromium set-up for tests and bench
+from components.i18n import LANGUAGES
 from core import ModelBundle, load_model
 from serving.streamlit_private import share_component_scan, share_script_cache
 from tests.forked_server import ForkedServer, can_fork
@@ -532,8 +533,7 @@ def wait_for_app(page, timeout_ms: int = 90_000) -> None:
 def switch_language(page, lang: str) -> None:
     """The sidebar's language switch clicked, as a reader does; returns once the page is redrawn
     in that language (its link then says so)."""
-    label = {"en": "English", "zh": "简体中文"}[lang]
-    page.locator("[data-testid='stSidebar']").get_by_role("radio", name=label).click()
+    page.locator("[data-testid='stSidebar']").get_by_role("radio", name=LANGUAGES[lang]).click()
     wait_for_app(page)
     page.wait_for_url(lambda url: (f"lang={lang}" in url) == (lang != "en"), timeout=30_000)
 
@@ -541,10 +541,10 @@ def switch_language(page, lang: str) -> None:
 def go_to_page(page, url_path: str) -> None:
     """The page at ``url_path`` opened from the top bar's menus, as a reader moves between pages
     (no new page load: the sentences and the language stay in the session)."""
-    link = page.locator(f"[data-testid='stTopNavDropdownLink'][href$='/{url_path}']")
-    if not url_path:
+    if not url_path:   # Home: the top bar's one link
         link = page.locator("[data-testid='stTopNavLink']").first
-    else:
+    else:              # any other page: in one of the menus, opened until it shows
+        link = page.locator(f"[data-testid='stTopNavDropdownLink'][href$='/{url_path}']")
         for menu in page.locator("[data-testid='stTopNavSection']").all():
             menu.click()
             page.locator("[data-testid='stTopNavDropdownLink']").first.wait_for(state="visible")

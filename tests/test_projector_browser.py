@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.vocabulary import is_cjk
 from frame.page_list import HOME, available_pages
 from pages.lesson.figures import LESSONS
 from tests.conftest import ARTIFACTS, open_in_browser, switch_language, wait_for_app
@@ -56,7 +57,7 @@ PROBE_JS = """() => {
 
 
 def has_cjk(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return any(map(is_cjk, text))
 
 
 def probe(page, spec, lang: str, width: int, height: int) -> None:
