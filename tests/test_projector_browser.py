@@ -159,6 +159,11 @@ DRAWN_JS = """() => {
 }"""
 
 
+def wait_drawn(page) -> None:
+    """Until every chart, diagram and picture of the open tab is drawn (DRAWN_JS)."""
+    page.wait_for_function(DRAWN_JS, timeout=60_000)
+
+
 # Every tab is walked in Chinese only: its labels and explanations are the wider of the two
 # languages, and walking every tab twice would add minutes to the suite (English passed the same
 # walk when added).
@@ -174,7 +179,7 @@ def walk_tabs(page, spec, lang: str) -> list[str]:
         if i:
             tabs.nth(i).click()
             wait_for_app(page)
-        page.wait_for_function(DRAWN_JS, timeout=60_000)
+        wait_drawn(page)
         problems += look(page, f"{spec.folder}-{lang}-tab{i}-1024x768")
     if count > 1:
         tabs.nth(0).click()
@@ -185,7 +190,7 @@ def walk_tabs(page, spec, lang: str) -> list[str]:
 def drawn_at(page, width: int, height: int) -> None:
     """The window resized, and every chart drawn again at the new width."""
     page.set_viewport_size({"width": width, "height": height})
-    page.wait_for_function(DRAWN_JS, timeout=60_000)
+    wait_drawn(page)
     page.wait_for_timeout(500)   # charts redraw at the new width after the resize event
 
 
@@ -199,12 +204,12 @@ def test_page_on_a_projector(server, browser, spec):
     page = open_in_browser(browser, url, width=1024, height=768)
     problems: list[str] = []
     try:
-        page.wait_for_function(DRAWN_JS, timeout=60_000)
+        wait_drawn(page)
         probe(page, spec, "zh", 1024, 768)
         if spec.folder != "lesson":
             problems += walk_tabs(page, spec, "zh")
         switch_language(page, "en")
-        page.wait_for_function(DRAWN_JS, timeout=60_000)
+        wait_drawn(page)
         probe(page, spec, "en", 1024, 768)
         drawn_at(page, 1400, 900)
         probe(page, spec, "en", 1400, 900)
