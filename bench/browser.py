@@ -32,12 +32,20 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1400, "height": 1000}
 INPUT_LABEL = "Sentence A"
 
-# Installed before any page script. Remembers whether a script run started since the last reset:
-# seen as the script state leaving "notRunning", or, for a run so fast that React batched that
-# away, as websocket frames that then went quiet for QUIET_MS.
+# Installed before any page script. Remembers whether a script run started since the last reset
+# and whether its end arrived: the script state seen leaving "notRunning", or the server's
+# "script finished" message read off the websocket (a ForwardMsg whose field 6 is set; only the
+# top-level tags are read, every payload skipped). A fragment's run can be so fast that React
+# batches the state's change away; its end message is still there. Frames are also counted, for
+# the bytes meter and as a run's sign on a server whose messages cannot be read.
 WATCH_JS = """
 (() => {
-  window.__bench = {sawRun: false, frames: 0, lastFrame: 0};
+  window.__bench = {sawRun: false, frames: 0, lastFrame: 0, finished: 0, finishedAt: 0,
+                    lastChange: 0};
+  // React applies a run's last messages in one commit after its end message has arrived:
+  // a change to the page after that message is that commit.
+  new MutationObserver(() => { window.__bench.lastChange = performance.now(); })
+    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   new MutationObserver((mutations) => {
     for (const m of mutations) {
       const state = m.target.getAttribute('data-test-script-state');
@@ -45,13 +53,40 @@ WATCH_JS = """
     }
   }).observe(document, {subtree: true, attributes: true,
                         attributeFilter: ['data-test-script-state']});
+  const SCRIPT_FINISHED = 6;   // ForwardMsg.script_finished
+  const varint = (u, at) => {
+    let value = 0, scale = 1, b;
+    do { b = u[at.i++]; value += (b & 0x7f) * scale; scale *= 128; } while (b & 0x80);
+    return value;
+  };
+  const finishes = (buffer) => {
+    const u = new Uint8Array(buffer), at = {i: 0};
+    while (at.i < u.length) {
+      const tag = varint(u, at), field = Math.floor(tag / 8), wire = tag % 8;
+      if (field === SCRIPT_FINISHED) return true;
+      if (wire === 0) varint(u, at);
+      else if (wire === 2) at.i += varint(u, at);
+      else if (wire === 1) at.i += 8;
+      else if (wire === 5) at.i += 4;
+      else return false;
+    }
+    return false;
+  };
+  const read = (data) => {
+    if (data instanceof ArrayBuffer && finishes(data)) {
+      window.__bench.finished += 1;
+      window.__bench.finishedAt = performance.now();
+    }
+  };
   const NativeWebSocket = window.WebSocket;
   window.WebSocket = class extends NativeWebSocket {
     constructor(...args) {
       super(...args);
-      this.addEventListener('message', () => {
+      this.addEventListener('message', (event) => {
         window.__bench.frames += 1;
         window.__bench.lastFrame = performance.now();
+        if (event.data instanceof Blob) event.data.arrayBuffer().then(read);
+        else read(event.data);
       });
     }
   };
@@ -63,16 +98,21 @@ WATCH_JS = """
 # have been seen to start.
 DONE_JS = """
 ([marker, needRun]) => {
-  const QUIET_MS = 100;   // adds at most this much, and only to runs React batched away
+  const QUIET_MS = 100;   // a server whose messages were not read: adds at most this much
   const b = window.__bench || {};
   const app = document.querySelector("[data-testid='stApp']");
   // A run already under way when the watch was reset changes no attribute: seen here instead.
   if (app && app.getAttribute('data-test-script-state') === 'running') b.sawRun = true;
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector("[data-stale='true']")) return false;
-  // One stray frame of an earlier run is not a run: a run sends at least its start, its
-  // elements and its end.
-  const started = b.sawRun || (b.frames > 2 && performance.now() - b.lastFrame > QUIET_MS);
+  // The run's end message counts once the page has changed after it (React has applied it),
+  // or, for a run that changed nothing, once QUIET_MS have passed. Without it, one stray frame
+  // of an earlier run is not a run: a run sends at least its start, its elements and its end,
+  // then goes quiet.
+  const now = performance.now();
+  const applied = b.lastChange > b.finishedAt || now - b.finishedAt > QUIET_MS;
+  const started = b.sawRun || (b.finished > 0 ? applied
+                                              : b.frames > 2 && now - b.lastFrame > QUIET_MS);
   const failed = document.querySelector("[data-testid='stException']");
   if (marker) {
     const main = document.querySelector("[data-testid='stMain']");
@@ -95,7 +135,7 @@ FIGURES_JS = """
           grids: count("[data-testid='stDataFrame']")};
 }
 """
-RESET_JS = "() => { Object.assign(window.__bench, {sawRun: false, frames: 0}); }"
+RESET_JS = "() => { Object.assign(window.__bench, {sawRun: false, frames: 0, finished: 0}); }"
 HAS_MARKER_JS = """
 (marker) => (document.querySelector("[data-testid='stMain']")?.textContent || '').includes(marker)
 """

@@ -48,6 +48,7 @@ class Control:
     label: str       # the widget's English label
     first: str       # the first key: the direction that moves away from the default
     view: tuple[tuple[str, str], ...] = ()
+    server: str = "app"   # the app, or FLOOR_TITLE's script
 
 
 CONTROLS = (
@@ -63,6 +64,10 @@ CONTROLS = (
             (("par_section", "From the config"),)),
     Control("contexts", "slider", "Layer", "ArrowLeft"),
 )
+# The floor under any of them, moved in the same rounds: a fragment holding a slider and one
+# heatmap, nothing else (bench/fragment_app.py).
+FLOOR_TITLE = "a fragment: one slider and one picture"
+FLOOR = Control("", "slider", "Layer", "ArrowLeft", server=FLOOR_TITLE)
 _BACK = {"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight", "ArrowUp": "ArrowDown",
          "ArrowDown": "ArrowUp", "+": "-"}
 _TEST_IDS = {"slider": "stSlider", "selectbox": "stSelectbox", "step": "stNumberInput"}
@@ -113,17 +118,21 @@ def move(tab: AppTab, control: Control, forward: bool, timeout_s: float = 60.0) 
     return Rerun(seconds, tab.meter.bytes, status, tab._detail(status))
 
 
-def explore(browser: Browser, base: str, references: dict[str, str], factory: SentenceFactory,
-            controls: tuple[Control, ...], reps: int) -> list[ExploreRuns]:
-    """Round-robin over the pages and the two references: each round, on each page, a new
-    sentence and then one control move; on the references, a new sentence."""
+def explore(browser: Browser, bases: dict[str, str], references: dict[str, str],
+            factory: SentenceFactory, controls: tuple[Control, ...],
+            reps: int) -> list[ExploreRuns]:
+    """Round-robin over the pages and the references: each round, on each page, a new sentence
+    and then one control move; on the references, a new sentence. ``bases``: each control's
+    server URL by ``Control.server``. A control's runs are titled by its path, or by its
+    server where it has none (the floor)."""
     memo: MarkerMemo = {}
     tabs: list[tuple[AppTab, Control | None, ExploreRuns]] = []
     for c in controls:
-        tab, run = open_tab(browser, Target(c.path, base, c.path, "Control+Enter", c.view),
-                            factory.sentence(SENTENCE_WORDS), memo)
+        title = c.path or c.server
+        tab, run = open_tab(browser, Target(title, bases[c.server], c.path, "Control+Enter",
+                                            c.view), factory.sentence(SENTENCE_WORDS), memo)
         if run.status == "ok":
-            tabs.append((tab, c, ExploreRuns(c.path)))
+            tabs.append((tab, c, ExploreRuns(title)))
         else:
             tab.close()
     for title, url in references.items():
@@ -152,13 +161,20 @@ def median_ms(runs: list[Rerun]) -> float:
 
 def rows(results: list[ExploreRuns]) -> list[Row]:
     """The same figures as rows of bench/run.py's table: per page, a control change against the
-    bare page (goal 1.5x) and the new sentence beside it."""
+    bare page (goal 1.5x) and the new sentence beside it; first the references and the floor
+    (a fragment of one slider and one picture) moved in the same rounds."""
     by_title = {r.title: r for r in results}
     bare = median_ms(by_title[BARE_TITLE].sentence)
     frame = median_ms(by_title[FRAME_TITLE].sentence)
     out = [Row("2 Exploring", "references in the same rounds: bare Streamlit page / the app's "
                "frame alone, rerun median", f"{bare:.0f} ms / {frame:.0f} ms "
                f"({frame / bare:.2f}x bare)")]
+    floor = by_title.get(FLOOR_TITLE)
+    if floor is not None:
+        floor_ms = median_ms(floor.control)
+        out.append(Row("2 Exploring", f"the floor: {FLOOR_TITLE}, the slider moved, median of "
+                       f"{len(floor.control)}", f"{floor_ms:.0f} ms ({floor_ms / bare:.2f}x "
+                       "bare)", f"≤ {GOAL}x bare", floor_ms / bare <= GOAL))
     for c in CONTROLS:
         runs = by_title.get(c.path)
         if runs is None:
@@ -176,17 +192,18 @@ def rows(results: list[ExploreRuns]) -> list[Row]:
 
 def measure(factory: SentenceFactory, controls: tuple[Control, ...] = CONTROLS,
             reps: int = 7) -> list[ExploreRuns]:
-    """Start the app and the two references, explore in Chromium, stop the servers."""
+    """Start the app, the floor and the two references, explore in Chromium, stop the
+    servers."""
     from playwright.sync_api import sync_playwright
 
-    servers = {"app": start_server("app.py"),
+    servers = {"app": start_server("app.py"), FLOOR_TITLE: start_server("bench/fragment_app.py"),
                **{t: start_server(REFERENCES[t].script) for t in (BARE_TITLE, FRAME_TITLE)}}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            results = explore(browser, servers["app"].url,
+            results = explore(browser, {name: s.url for name, s in servers.items()},
                               {t: servers[t].url for t in (BARE_TITLE, FRAME_TITLE)},
-                              factory, controls, reps)
+                              factory, (FLOOR, *controls), reps)
             browser.close()
     finally:
         for server in servers.values():
