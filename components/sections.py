@@ -83,6 +83,15 @@ def run_section(area: DeltaGenerator, draw: Callable[..., None], *args: object) 
         _section(shared_inputs(), draw, *args)
 
 
+def run_part(draw: Callable[..., None], *args: object) -> None:
+    """Run ``draw(*args)`` here as a fragment nested in the open section's: a control drawn by
+    it reruns it alone, and the section's other controls and figures stay as they are. For the
+    control a student moves most, when only part of a section depends on it; what it needs from
+    the rest of the section comes in ``args``. It may draw its control into a container of the
+    section made before it (Streamlit redraws a fragment's writes there in place)."""
+    _section(shared_inputs(), draw, *args)
+
+
 def draw_sections(sections: Sequence[Section[Context]], key: str, context: Context) -> str:
     """The tabs of ``sections``; runs the open one's ``draw(context)`` as a fragment (a control
     inside it reruns only it); returns its label."""

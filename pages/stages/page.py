@@ -16,7 +16,7 @@ from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _
 from components.inputs import shared_inputs
-from components.sections import Section, draw_sections
+from components.sections import Section, draw_sections, run_part
 from components.unk_note import draw_unk_note
 from core.stages.embedding_checks import (
     LAYERNORM_COLUMNS,
@@ -76,7 +76,8 @@ def segment_box(ctx: StagesContext) -> None:
 
 def stage_picker(ctx: StagesContext, layout_col: DeltaGenerator,
                  pick_col: DeltaGenerator) -> tuple[str, tuple[str, ...]]:
-    """One at a time (a slider over the stages) or stacked (the stages picked)."""
+    """One at a time (its slider is the stepping fragment's: draw_one_stage) or stacked (the
+    stages picked); the stages asked for, none yet when stepping."""
     names = ctx.stage_names
     layout = layout_col.radio(
         _("Show"), LAYOUTS, key=LAYOUT_KEY, bind="query-params", format_func=_,
@@ -84,15 +85,20 @@ def stage_picker(ctx: StagesContext, layout_col: DeltaGenerator,
                "redraw, readable on a projector). Stacked: every stage you pick, top to bottom."),
     )
     if layout == ONE_AT_A_TIME:
-        return layout, (pick_col.select_slider(
-            _("Stage"), names, value=names[0], key=STAGE_KEY, bind="query-params",
-            help=_("Drag or use the arrow keys to walk from the lookups to the last layer."),
-        ),)
+        return layout, ()
     # Every stage by default, as the walk reads; each one is a plotly figure to redraw.
     return layout, tuple(pick_col.multiselect(
         _("Stages"), names, default=names, key=STAGES_KEY, bind="query-params", wrap=True,
         help=_("Which stages to draw, top to bottom in pipeline order."),
     ))
+
+
+def stage_slider(ctx: StagesContext, where: DeltaGenerator) -> str:
+    names = ctx.stage_names
+    return where.select_slider(
+        _("Stage"), names, value=names[0], key=STAGE_KEY, bind="query-params",
+        help=_("Drag or use the arrow keys to walk from the lookups to the last layer."),
+    )
 
 
 def dimension_controls(hidden: int, mode_col: DeltaGenerator, size_col: DeltaGenerator) -> range:
@@ -120,7 +126,8 @@ def dimension_controls(hidden: int, mode_col: DeltaGenerator, size_col: DeltaGen
 
 
 def heatmap_settings(ctx: StagesContext) -> HeatmapSettings:
-    """The Heatmaps tab's controls, in one bordered box."""
+    """The Heatmaps tab's controls, in one bordered box; the stage slider's place in it is
+    ``HeatmapSettings.stage_place``."""
     with st.container(border=True):
         layout_col, pick_col = st.columns([1, 3])
         layout, picked = stage_picker(ctx, layout_col, pick_col)
@@ -142,7 +149,7 @@ def heatmap_settings(ctx: StagesContext) -> HeatmapSettings:
                    "clipped."),
         ))
         exact = exact_toggle(EXACT_KEY, exact_col)
-    return HeatmapSettings(layout, picked, scale, clip, window, exact)
+    return HeatmapSettings(layout, picked, scale, clip, window, exact, pick_col)
 
 
 def shared_bound_note(bound: float, every_stage: bool, clip: bool) -> str:
@@ -161,24 +168,35 @@ def draw_heatmaps(ctx: StagesContext) -> None:
               "through the stages one at a time with the slider, or stack the ones you pick top "
               "to bottom."))
     settings = heatmap_settings(ctx)
-    shown = [name for name in ctx.stage_names if name in settings.picked]  # pipeline order
+    # Stepping compares each stage with all the others, stacking with the ones drawn.
+    stepping = settings.layout == ONE_AT_A_TIME
+    shown = [name for name in ctx.stage_names if stepping or name in settings.picked]
     if not shown:
         st.info(_("Pick at least one stage above to draw it."), icon=":material/stacks:")
         return
-    # Stepping compares each stage with all the others, stacking with the ones drawn.
-    stepping = settings.layout == ONE_AT_A_TIME
     window = settings.window
-    parts = {stage: ctx.result.stages[stage][:, window.start : window.stop]
-             for stage in (ctx.stage_names if stepping else shown)}
+    parts = {stage: ctx.result.stages[stage][:, window.start : window.stop] for stage in shown}
     shared = None
     if settings.scale == SHARED:
         shared = colour_bound(list(parts.values()), settings.clip)
         explain(shared_bound_note(shared, stepping, settings.clip))
     if ctx.segment_b is not None:
         explain(_("A dotted line marks where sentence B (segment 1) starts."))
+    if stepping:
+        # Its own fragment: the stage slider redraws the one heatmap, not the settings box.
+        run_part(draw_one_stage, ctx, settings, parts, shared)
+        return
     for stage in shown:
         bound = shared if shared is not None else colour_bound([parts[stage]], settings.clip)
         draw_stage(ctx, stage, parts[stage], window, bound, settings.exact)
+
+
+def draw_one_stage(ctx: StagesContext, settings: HeatmapSettings, parts: dict[str, np.ndarray],
+                   shared: float | None) -> None:
+    """The stage slider (in its place in the settings box) and the stage it picks."""
+    stage = stage_slider(ctx, settings.stage_place)
+    bound = shared if shared is not None else colour_bound([parts[stage]], settings.clip)
+    draw_stage(ctx, stage, parts[stage], settings.window, bound, settings.exact)
 
 
 def draw_stage(ctx: StagesContext, stage: str, part: np.ndarray, window: range,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from streamlit.delta_generator import DeltaGenerator
+
 from components.input_key import InputKey
 from components.labels import token_labels
 from core import Analysis, ModelBundle
@@ -44,8 +46,9 @@ class StagesContext:
 @dataclass(frozen=True)
 class HeatmapSettings:
     layout: str                 # ONE_AT_A_TIME or STACKED
-    picked: tuple[str, ...]     # the stages asked for
+    picked: tuple[str, ...]     # the stages asked for when stacked
     scale: str                  # PER_STAGE or SHARED
     clip: bool
     window: range               # the hidden dimensions drawn
     exact: bool                 # interactive figures instead of images
+    stage_place: DeltaGenerator  # where the stage slider goes in the box when stepping
