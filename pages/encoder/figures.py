@@ -82,12 +82,12 @@ HOVER_DIMS = N_("token %{y}<br>dim %{x}<br>value %{z:.4f}")
 HOVER_TOKENS = N_("query %{y}<br>key %{x}<br>value %{z:.4f}")
 
 
-def layer_dot(config: PretrainedConfig, tokens: int | str, layer: int) -> str:
+def layer_dot(config: PretrainedConfig, tokens: int | str) -> str:
     """One BertLayer with the shapes of an input of ``tokens`` tokens (a number, or "T")."""
     t, h, heads = tokens, config.hidden_size, config.num_attention_heads
     d, i = h // heads, config.intermediate_size
     nodes = [
-        Node("x", [_("layer {n} input").format(n=layer), f"[{t}, {h}]"]),
+        Node("x", [_("the layer's input"), f"[{t}, {h}]"]),
         Node("qkv", ["attention.self (Q, K, V)", f"3 × [{heads}, {t}, {d}]"],
              palette.HEAD_FILL),
         Node("s", [_("scores") + " QKᵀ/√" + str(d), f"[{heads}, {t}, {t}]"], palette.HEAD_FILL),
@@ -231,7 +231,9 @@ def ffn_histogram(before: np.ndarray, after: np.ndarray, title: str) -> go.Figur
     return fig
 
 
-def widening_dot(config: PretrainedConfig, tokens: int) -> str:
+def widening_dot(config: PretrainedConfig, tokens: int | str) -> str:
+    """attention.output widened to intermediate_size and back, for ``tokens`` tokens (a
+    number, or "T")."""
     h, i, t = config.hidden_size, config.intermediate_size, tokens
     nodes = [Node("a", ["attention.output", f"[{t}, {h}]"]),
              Node("b", ["intermediate.dense + GELU", f"[{t}, {i}]"], palette.HEAD_FILL),

@@ -141,12 +141,18 @@ def draw_check(ctx: Context, name: str) -> None:
                  _("{step}, ours vs {what}").format(step=name, what=_(fg.STEP_TEXT[name][1])))
 
 
-def draw_layer_walk(ctx: Context) -> None:
-    """The layer as a diagram, then one step at a time, then the picked head's attention."""
+def draw_layer_diagram(bundle: ModelBundle) -> None:
+    """The Layer walk's title and its diagram, above the tab's fragment: the browser lays a
+    diagram out again whenever it is sent, so it is drawn once per page run, not on every move
+    of the layer or head picker. T, not this input's length, and no layer number: the same
+    figure for every layer and sentence."""
     st.subheader(_("One encoder layer, step by step"))
-    # T, not this input's length: the diagram stays the same figure from one sentence to the
-    # next, so the browser does not lay it out again on every rerun.
-    st.graphviz_chart(fg.layer_dot(ctx.bundle.config, "T", ctx.steps.layer))
+    st.graphviz_chart(fg.layer_dot(bundle.config, "T"))
+
+
+def draw_layer_walk(ctx: Context) -> None:
+    """One step of the picked layer at a time, then the picked head's attention (the diagram
+    is above: draw_layer_diagram)."""
     explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.encoding.tokens)))
     name = st.select_slider(_("Step"), STEP_NAMES, key=STEP_KEY, bind="query-params")
     exact = exact_toggle(EXACT_KEY)
@@ -348,14 +354,22 @@ def draw_clark(ctx: Context) -> None:
     explain(_("Source: {source}.").format(source=c.source))
 
 
-def draw_ffn(ctx: Context) -> None:
-    """Before/after GELU, the widening and the residual stream against its updates."""
+def draw_ffn_diagram(bundle: ModelBundle) -> None:
+    """The Feed-forward tab's title and its diagram, above the tab's fragment (as
+    draw_layer_diagram)."""
+    config = bundle.config
     st.subheader(_("Feed-forward network"))
-    config, s = ctx.bundle.config, ctx.steps.steps
-    real = np.asarray(ctx.encoding.attention_mask, dtype=bool)
     explain(_("Every token goes through the same two linear layers on its own: {h} → {i} → {h}, "
               "with GELU between them.").format(h=config.hidden_size, i=config.intermediate_size))
-    st.graphviz_chart(fg.widening_dot(config, len(ctx.encoding.tokens)))
+    st.graphviz_chart(fg.widening_dot(config, "T"))
+
+
+def draw_ffn(ctx: Context) -> None:
+    """Before/after GELU and the residual stream against its updates (the widening is above:
+    draw_ffn_diagram)."""
+    s = ctx.steps.steps
+    real = np.asarray(ctx.encoding.attention_mask, dtype=bool)
+    explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.encoding.tokens)))
     show_figure(fg.ffn_histogram(s["intermediate.dense"][real], s["intermediate"][real],
                                  model_title(ctx, _("before and after GELU"))),
                 f"gelu_layer{ctx.steps.layer}", key="fig_gelu")
@@ -444,6 +458,9 @@ SECTIONS = (
 
 # The tabs that read the picked layer, and of those the ones that show one head.
 LAYER_TABS, HEAD_TABS = {"Layer walk", "Attention", "Feed-forward"}, {"Layer walk", "Attention"}
+# What a tab draws above its pickers, outside its fragment: the same for every layer and head.
+DIAGRAMS: dict[str, Callable[[ModelBundle], None]] = {
+    "Layer walk": draw_layer_diagram, "Feed-forward": draw_ffn_diagram}
 
 
 def main() -> None:
@@ -451,6 +468,9 @@ def main() -> None:
     page_header(TITLE, EXPLANATION)
     bundle = model_of(key)
     label, area = open_section([s.label for s in SECTIONS], SECTION_KEY)
+    if label in DIAGRAMS:
+        with area:
+            DIAGRAMS[label](bundle)
     # A fragment: the layer and head pickers and the tab's options rerun only the tab.
     run_section(area, draw_tab, label, key, bundle)
 
