@@ -19,7 +19,7 @@ from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_text
-from components.sections import Section, draw_sections
+from components.sections import Section, draw_sections, run_part
 from core import ModelBundle, PairContributions
 from core.attribution.targets import Target
 from core.similarity import pair_lists as lists
@@ -162,7 +162,8 @@ def draw_one_pair(ctx: Context) -> None:
     shown = next((name for name, a, b in ONE_PAIR if (a, b) == (key.text_a, key.text_b)), None)
     if shown is not None:
         st.info(_(NOTICE[shown]), icon=":material/visibility:")
-    draw_pair(ctx, key.text_a, key.text_b)
+    # Its own fragment (as below): the layer slider redraws the pair's figures only.
+    run_part(draw_pair, ctx, key.text_a, key.text_b)
 
 
 def pick_layer(bundle: ModelBundle) -> int:
@@ -725,7 +726,8 @@ def draw_row(ctx: Context, frame: pd.DataFrame, shown: pd.DataFrame) -> None:
     explain(_("Line {line}: A {a} · B {b}").format(
         line=int(picked["line"]), a=markdown_code(_preview(picked["a"])),
         b=markdown_code(_preview(picked["b"]))))
-    draw_pair(ctx, str(picked["a"]), str(picked["b"]))
+    # Its own fragment: the layer slider and the view's toggles redraw the pair, not the list.
+    run_part(draw_pair, ctx, str(picked["a"]), str(picked["b"]))
 
 
 def _preview(text: str, most: int = PREVIEW_CHARS) -> str:
