@@ -20,7 +20,7 @@ from components.i18n import N_, _
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
-from components.sections import Section, draw_sections
+from components.sections import Section, draw_sections, run_part
 from components.unk_note import draw_unk_note
 from core import Analysis, InputError, ModelBundle
 from core.similarity.anisotropy import (
@@ -444,6 +444,13 @@ def main() -> None:
     bundle = model_of(key)
     result = analysis_of(key)
     stats = cache.get_corpus_stats(bundle.name)
+    # The stage and the mode are read by every tab: they and the tabs are one fragment, so
+    # moving them reruns the open tab with them, not the sidebar and the page's header.
+    run_part(draw_settings_and_tabs, key, bundle, result, stats)
+
+
+def draw_settings_and_tabs(key: InputKey, bundle: ModelBundle, result: Analysis,
+                           stats: CorpusStats) -> None:
     settings = stage_and_mode(result, stats)
     draw_sections(SECTIONS, SECTION_KEY, Context(key, bundle, result, stats, settings))
 
