@@ -20,7 +20,7 @@ from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
-from components.sections import Section, draw_sections
+from components.sections import Section, draw_sections, run_part
 from core import ExplorerError
 from core.positions import (
     MIN_RANGE,
@@ -123,6 +123,13 @@ def draw_pca(ctx: PositionsContext) -> None:
         "vectors; the sinusoid's path is smooth by construction, the learned one only if training "
         "made it so."
     ))
+    # Its own fragment: the range, view and axes redraw the figures, not the text around them.
+    run_part(draw_pca_view, ctx)
+    draw_formula(ctx)
+
+
+def draw_pca_view(ctx: PositionsContext) -> None:
+    """The PCA settings, both tables' projections, the scree plot and the downloads."""
     settings = pca_settings(ctx.n_positions)
     start, stop = settings.start, settings.stop
     projections = {kind: cache.get_projection(ctx.model, kind, start, stop)
@@ -150,7 +157,6 @@ def draw_pca(ctx: PositionsContext) -> None:
     else:
         st.html(cache.get_scree_picture(ctx.model, start, stop, language()))
     draw_pca_downloads(ctx, projections, start, stop)
-    draw_formula(ctx)
 
 
 def draw_pca_downloads(ctx: PositionsContext, projections: dict, start: int, stop: int) -> None:
