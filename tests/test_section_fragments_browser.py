@@ -57,12 +57,12 @@ def settle(page) -> None:
     page.wait_for_timeout(300)
 
 
-def pick_next(page, index: int = 0) -> None:
-    """The main area's ``index``-th selectbox moved one option down."""
+def pick_next(page, index: int = 0, key: str = "ArrowDown") -> None:
+    """The main area's ``index``-th selectbox moved one option down (or ``key``'s way)."""
     box = page.locator("[data-testid='stMain'] [data-testid='stSelectbox']").nth(index)
     box.locator("input").click()
     page.wait_for_timeout(200)
-    page.keyboard.press("ArrowDown")
+    page.keyboard.press(key)
     page.keyboard.press("Enter")
 
 
@@ -112,7 +112,11 @@ def test_stages_stage_slider_reruns_its_section(server, browser):
     after = log.since(start)
     assert runs(after) and all(ids for ids in runs(after)), runs(after)
     assert sidebar_deltas(after) == 0
-    assert CJK.search(delta_texts(after))
+    text = delta_texts(after)
+    assert CJK.search(text)
+    # The slider and its heatmap are a fragment of their own: the settings box around the
+    # slider (its radios and toggles, keyed st_layout, st_scale, st_clip) is not sent again.
+    assert "st_stage" in text and "st_scale" not in text and "st_layout" not in text
     assert "st_stage" in parse_qs(urlparse(page.url).query), page.url
     # The link keeps the picked stage: opened afresh, the slider shows it.
     stage = parse_qs(urlparse(page.url).query)["st_stage"][0]
@@ -144,4 +148,55 @@ def test_a_section_button_that_fills_the_sentences_reruns_the_page(server, brows
     boxes = page.locator("[data-testid='stSidebar'] textarea")
     assert boxes.nth(0).input_value() == a and boxes.nth(1).input_value() == b
     assert parse_qs(urlparse(page.url).query).get("a") == [a], page.url
+    page.close()
+
+
+def slide(page, key: str = "ArrowLeft") -> None:
+    """The main area's first slider moved one step."""
+    page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']").first \
+        .focus()
+    page.keyboard.press(key)
+
+
+def test_pairs_layer_slider_redraws_the_pair_alone(server, browser):
+    """The token-pair view is a fragment inside the One pair tab's: the layer slider sends the
+    pair's figures again, not the tab's example buttons."""
+    page = blank_tab(browser)
+    log = Messages(page)
+    page.goto(f"{server}/pairs?b=It+rained+all+day.")
+    wait_for_app(page)
+    settle(page)
+    start = len(log.seen)
+    slide(page)   # layer 6 -> layer 5
+    settle(page)
+    after = log.since(start)
+    assert runs(after) and all(ids for ids in runs(after)), runs(after)
+    assert sidebar_deltas(after) == 0
+    text = delta_texts(after)
+    assert "pr_layer" in text and "pr_example_" not in text
+    assert parse_qs(urlparse(page.url).query).get("pr_layer") == ["5"], page.url
+    assert "layer 5" in page.locator("[data-testid='stMain']").inner_text()
+    page.close()
+
+
+def test_similarity_stage_reruns_settings_and_tab_not_the_page(server, browser):
+    """Similarity's stage picker sits above the tabs, read by every tab: it and the tabs are one
+    fragment, so moving it sends neither the sidebar nor the page's header again."""
+    from pages.similarity.page import EXPLANATION
+
+    page = blank_tab(browser)
+    log = Messages(page)
+    page.goto(f"{server}/similarity")
+    wait_for_app(page)
+    settle(page)
+    start = len(log.seen)
+    pick_next(page, key="ArrowUp")   # the last layer -> the one before it
+    settle(page)
+    after = log.since(start)
+    assert runs(after) and all(ids for ids in runs(after)), runs(after)
+    assert sidebar_deltas(after) == 0
+    text = delta_texts(after)
+    assert "sim_stage" in text and EXPLANATION[:40] not in text
+    assert parse_qs(urlparse(page.url).query).get("sim_stage") == ["layer_5"], page.url
+    assert not page.locator("[data-testid='stException']").count()
     page.close()
