@@ -18,7 +18,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_text
 from components.model_picker import offer_model
-from components.sections import Section, draw_sections
+from components.sections import Section, draw_sections, run_part
 from core import DEFAULT_MODEL, ExplorerError, InputError
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
 from core.contexts.neighbours import Neighbour, Query
@@ -221,6 +221,12 @@ def draw_neighbours(ctx: Context) -> None:
     query = query_or_stop(ctx)
     if corpus is None or query is None:
         return
+    # Its own fragment: the token and the layer redraw the table, not the text above it.
+    run_part(draw_neighbour_table, ctx, corpus, query)
+
+
+def draw_neighbour_table(ctx: Context, corpus: ContextVectors, query: Query) -> None:
+    """The token and layer pickers, the nearest corpus tokens and what to notice in them."""
     words = labelled_words(corpus)
     left, right = st.columns([1, 2])
     with left:
