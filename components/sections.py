@@ -11,6 +11,11 @@ function's module and name and where it is drawn, so ``_section`` below is one f
 tab, the same from run to run; a fragment's own rerun calls it again with the arguments of the
 page's last full run (its context, the input key) and runs nothing else: not the router, so the
 interface's language is set again here, from the session the router keeps it in.
+
+A section's fragment redraws every element the section holds, and in the browser each costs
+about as much as on a whole-page run: a move is cheap only when little is redrawn. So a part of
+a section that depends on the control moved most can run as a fragment nested in the section's
+(``run_part``), leaving the section's text, diagrams and other controls as they are.
 """
 
 from __future__ import annotations
