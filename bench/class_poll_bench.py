@@ -57,6 +57,7 @@ class Figures:
     counts: list[tuple[int, float, float, int]] = field(default_factory=list)  # step, start, end, n
     moves: list[tuple[int, float]] = field(default_factory=list)   # step, teacher's Next done
     follows: list[tuple[int, float]] = field(default_factory=list)   # step, student shows it
+    polls: list[float] = field(default_factory=list)   # seconds each follower run took
     errors: list[str] = field(default_factory=list)
     load: list[float] = field(default_factory=list)   # the machine's 1-minute load average
 
@@ -94,6 +95,7 @@ async def student(session: StreamlitSession, figures: Figures, deadline: float,
             if now >= next_poll:
                 next_poll = now + FOLLOW_S
                 result = await session.rerun(fragment_id=follower, auto=True)
+                figures.polls.append(result.elapsed)
                 if result.exception:
                     figures.errors.append("; ".join(result.exceptions))
                 shown = step_of(result.texts)

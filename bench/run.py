@@ -19,7 +19,10 @@ to stderr, the result to stdout (and to FILE with --out).
     4 Many users  browser contexts rerunning against one server: p50 / p95 latency, errors;
                   then a class of browserless students over Streamlit's websocket (ws_load),
                   and the same class through deploy/'s HAProxy in front of two replicas on
-                  this machine (bench/replicas.py; skipped where HAProxy is not installed)
+                  this machine (bench/replicas.py; skipped where HAProxy is not installed);
+                  then a class as a lesson runs, half following the teacher, half on the
+                  pages, through the proxy to two replicas sharing a Redis poll store
+                  (bench/mixed_class.py; skipped where HAProxy or Redis is not installed)
 """
 
 from __future__ import annotations
@@ -169,11 +172,17 @@ def main(argv: list[str] | None = None) -> int:
     pages = list(app.prints_tokens)
     through_proxy = replicas.run_replica_class(2, args.students, plan.load_seconds,
                                                think_s=args.think, pages=pages, factory=factory)
+    from bench import mixed_class  # part 4d: half the class on the lesson, half on the pages
+
+    log(f"class: {args.students} students, half on the lesson, through HAProxy to 2 replicas")
+    mixed = mixed_class.run_mixed_class(2, args.students, plan.load_seconds, think_s=args.think,
+                                        pages=tuple(pages), factory=factory)
     rows = [*report.core_rows(forward, cache), *pair_core, *report.app_rows(app), *explore_rows,
             *pair_app,
             *report.memory_rows(app), *long_rows, *report.load_rows(load, rss_after_load),
             *report.class_rows(students),
-            *(report.class_rows(through_proxy) if through_proxy else [])]
+            *(report.class_rows(through_proxy) if through_proxy else []),
+            *(mixed_class.rows(mixed) if mixed else [])]
     printed = ", ".join(p or "Home" for p, shown in app.prints_tokens.items() if shown)
     text = "\n".join([
         f"## Benchmark ({plan.name})",

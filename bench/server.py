@@ -71,8 +71,10 @@ class Server:
             self.proc.wait()
 
 
-def start_server(script: str, timeout_s: float = 90.0) -> Server:
-    """Spawn ``streamlit run script`` on a free loopback port; return once the port answers."""
+def start_server(script: str, timeout_s: float = 90.0,
+                 env: dict[str, str] | None = None) -> Server:
+    """Spawn ``streamlit run script`` on a free loopback port; return once the port answers.
+    ``env``: variables set for this server on top of this process's environment."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = RESULTS / f"server-{Path(script).stem}-{port}.log"
@@ -84,7 +86,7 @@ def start_server(script: str, timeout_s: float = 90.0) -> Server:
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
         )
     deadline = started + timeout_s
     while time.perf_counter() < deadline:
