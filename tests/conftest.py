@@ -308,6 +308,20 @@ def html_tables(at: AppTest) -> list[pd.DataFrame]:
     return frames
 
 
+def bar_tables(at: AppTest) -> dict[str, pd.DataFrame]:
+    """The bars the page sent (components.bar_table), by name: a row per label, each measure's
+    value as written beside its bar."""
+    found = {}
+    for element in at.get("html"):
+        names = re.findall(r'data-bars="([^"]+)"', element.proto.body)
+        if names:
+            parser = _TableParser()
+            parser.feed(element.proto.body)
+            for name, (header, rows) in zip(names, parser.tables, strict=True):
+                found[name] = pd.DataFrame([r for r in rows if r], columns=header)
+    return found
+
+
 @dataclass(frozen=True)
 class LiveCheck:
     """One live check as the page shows it (components.check), read back from its text."""

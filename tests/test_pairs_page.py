@@ -22,6 +22,7 @@ from pages.pairs import cache as pairs_cache
 from tests.conftest import (
     ARTIFACTS,
     assert_clean,
+    bar_tables,
     image_heatmaps,
     open_app,
     open_in_browser,
@@ -77,7 +78,16 @@ def test_one_pair_shows_the_core_figures(bundle):
     np.testing.assert_allclose(cells, expected.matrix, atol=5e-4)
     assert "all-MiniLM-L6-v2" in picture.title
     assert any("do not" in i.value for i in at.info)          # what to notice in this example
-    assert {"pairs_curve", "pairs_shares_a", "pairs_shares_b"} <= set(figures(at))
+    assert "pairs_curve" in figures(at)
+    bars = bar_tables(at)
+    for tokens, shares, effect, side in ((expected.tokens_a, expected.shares_a,
+                                          expected.effect_a, "a"),
+                                         (expected.tokens_b, expected.shares_b,
+                                          expected.effect_b, "b")):
+        drawn = bars[f"pairs_shares_{side}"]
+        assert list(drawn["token"]) == [f"{i} {t}" for i, t in enumerate(tokens)]
+        np.testing.assert_allclose(drawn["share of the cosine"].astype(float), shares, atol=5e-5)
+        np.testing.assert_allclose(drawn["drop when left out"].astype(float), effect, atol=5e-5)
     top = at.dataframe[0].value
     assert len(top) == 10 and top.iloc[0, 2] == pytest.approx(expected.top(1)[0][2], abs=1e-9)
 

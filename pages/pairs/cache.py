@@ -39,7 +39,7 @@ from pages.pairs.figures import (
     curve_figure,
     disagree_table,
     scatter_figure,
-    shares_figure,
+    shares_html,
 )
 from pages.pairs.records import ListSource, SortOrder
 from serving import jobs
@@ -90,11 +90,12 @@ def get_word_contributions(key: InputKey, layer: int | None) -> WordContribution
 
 @dataclass(frozen=True)
 class PairFigures:
-    """One pair's interactive figures at one layer, in one language. Never mutated:
-    st.plotly_chart reads a copy (Figure.to_dict)."""
+    """One pair's figures at one layer, in one language: the curve (interactive; never
+    mutated: st.plotly_chart reads a copy, Figure.to_dict) and each sentence's token shares
+    (HTML)."""
     curve: go.Figure
-    shares_a: go.Figure
-    shares_b: go.Figure
+    shares_a: str
+    shares_b: str
 
 
 # Built once per pair, layer and language: plotly's figure validation was most of a rerun's
@@ -103,8 +104,8 @@ class PairFigures:
 def get_pair_figures(key: InputKey, layer: int, language: str) -> PairFigures:
     """``language`` is the run's (components.i18n.language()): part of the key only."""
     contrib = get_contributions(key, layer)
-    return PairFigures(curve_figure(contrib), shares_figure(contrib, "a"),
-                       shares_figure(contrib, "b"))
+    return PairFigures(curve_figure(contrib), shares_html(contrib, "a"),
+                       shares_html(contrib, "b"))
 
 
 # --- lists of pairs ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from components import palette
+from components.bar_table import Measure, bars_html
 from components.heatmap import heatmap_figure
 from components.heatmap_image import HeatmapImage, Scale
 from components.i18n import N_, _
@@ -120,31 +121,19 @@ def top_table(contrib: PairContributions, k: int = 10) -> pd.DataFrame:
     })
 
 
-def shares_figure(contrib: PairContributions, side: str) -> go.Figure:
+def shares_html(contrib: PairContributions, side: str) -> str:
     """Per token of one sentence: its share of the cosine (row or column sum) and how much the
-    cosine drops when it is left out, side by side."""
+    cosine drops when it is left out, side by side on one scale, values written out."""
     tokens = contrib.tokens_a if side == "a" else contrib.tokens_b
     shares = contrib.shares_a if side == "a" else contrib.shares_b
     effect = contrib.effect_a if side == "a" else contrib.effect_b
-    labels = token_labels(tokens)
     name = _("sentence A") if side == "a" else _("sentence B")
-    fig = go.Figure()
-    fig.add_bar(y=labels, x=shares.astype(np.float32), orientation="h", name=_(SHARE),
-                marker_color=SEGMENT_COLOURS[0 if side == "a" else 1],
-                hovertemplate="%{y}: %{x:.4f}<extra></extra>")
-    fig.add_bar(y=labels, x=np.nan_to_num(effect).astype(np.float32), orientation="h",
-                name=_(EFFECT), marker_color=palette.MUTED,
-                hovertemplate="%{y}: %{x:.4f}<extra></extra>")
-    fig.update_layout(
-        meta=f"pairs_shares_{side}", barmode="group",
-        title={"text": plotly_text(contrib.model_name) + "<br>" + _("each token of {sentence}")
-               .format(sentence=name)},
-        height=max(280, min(900, 120 + 34 * len(tokens))),
-        # The colours are named in the text above the figures: a legend under the bars
-        # collided with the axis labels at 1024 px.
-        margin={"l": 10, "r": 10, "t": 70, "b": 10}, font={"size": 14}, showlegend=False)
-    fig.update_yaxes(autorange="reversed", type="category")
-    return fig
+    return bars_html(
+        [f"{i} {token}" for i, token in enumerate(tokens)],   # escaped once, by bars_html
+        [Measure(_(SHARE), shares, SEGMENT_COLOURS[0 if side == "a" else 1]),
+         Measure(_(EFFECT), effect, palette.MUTED)],
+        contrib.model_name + "\n" + _("each token of {sentence}").format(sentence=name),
+        _("token"), f"pairs_shares_{side}")
 
 
 def curve_figure(contrib: PairContributions) -> go.Figure:

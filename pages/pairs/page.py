@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from components.analysis_view import encoding_or_none, model_of, stop_on_input_error
+from components.bar_table import draw_bars_row
 from components.controls import by_word_toggle, whole_number
 from components.downloads import download_matrix, safe_filename
 from components.explain import explain, page_header
@@ -310,11 +311,7 @@ def draw_shares(contrib: PairContributions, shown: cache.PairFigures) -> None:
               "sentence's mean (below 0: it rises). The two views usually agree; where they "
               "do not, the token's vector is long or short rather than aimed at the other "
               "sentence."))
-    left, right = st.columns(2)
-    with left:
-        show_figure(shown.shares_a, _("token_shares_A"), key="pr_shares_a")
-    with right:
-        show_figure(shown.shares_b, _("token_shares_B"), key="pr_shares_b")
+    draw_bars_row([shown.shares_a, shown.shares_b])
     found = contrib.disagreements()
     if found:
         names = ", ".join(
