@@ -8,6 +8,7 @@ shared link would.
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import numpy as np
@@ -47,6 +48,15 @@ def figures(at) -> dict[str, dict]:
             for c in at.get("plotly_chart")}
 
 
+def curve_points(at) -> tuple[list[tuple[int, float, float]], int]:
+    """The cosine-by-layer picture's points (layer, value, top in % of the plot) and the layer
+    it rings."""
+    body = next(h.proto.body for h in at.get("html") if 'data-figure="pairs_curve"' in h.proto.body)
+    points = [(int(k), float(v), float(t)) for k, v, t in re.findall(
+        r'data-layer="(\d+)" data-value="([-\d.]+)" style="left:[\d.]+%;top:([-\d.]+)%', body)]
+    return points, int(re.search(r'data-shown="(\d+)"', body).group(1))
+
+
 def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
@@ -78,7 +88,14 @@ def test_one_pair_shows_the_core_figures(bundle):
     np.testing.assert_allclose(cells, expected.matrix, atol=5e-4)
     assert "all-MiniLM-L6-v2" in picture.title
     assert any("do not" in i.value for i in at.info)          # what to notice in this example
-    assert "pairs_curve" in figures(at)
+    points, shown = curve_points(at)
+    np.testing.assert_allclose([v for _k, v, _top in points], expected.curve, atol=1e-6)
+    assert [k for k, _v, _top in points] == list(range(len(expected.curve)))
+    assert shown == expected.layer == 6
+    # Drawn where each value belongs: height on the plot a straight, falling line of the value.
+    values, tops = np.array([v for _k, v, _t in points]), np.array([t for *_x, t in points])
+    slope, intercept = np.polyfit(values, tops, 1)
+    assert slope < 0 and np.allclose(tops, slope * values + intercept, atol=0.01)
     bars = bar_tables(at)
     for tokens, shares, effect, side in ((expected.tokens_a, expected.shares_a,
                                           expected.effect_a, "a"),
@@ -97,6 +114,7 @@ def test_layer_from_the_link_and_exact_values(bundle):
     assert_clean(at)
     expected = pair_contributions(bundle, *NEGATION, layer=0)
     assert metrics(at)["cosine at embedding output (LayerNorm)"] == f"{expected.cosine:.3f}"
+    assert curve_points(at)[1] == 0                              # the layer ringed on the curve
     spec = figures(at)["pairs_matrix"]
     assert spec["data"][0]["type"] == "heatmap"
     for bad in ("99", "-3", "abc"):   # a layer no model has: the page says so and draws

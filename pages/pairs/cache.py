@@ -36,11 +36,11 @@ from core.similarity.recipe import Recipe
 from core.tables.reader import Table, pairs_from, read_table
 from pages.pairs.figures import (
     UNKNOWN,
-    curve_figure,
     disagree_table,
     scatter_figure,
     shares_html,
 )
+from pages.pairs.pictures import curve_picture
 from pages.pairs.records import ListSource, SortOrder
 from serving import jobs
 
@@ -90,21 +90,20 @@ def get_word_contributions(key: InputKey, layer: int | None) -> WordContribution
 
 @dataclass(frozen=True)
 class PairFigures:
-    """One pair's figures at one layer, in one language: the curve (interactive; never
-    mutated: st.plotly_chart reads a copy, Figure.to_dict) and each sentence's token shares
-    (HTML)."""
-    curve: go.Figure
+    """One pair's figures at one layer, in one language, as page fragments (st.html): the
+    cosine at every layer and each sentence's token shares."""
+    curve: str
     shares_a: str
     shares_b: str
 
 
-# Built once per pair, layer and language: plotly's figure validation was most of a rerun's
-# server time, and a new sentence in the sidebar redraws the same pair on the Many pairs tab.
+# Built once per pair, layer and language: a new sentence in the sidebar redraws the same pair
+# on the Many pairs tab.
 @results_cache("pairs: figures", FIGURES_SHARE, heavy=False)
 def get_pair_figures(key: InputKey, layer: int, language: str) -> PairFigures:
     """``language`` is the run's (components.i18n.language()): part of the key only."""
     contrib = get_contributions(key, layer)
-    return PairFigures(curve_figure(contrib), shares_html(contrib, "a"),
+    return PairFigures(curve_picture(contrib), shares_html(contrib, "a"),
                        shares_html(contrib, "b"))
 
 

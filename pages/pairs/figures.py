@@ -136,26 +136,6 @@ def shares_html(contrib: PairContributions, side: str) -> str:
         _("token"), f"pairs_shares_{side}")
 
 
-def curve_figure(contrib: PairContributions) -> go.Figure:
-    """The pair's cosine at every layer, the layer shown marked."""
-    layers = list(range(contrib.layers + 1))
-    fig = go.Figure()
-    fig.add_scatter(x=layers, y=contrib.curve.astype(np.float32), mode="lines+markers",
-                    name=_("cosine"), line={"color": SEGMENT_COLOURS[0], "width": 4},
-                    hovertemplate=_("layer %{x}: %{y:.4f}") + "<extra></extra>")
-    fig.add_scatter(x=[contrib.layer], y=[np.float32(contrib.cosine)], mode="markers",
-                    name=_("the layer shown"), hoverinfo="skip",
-                    marker={"symbol": "star", "size": 18, "color": palette.HIGHLIGHT})
-    fig.update_layout(
-        meta="pairs_curve", height=360, margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        title={"text": plotly_text(contrib.model_name) + "<br>"
-               + _("A vs B at every layer")},
-        xaxis_title=_("layer (0 = embedding output)"), yaxis_title=_("cosine"),
-        showlegend=False, font={"size": 14})
-    fig.update_xaxes(tickmode="array", tickvals=layers)
-    return fig
-
-
 def _short(text: str) -> str:
     text = " ".join(str(text).split())
     return plotly_text(text if len(text) <= HOVER_CHARS else text[:HOVER_CHARS - 1] + "…")

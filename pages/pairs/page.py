@@ -228,7 +228,7 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
                                     _("share"): st.column_config.NumberColumn(
                                         format="percent")})
     with right:
-        show_figure(shown.curve, _("pair_cosine_by_layer"), key="pr_curve")
+        st.html(shown.curve)
     draw_shares(contrib, shown)
 
 
