@@ -14,13 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import streamlit as st
 
 from components import palette
 
 STYLE = f"""<style>
-.bars-row {{ display:flex; flex-wrap:wrap; gap:12px 28px; }}
-.bars {{ flex:1 1 340px; min-width:0; color:{palette.INK}; font-size:16px; }}
+.bars {{ color:{palette.INK}; font-size:16px; }}
 .bars .bars-title {{ font-weight:600; margin:0 0 6px 0; white-space:pre-line;
   overflow-wrap:anywhere; }}
 .bars table {{ border-collapse:collapse; width:100%; table-layout:auto; }}
@@ -72,25 +70,15 @@ def _cell(value: float, low: float, high: float, colour: str) -> str:
 
 def bars_html(labels: Sequence[str], measures: Sequence[Measure], title: str, label_heading: str,
               name: str) -> str:
-    """One titled table of bars, to be drawn by :func:`draw_bars_row`; ``data-bars`` names it
-    for tests. Labels, headings and the title are escaped."""
+    """One titled table of bars (with its style); ``data-bars`` names it for tests. Labels,
+    headings and the title are escaped."""
     low, high = _span(measures)
     head = "".join(f"<th>{html.escape(m.name)}</th>" for m in measures)
     rows = []
     for k, label in enumerate(labels):
         cells = "".join(_cell(float(m.values[k]), low, high, m.colour) for m in measures)
         rows.append(f'<tr><td class="label">{html.escape(label)}</td>{cells}</tr>')
-    return (f'<div class="bars" data-bars="{html.escape(name)}" role="figure">'
+    return (f'{STYLE}<div class="bars" data-bars="{html.escape(name)}" role="figure">'
             f'<div class="bars-title">{html.escape(title)}</div>'
             f"<table><thead><tr><th>{html.escape(label_heading)}</th>{head}</tr></thead>"
             f'<tbody>{"".join(rows)}</tbody></table></div>')
-
-
-def bars_row_html(blocks: Sequence[str]) -> str:
-    """Tables of bars side by side where the page is wide enough, one under the other where it
-    is not (at 1024 px with the sidebar open): nothing runs past the page's edge."""
-    return f'{STYLE}<div class="bars-row">{"".join(blocks)}</div>'
-
-
-def draw_bars_row(blocks: Sequence[str]) -> None:
-    st.html(bars_row_html(blocks))

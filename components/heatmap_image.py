@@ -231,7 +231,8 @@ STYLE = f"""<style>
 .hm-cols {{ position:relative; min-height:{ROW_PX}px; margin-top:2px; }}
 .hm-cols span {{ position:absolute; transform:translateX(-50%); white-space:nowrap; }}
 .hm-cols .hm-words {{ position:relative; }}
-.hm-cols span.hm-word {{ top:0; writing-mode:vertical-rl; transform:translateX(-50%) rotate(180deg);
+.hm-cols span.hm-word {{ top:0; writing-mode:vertical-rl; text-orientation:sideways;
+  transform:translateX(-50%) rotate(180deg);
   max-height:{WORD_CHARS * 0.62:.1f}em; overflow:hidden; text-overflow:ellipsis; }}
 .hm-axis {{ text-align:center; color:{palette.SOFT_INK}; }}
 .hm-bar-title {{ color:{palette.SOFT_INK}; white-space:nowrap; }}

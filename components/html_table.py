@@ -8,7 +8,7 @@ escaped, so a token reads exactly as the tokenizer gave it.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -32,12 +32,19 @@ def row_tint(colour: str, bold: bool = False, alpha: str = "22") -> str:
             + (";font-weight:700" if bold else ""))
 
 
+def _number(value: float, spec: str) -> str:
+    return "–" if spec and pd.isna(value) else f"{value:{spec}}"
+
+
 def table_html(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
-               max_height_px: int | None = None, wrap: bool = False) -> str:
+               max_height_px: int | None = None, wrap: bool = False,
+               formats: Mapping[str, str] | None = None) -> str:
     """The table, each row with its CSS; ``data-table`` names it for tests. Taller than
     ``max_height_px``, it scrolls under a header that stays in view. ``wrap``: long cells wrap
     within the page's width (a line break in a cell's text starts a new line), for tables of
-    sentences rather than of tokens."""
+    sentences rather than of tokens. ``formats``: a format spec per numeric column (".4f",
+    ".2%"); the others are written as they are."""
+    specs = [(formats or {}).get(str(c), "") for c in frame.columns]
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
     # Field names may break after an underscore, so a table fits a 1024 px projector page.
     head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
@@ -45,8 +52,9 @@ def table_html(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
     rows = []
     for values, style in zip(frame.itertuples(index=False), row_styles, strict=True):
         cells = "".join(
-            f'<td class="num">{value}</td>' if is_number else f"<td>{html.escape(str(value))}</td>"
-            for value, is_number in zip(values, numeric, strict=True))
+            f'<td class="num">{_number(value, spec)}</td>' if is_number
+            else f"<td>{html.escape(str(value))}</td>"
+            for value, is_number, spec in zip(values, numeric, specs, strict=True))
         rows.append(f'<tr style="{html.escape(style)}">{cells}</tr>')
     height = f' style="max-height:{max_height_px}px"' if max_height_px else ""
     kind = "tab wrap" if wrap else "tab"
@@ -56,5 +64,6 @@ def table_html(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
 
 
 def draw_table(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
-               max_height_px: int | None = None, wrap: bool = False) -> None:
-    st.html(table_html(frame, row_styles, name, max_height_px, wrap))
+               max_height_px: int | None = None, wrap: bool = False,
+               formats: Mapping[str, str] | None = None) -> None:
+    st.html(table_html(frame, row_styles, name, max_height_px, wrap, formats))

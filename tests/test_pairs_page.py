@@ -22,6 +22,7 @@ from core.similarity.pair_lists import read_text
 from pages.pairs import cache as pairs_cache
 from tests.conftest import (
     ARTIFACTS,
+    _TableParser,
     assert_clean,
     bar_tables,
     image_heatmaps,
@@ -55,6 +56,15 @@ def curve_points(at) -> tuple[list[tuple[int, float, float]], int]:
     points = [(int(k), float(v), float(t)) for k, v, t in re.findall(
         r'data-layer="(\d+)" data-value="([-\d.]+)" style="left:[\d.]+%;top:([-\d.]+)%', body)]
     return points, int(re.search(r'data-shown="(\d+)"', body).group(1))
+
+
+def named_table(at, name: str) -> pd.DataFrame:
+    """An HTML table the page sent (components.html_table), its cells as written."""
+    body = next(h.proto.body for h in at.get("html") if f'data-table="{name}"' in h.proto.body)
+    parser = _TableParser()
+    parser.feed(body)
+    (header, rows), = parser.tables
+    return pd.DataFrame([r for r in rows if r], columns=header)
 
 
 def metrics(at) -> dict[str, str]:
@@ -105,8 +115,11 @@ def test_one_pair_shows_the_core_figures(bundle):
         assert list(drawn["token"]) == [f"{i} {t}" for i, t in enumerate(tokens)]
         np.testing.assert_allclose(drawn["share of the cosine"].astype(float), shares, atol=5e-5)
         np.testing.assert_allclose(drawn["drop when left out"].astype(float), effect, atol=5e-5)
-    top = at.dataframe[0].value
-    assert len(top) == 10 and top.iloc[0, 2] == pytest.approx(expected.top(1)[0][2], abs=1e-9)
+    top = named_table(at, "pairs_top")
+    assert list(top.columns) == ["A", "B", "term", "share"] and len(top) == 10
+    i, j, term = expected.top(1)[0]
+    assert list(top.iloc[0]) == [f"{i} {expected.tokens_a[i]}", f"{j} {expected.tokens_b[j]}",
+                                 f"{term:.4f}", f"{term / expected.cosine:.2%}"]
 
 
 def test_layer_from_the_link_and_exact_values(bundle):

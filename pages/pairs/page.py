@@ -5,17 +5,19 @@ Two sections shown as tabs; only the open one runs (components.sections).
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import streamlit as st
 
 from components.analysis_view import encoding_or_none, model_of, stop_on_input_error
-from components.bar_table import draw_bars_row
 from components.controls import by_word_toggle, whole_number
 from components.downloads import download_matrix, safe_filename
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
-from components.html_table import draw_table
+from components.html_row import draw_side_by_side
+from components.html_table import draw_table, table_html
 from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
@@ -218,17 +220,12 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
         download_matrix(_("contributions") + f"_{contrib.layer}", words.matrix,
                         [f"{w.start}:{w.text}" for w in words.words_a], key="pr_matrix")
     shown = cache.get_pair_figures(key, layer, language())
-    # Words are longer labels than tokens: their table takes the page's width, the curve below.
-    left, right = st.columns(2) if words is None else (st.container(), st.container())
-    with left:
-        st.markdown("**" + _("The ten largest terms") + "**")
-        st.dataframe(top_table(contrib) if words is None else top_word_table(words),
-                     hide_index=True, width="stretch",
-                     column_config={_("term"): st.column_config.NumberColumn(format="%.4f"),
-                                    _("share"): st.column_config.NumberColumn(
-                                        format="percent")})
-    with right:
-        st.html(shown.curve)
+    top = top_table(contrib) if words is None else top_word_table(words)
+    heading = html.escape(_("The ten largest terms"))
+    top_html = (f'<div style="font-weight:600;margin-bottom:6px">{heading}</div>'
+                + table_html(top, [""] * len(top), "pairs_top",
+                             formats={_("term"): ".4f", _("share"): ".2%"}))
+    draw_side_by_side([top_html, shown.curve])
     draw_shares(contrib, shown)
 
 
@@ -311,7 +308,7 @@ def draw_shares(contrib: PairContributions, shown: cache.PairFigures) -> None:
               "sentence's mean (below 0: it rises). The two views usually agree; where they "
               "do not, the token's vector is long or short rather than aimed at the other "
               "sentence."))
-    draw_bars_row([shown.shares_a, shown.shares_b])
+    draw_side_by_side([shown.shares_a, shown.shares_b])
     found = contrib.disagreements()
     if found:
         names = ", ".join(

@@ -30,7 +30,8 @@ STYLE = f"""<style>
   margin-bottom:6px; }}
 .pc-grid {{ display:grid; grid-template-columns:1.5em max-content minmax(0, 1fr);
   column-gap:4px; }}
-.pc-ytitle {{ writing-mode:vertical-rl; transform:rotate(180deg); text-align:center;
+.pc-ytitle {{ writing-mode:vertical-rl; text-orientation:sideways;
+  transform:rotate(180deg); text-align:center;
   color:{palette.SOFT_INK}; white-space:nowrap; height:{PLOT_PX}px; }}
 .pc-yticks {{ position:relative; height:{PLOT_PX}px; min-width:2.4em; }}
 .pc-yticks span {{ position:absolute; right:0; transform:translateY(-50%); line-height:1;

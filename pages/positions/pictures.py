@@ -46,7 +46,8 @@ STYLE = f"""<style>
 .pp-title {{ font-size:18px; font-weight:600; overflow-wrap:anywhere; }}
 .pp-sub {{ font-size:14px; color:{palette.SOFT_INK}; margin-bottom:4px; }}
 .pp-grid {{ display:grid; grid-template-columns:1.6em minmax(0, 1fr); column-gap:4px; }}
-.pp-ytitle {{ writing-mode:vertical-rl; transform:rotate(180deg); text-align:center;
+.pp-ytitle {{ writing-mode:vertical-rl; text-orientation:sideways;
+  transform:rotate(180deg); text-align:center;
   color:{palette.SOFT_INK}; white-space:nowrap; }}
 .pp-plot {{ position:relative; width:100%; border:1px solid {palette.GRID};
   box-sizing:border-box; }}
