@@ -17,21 +17,21 @@ import numpy as np
 
 from components import palette
 
+MEASURES_MAX = 4   # the measures one table may hold (a colour variable and a rule each)
 STYLE = f"""<style>
 .bars {{ color:{palette.INK}; font-size:16px; }}
 .bars .bars-title {{ font-weight:600; margin:0 0 6px 0; white-space:pre-line;
   overflow-wrap:anywhere; }}
-.bars table {{ border-collapse:collapse; width:100%; table-layout:auto; }}
+.bars table {{ border-collapse:collapse; width:100%; }}
 .bars th {{ text-align:left; font-weight:600; padding:4px 6px; vertical-align:bottom;
   border-bottom:2px solid {palette.GRID}; }}
 .bars td {{ padding:3px 6px; border-bottom:1px solid #e6e6e6; vertical-align:middle; }}
-.bars td.label {{ white-space:pre-wrap; overflow-wrap:anywhere; }}
-.bars .cell {{ display:flex; align-items:center; gap:6px; }}
-.bars .track {{ position:relative; flex:1 1 auto; min-width:48px; height:16px; }}
-.bars .zero {{ position:absolute; top:-3px; bottom:-3px; width:1px; background:{palette.EDGE}; }}
-.bars .bar {{ position:absolute; top:0; bottom:0; }}
-.bars .value {{ flex:0 0 auto; min-width:4.2em; text-align:right;
-  font-variant-numeric:tabular-nums; }}
+.bars td.l {{ white-space:pre; }}
+.bars td.t {{ position:relative; width:24%; min-width:48px; padding:0;
+  background:linear-gradient({palette.EDGE}, {palette.EDGE}) no-repeat var(--z) 0 / 1px 100%; }}
+.bars td.t i {{ position:absolute; top:50%; height:14px; margin-top:-7px; }}
+.bars td.v {{ text-align:right; white-space:nowrap; font-variant-numeric:tabular-nums; }}
+{"".join(f".bars td.m{k} i {{ background:var(--c{k}); }}" for k in range(MEASURES_MAX))}
 </style>"""
 
 
@@ -52,33 +52,32 @@ def _span(measures: Sequence[Measure]) -> tuple[float, float]:
     return (low, high) if high > low else (0.0, 1.0)
 
 
-def _cell(value: float, low: float, high: float, colour: str) -> str:
-    width = high - low
-    zero = (0.0 - low) / width * 100
+def _cells(value: float, low: float, high: float, k: int) -> str:
+    """Measure ``k``'s two cells: its bar from the zero line (the table's --z), its value.
+    Short markup: a sentence of 512 tokens is a table of 512 rows."""
     if not np.isfinite(value):
-        bar, text = "", "—"
-    else:
-        left = (min(value, 0.0) - low) / width * 100
-        size = abs(value) / width * 100
-        bar = (f'<div class="bar" style="left:{left:.2f}%;width:{size:.2f}%;'
-               f'background:{colour}"></div>')
-        text = f"{value:.4f}"
-    return (f'<td><div class="cell"><div class="track">{bar}'
-            f'<div class="zero" style="left:{zero:.2f}%"></div></div>'
-            f'<span class="value">{text}</span></div></td>')
+        return f'<td class="t m{k}"></td><td class="v">—</td>'
+    left = (min(value, 0.0) - low) / (high - low) * 100
+    size = abs(value) / (high - low) * 100
+    return (f'<td class="t m{k}"><i style="left:{left:.1f}%;width:{size:.1f}%"></i></td>'
+            f'<td class="v">{value:.4f}</td>')
 
 
 def bars_html(labels: Sequence[str], measures: Sequence[Measure], title: str, label_heading: str,
               name: str) -> str:
     """One titled table of bars (with its style); ``data-bars`` names it for tests. Labels,
     headings and the title are escaped."""
+    if len(measures) > MEASURES_MAX:
+        raise ValueError(f"at most {MEASURES_MAX} measures, not {len(measures)}")
     low, high = _span(measures)
-    head = "".join(f"<th>{html.escape(m.name)}</th>" for m in measures)
+    head = "".join(f'<th colspan="2">{html.escape(m.name)}</th>' for m in measures)
     rows = []
     for k, label in enumerate(labels):
-        cells = "".join(_cell(float(m.values[k]), low, high, m.colour) for m in measures)
-        rows.append(f'<tr><td class="label">{html.escape(label)}</td>{cells}</tr>')
+        cells = "".join(_cells(float(m.values[k]), low, high, j) for j, m in enumerate(measures))
+        rows.append(f'<tr><td class="l">{html.escape(label)}</td>{cells}</tr>')
+    colours = "".join(f";--c{j}:{m.colour}" for j, m in enumerate(measures))
     return (f'{STYLE}<div class="bars" data-bars="{html.escape(name)}" role="figure">'
             f'<div class="bars-title">{html.escape(title)}</div>'
-            f"<table><thead><tr><th>{html.escape(label_heading)}</th>{head}</tr></thead>"
+            f'<table style="--z:{(0.0 - low) / (high - low) * 100:.1f}%{colours}">'
+            f"<thead><tr><th>{html.escape(label_heading)}</th>{head}</tr></thead>"
             f'<tbody>{"".join(rows)}</tbody></table></div>')

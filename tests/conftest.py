@@ -318,7 +318,9 @@ def bar_tables(at: AppTest) -> dict[str, pd.DataFrame]:
             parser = _TableParser()
             parser.feed(element.proto.body)
             for name, (header, rows) in zip(names, parser.tables, strict=True):
-                found[name] = pd.DataFrame([r for r in rows if r], columns=header)
+                # A measure is two cells, its bar (no text) and its value: the values kept.
+                found[name] = pd.DataFrame([[r[0], *r[2::2]] for r in rows if r],
+                                           columns=header)
     return found
 
 
