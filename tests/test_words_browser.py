@@ -1,6 +1,7 @@
 """The views by word as a projector shows them: 1024x768, Chinese text, both languages. Nothing
 cut off or unreadable (the projector test's own look), and every label of a by-word view at
-least 12 px: chart ticks, the word boxes on Tokens, the importance table."""
+least 12 px: chart ticks, the word boxes on Tokens, the importance table, Pairs' pictures and
+tables."""
 
 from __future__ import annotations
 
@@ -27,10 +28,12 @@ SMALLEST_JS = r"""() => {
   const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   const labels = [...main.querySelectorAll(
       ".xtick text, .ytick text, .tok-word .w, .tok-word .t span, .tok-word small, "
-      + ".att td, .att th")].filter(shown).filter(e => e.textContent.trim());
+      + ".att td, .att th, .hm-row, .hm-cols span, .tab td, .tab th, .bars td, .bars th, "
+      + ".pc-yticks span, .pc-xticks span")].filter(shown).filter(e => e.textContent.trim());
   const px = labels.map(e => parseFloat(getComputedStyle(e).fontSize));
   return {n: labels.length, smallest: px.length ? Math.min(...px) : null,
-          words: [...main.querySelectorAll(".tok-word .w, .ytick text, .att td.tok")]
+          words: [...main.querySelectorAll(
+            ".tok-word .w, .ytick text, .att td.tok, [data-table='pairs_top'] td")]
                    .map(e => e.textContent)};
 }"""
 
@@ -47,7 +50,7 @@ def check_view(page, view: str, lang: str) -> None:
     if view != "pretraining":
         assert seen["n"] > 0, seen
         assert seen["smallest"] >= 12, seen
-    if view in ("tokens", "encoder", "attribution"):
+    if view in ("tokens", "encoder", "attribution", "pairs"):
         assert any("天安门" in w for w in seen["words"]), seen["words"]
 
 
