@@ -17,6 +17,7 @@ import base64
 import html
 import io
 import math
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -138,11 +139,19 @@ def _column_labels(cols: Sequence[object], words: bool) -> str:
         return "".join(
             f'<span style="left:{(i + 0.5) / n * 100:.3f}%">{_text(cols[i])}</span>'
             for i in column_ticks(cols))
-    longest = min(max((len(html.unescape(str(c))) for c in cols), default=1), WORD_CHARS)
+    longest = min(max((label_em(html.unescape(str(c))) for c in cols), default=0.55),
+                  WORD_CHARS * 0.62)   # the labels' own max-height: longer ones end in "…"
     spans = "".join(
         f'<span class="hm-word" style="left:{(i + 0.5) / n * 100:.3f}%">{_text(cols[i])}</span>'
         for i in shown_ticks(n, COLUMNS_PX, ROW_PX))
-    return f'<div class="hm-words" style="height:{longest * 0.55 + 0.5:.1f}em">{spans}</div>'
+    return f'<div class="hm-words" style="height:{longest + 0.5:.1f}em">{spans}</div>'
+
+
+def label_em(text: str) -> float:
+    """About how long ``text`` is when written, in em: a Chinese (wide) character takes about
+    1 em, another about 0.55. Reserving 0.55 em for every character let a Chinese word run into
+    the axis title under it."""
+    return sum(1.0 if unicodedata.east_asian_width(ch) in ("W", "F") else 0.55 for ch in text)
 
 
 def _overlays(image: HeatmapImage, rows: int, cols: int, row_px: float) -> str:

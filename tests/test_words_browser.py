@@ -12,7 +12,10 @@ from tests.test_projector_browser import look
 
 pytestmark = pytest.mark.browser
 
-TEXTS = "a=%E6%88%91%E7%88%B1%E5%8C%97%E4%BA%AC%E5%A4%A9%E5%AE%89%E9%97%A8&b=He+was+strumming."
+# A: 我爱北京天安门. B: 他在天安门广场, whose longest word (天安门广场) is written
+# upwards under Pairs' heatmap.
+TEXTS = ("a=%E6%88%91%E7%88%B1%E5%8C%97%E4%BA%AC%E5%A4%A9%E5%AE%89%E9%97%A8"
+         "&b=%E4%BB%96%E5%9C%A8%E5%A4%A9%E5%AE%89%E9%97%A8%E5%B9%BF%E5%9C%BA")
 VIEWS = {
     "tokens": "tokens?tok_words=true",
     "encoder": "encoder?enc_section=Attention&enc_words=true",
@@ -38,6 +41,16 @@ SMALLEST_JS = r"""() => {
 }"""
 
 
+# Word labels written upwards under a heatmap that run into its axis title below them.
+INTO_AXIS_JS = r"""() => [...document.querySelectorAll("[data-figure]")].flatMap(fig => {
+  const axis = fig.querySelector(".hm-axis");
+  if (!axis) return [];
+  const top = axis.getBoundingClientRect().top;
+  return [...fig.querySelectorAll(".hm-word")]
+    .filter(w => w.getBoundingClientRect().bottom > top + 1).map(w => w.textContent);
+})"""
+
+
 def check_view(page, view: str, lang: str) -> None:
     """The view as drawn now, in ``lang``: nothing cut off, labels at least 12 px, the words."""
     page.wait_for_timeout(500)   # charts drawn
@@ -47,6 +60,7 @@ def check_view(page, view: str, lang: str) -> None:
                 if not (view == "tokens" and "table" in p and "token_type_id" in p)]
     seen = page.evaluate(SMALLEST_JS)
     assert not problems, "\n".join(problems)
+    assert page.evaluate(INTO_AXIS_JS) == []
     if view != "pretraining":
         assert seen["n"] > 0, seen
         assert seen["smallest"] >= 12, seen
