@@ -7,6 +7,7 @@ Four sections shown as tabs; only the open one runs (components.sections).
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.analysis_view import model_of, show_error, show_notices
 from components.cache import get_encoding
@@ -221,17 +222,24 @@ def draw_neighbours(ctx: Context) -> None:
     query = query_or_stop(ctx)
     if corpus is None or query is None:
         return
-    # Its own fragment: the token and the layer redraw the table, not the text above it.
-    run_part(draw_neighbour_table, ctx, corpus, query)
-
-
-def draw_neighbour_table(ctx: Context, corpus: ContextVectors, query: Query) -> None:
-    """The token and layer pickers, the nearest corpus tokens and what to notice in them."""
-    words = labelled_words(corpus)
     left, right = st.columns([1, 2])
     with left:
-        position = token_picker(ctx, query, words)
-    with right:
+        position = token_picker(ctx, query, labelled_words(corpus))
+    # Its own fragment, the layer slider drawn in its place beside the token: a layer move
+    # redraws the slider, what to notice and the table, nothing else.
+    run_part(draw_neighbour_table, ctx, corpus, query, position, right)
+    explain(_("Corpus: {n} sentences, {t} tokens at {layers} layers of {model}, kept in "
+              "float16 ({mb} MB); the pass took {s} s.").format(
+        n=f"{len(corpus.records):,}", t=f"{corpus.n_tokens:,}", layers=corpus.n_layers,
+        model=markdown_text(ctx.bundle.label), mb=f"{corpus.nbytes / 1e6:.1f}",
+        s=f"{corpus.seconds:.1f}"))
+
+
+def draw_neighbour_table(ctx: Context, corpus: ContextVectors, query: Query,
+                         position: int | None, slider_place: DeltaGenerator) -> None:
+    """The layer slider (in ``slider_place``), the nearest corpus tokens to the token at
+    ``position`` and what to notice in them."""
+    with slider_place:
         layer = layer_slider(ctx, corpus.layers)
     if position is None:
         return
@@ -246,11 +254,6 @@ def draw_neighbour_table(ctx: Context, corpus: ContextVectors, query: Query) -> 
         st.info(_("This token is [UNK]: {model}'s vocabulary has no entry for it, so its "
                   "neighbours are other unknown characters and say little.").format(
             model=ctx.bundle.label), icon=":material/help:")
-    explain(_("Corpus: {n} sentences, {t} tokens at {layers} layers of {model}, kept in "
-              "float16 ({mb} MB); the pass took {s} s.").format(
-        n=f"{len(corpus.records):,}", t=f"{corpus.n_tokens:,}", layers=corpus.n_layers,
-        model=markdown_text(ctx.bundle.label), mb=f"{corpus.nbytes / 1e6:.1f}",
-        s=f"{corpus.seconds:.1f}"))
 
 
 def word_picker(words: list[str]) -> str:
