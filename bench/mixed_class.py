@@ -26,62 +26,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
-
-import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:   # `python3 bench/mixed_class.py` puts bench/, not the repo, first
     sys.path.insert(0, str(ROOT))
 
 from bench import class_poll_bench  # noqa: E402
-from bench.long_text import warm_tour  # noqa: E402
-from bench.replicas import HAPROXY, start_proxy  # noqa: E402
+from bench.replicas import HAPROXY, replica_cluster  # noqa: E402
 from bench.report import CLASS_P95_GOAL, Row, fmt_s, markdown, percentile  # noqa: E402
-from bench.server import RESULTS, free_port, start_server  # noqa: E402
+from bench.server import REDIS, RESULTS, start_redis  # noqa: E402
 from bench.ws_load import DEFAULT_PAGES, simulate_class  # noqa: E402
 from serving.classpoll import REDIS_ENV  # noqa: E402
 
-REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 STEP_S = 12.0   # the teacher's pace: a step every 12 s, five steps a minute
-
-
-def start_redis() -> tuple[subprocess.Popen, str]:
-    """A throwaway Redis server on a free loopback port, no persistence (as compose.yaml)."""
-    import redis
-
-    port = free_port()
-    proc = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no"], cwd=RESULTS, stdout=subprocess.DEVNULL)
-    client = redis.Redis(port=port)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            return proc, f"redis://127.0.0.1:{port}/0"
-        except redis.ConnectionError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("redis-server did not start") from None
-            time.sleep(0.05)
-
-
-def cpu_seconds(pid: int) -> float:
-    """Processor seconds (user + system) the process and its children have used so far."""
-    root = psutil.Process(pid)
-    total = 0.0
-    for proc in (root, *root.children(recursive=True)):
-        try:
-            times = proc.cpu_times()
-            total += times.user + times.system
-        except psutil.NoSuchProcess:
-            pass
-    return total
 
 
 async def _both(url: str, lesson_students: int, page_students: int, seconds: float,
@@ -100,28 +60,17 @@ def run_mixed_class(replicas: int = 2, students: int = 100, seconds: float = 60.
     if not (os.path.exists(HAPROXY) and os.path.exists(REDIS)):
         return None
     RESULTS.mkdir(parents=True, exist_ok=True)
-    store, store_url = start_redis()
-    servers = []
-    proxy = None
+    store, store_url = start_redis(RESULTS)
     try:
-        servers = [start_server("app.py", env={REDIS_ENV: store_url}) for _ in range(replicas)]
-        for server in servers:
-            asyncio.run(warm_tour(server.url))
-        proxy, url = start_proxy([urlsplit(s.url).netloc for s in servers],
-                                 servers[0].log.with_name(f"haproxy-{servers[0].log.stem}.log"))
-        cpu_before = [cpu_seconds(s.proc.pid) for s in servers]
-        started = time.perf_counter()
-        lesson, explore = asyncio.run(_both(url, students // 2, students - students // 2,
-                                            seconds, step_s, think_s, pages,
-                                            servers[0].proc.pid, factory))
-        wall = time.perf_counter() - started
-        cpu = [cpu_seconds(s.proc.pid) - b for s, b in zip(servers, cpu_before, strict=True)]
+        with replica_cluster(replicas, env={REDIS_ENV: store_url}) as (servers, url):
+            cpu_before = [s.cpu_seconds() for s in servers]
+            started = time.perf_counter()
+            lesson, explore = asyncio.run(_both(url, students // 2, students - students // 2,
+                                                seconds, step_s, think_s, pages,
+                                                servers[0].proc.pid, factory))
+            wall = time.perf_counter() - started
+            cpu = [s.cpu_seconds() - b for s, b in zip(servers, cpu_before, strict=True)]
     finally:
-        if proxy is not None:
-            proxy.terminate()
-            proxy.wait(timeout=15)
-        for server in servers:
-            server.stop()
         store.terminate()
         store.wait(timeout=10)
     return summary(lesson, explore, replicas, wall, cpu)

@@ -22,7 +22,8 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -31,7 +32,7 @@ if str(ROOT) not in sys.path:   # `python3 bench/replicas.py` puts bench/, not t
     sys.path.insert(0, str(ROOT))
 
 from bench.long_text import warm_tour  # noqa: E402
-from bench.server import free_port, healthy, start_server  # noqa: E402
+from bench.server import Server, free_port, healthy, start_server  # noqa: E402
 from bench.ws_load import DEFAULT_PAGES, run_ws_load, server_rss  # noqa: E402
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
@@ -70,20 +71,30 @@ def run_replica_class(replicas: int = 2, students: int = 100, seconds: float = 6
     replica's RSS as the class ends) and ``replicas``. None where HAProxy is not installed."""
     if not os.path.exists(HAPROXY):
         return None
-    servers = []
-    proxy = None
-    try:
-        servers = [start_server("app.py") for _ in range(replicas)]
-        for server in servers:
-            asyncio.run(warm_tour(server.url))
-        proxy, url = start_proxy([urlsplit(s.url).netloc for s in servers],
-                                 servers[0].log.with_name(f"haproxy-{servers[0].log.stem}.log"))
+    with replica_cluster(replicas) as (servers, url):
         figures = run_ws_load(url, users=students, seconds=seconds, think_s=think_s,
                               pages=list(pages), pid=servers[0].proc.pid, factory=factory)
         summary = figures.summary()
         summary["replicas"] = replicas
         summary["replica_rss_end_bytes"] = [server_rss(s.proc.pid) for s in servers]
         return summary
+
+
+@contextmanager
+def replica_cluster(replicas: int, env: dict[str, str] | None = None,
+                    ) -> Iterator[tuple[list[Server], str]]:
+    """``replicas`` app servers (``env`` set for each), each warmed by a tour of every page,
+    and HAProxy with deploy/haproxy.cfg in front of them: yields the servers and the proxy's
+    URL; stops them all on leaving."""
+    servers: list[Server] = []
+    proxy = None
+    try:
+        servers = [start_server("app.py", env=env) for _ in range(replicas)]
+        for server in servers:
+            asyncio.run(warm_tour(server.url))
+        proxy, url = start_proxy([urlsplit(s.url).netloc for s in servers],
+                                 servers[0].log.with_name(f"haproxy-{servers[0].log.stem}.log"))
+        yield servers, url
     finally:
         if proxy is not None:
             proxy.terminate()

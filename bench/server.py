@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"   # server logs; git-ignored
+REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 
 
 def free_port() -> int:
@@ -62,6 +64,18 @@ class Server:
                 pass
         return total
 
+    def cpu_seconds(self) -> float:
+        """Processor seconds (user + system) the server and every process it started have used."""
+        root = psutil.Process(self.proc.pid)
+        total = 0.0
+        for proc in (root, *root.children(recursive=True)):
+            try:
+                times = proc.cpu_times()
+                total += times.user + times.system
+            except psutil.NoSuchProcess:
+                pass
+        return total
+
     def stop(self) -> None:
         self.proc.terminate()
         try:
@@ -100,3 +114,30 @@ def start_server(script: str, timeout_s: float = 90.0,
             time.sleep(0.05)
     proc.terminate()
     raise RuntimeError(f"streamlit did not listen within {timeout_s:.0f} s; see {log}")
+
+
+def start_redis(folder: Path, password: str | None = None,
+                timeout_s: float = 10.0) -> tuple[subprocess.Popen, str]:
+    """A throwaway Redis on a free loopback port with no persistence, as deploy/compose.yaml's
+    poll store runs (``password``: its requirepass); returns once it answers a ping, with its
+    URL. The bench's classes and the tests' replicas share their class polls through it."""
+    import redis
+
+    port = free_port()
+    auth = ["--requirepass", password] if password else []
+    proc = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", *auth,
+                             "--save", "", "--appendonly", "no"], cwd=folder,
+                            stdout=subprocess.DEVNULL)
+    client = redis.Redis(port=port, password=password)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("redis-server did not start") from None
+            time.sleep(0.05)
+    secret = f":{password}@" if password else ""
+    return proc, f"redis://{secret}127.0.0.1:{port}/0"

@@ -9,12 +9,12 @@ import asyncio
 import random
 import secrets
 import shutil
-import subprocess
 import threading
 import time
 
 import pytest
 
+from bench.server import start_redis
 from pages.lesson import cache
 from serving.classpoll import (
     ALPHABET,
@@ -53,22 +53,8 @@ def redis_url(tmp_path_factory):
     """A throwaway Redis server on a free port (no persistence), as deploy/compose.yaml runs one."""
     if REDIS_SERVER is None:
         pytest.skip("redis-server is not installed (.ci/run installs it)")
-    port = free_port()
-    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1",
-                             "--save", "", "--appendonly", "no"],
-                            cwd=tmp_path_factory.mktemp("redis"), stdout=subprocess.DEVNULL)
-    import redis
-
-    client = redis.Redis(port=port)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
+    proc, url = start_redis(tmp_path_factory.mktemp("redis"))
+    yield url
     proc.terminate()
     proc.wait(timeout=10)
 

@@ -31,7 +31,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from bench.replicas import CONFIG, HAPROXY, haproxy_env, start_proxy
-from bench.server import healthy
+from bench.server import healthy, start_redis
 from bench.ws_client import SessionClosed, StreamlitSession, http_get
 from serving.classpoll import REDIS_ENV
 from tests import class_sessions
@@ -77,11 +77,7 @@ def start_poll_store(folder) -> tuple[subprocess.Popen | None, str | None]:
     """A Redis with a password and no persistence, as compose.yaml's poll-store runs."""
     if REDIS_SERVER is None:
         return None, None
-    port, password = free_port(), "test-" + os.urandom(8).hex()
-    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1",
-                             "--requirepass", password, "--save", "", "--appendonly", "no"],
-                            cwd=folder, stdout=subprocess.DEVNULL)
-    return proc, f"redis://:{password}@127.0.0.1:{port}/0"
+    return start_redis(folder, password="test-" + os.urandom(8).hex())
 
 
 @dataclass
