@@ -100,10 +100,14 @@ def column_ticks(cols: Sequence[object], wanted: int = 8) -> list[int]:
     n = len(cols)
     if n <= wanted:
         return list(range(n))
-    raw = n / wanted
+    return list(range(0, n, int(round_step(n / wanted))))
+
+
+def round_step(raw: float, multiples: Sequence[float] = (1, 2, 5, 10)) -> float:
+    """The smallest step of at least ``raw`` that is one of ``multiples`` times a power of
+    ten: ticks at round numbers."""
     magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    return list(range(0, n, int(step)))
+    return next(m * magnitude for m in multiples if m * magnitude >= raw)
 
 
 def _text(label: object) -> str:

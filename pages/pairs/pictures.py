@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from components import palette
+from components.heatmap_image import round_step
 from components.i18n import _
 from components.labels import SEGMENT_COLOURS
 from core.similarity.pairs import PairContributions
@@ -58,9 +59,7 @@ def _text(value: object) -> str:
 
 def nice_ticks(low: float, high: float, most: int = 5) -> np.ndarray:
     """Round tick values (1, 2, 2.5 or 5 times a power of ten apart) covering [low, high]."""
-    raw = (high - low) / max(1, most - 1)
-    power = 10.0 ** math.floor(math.log10(raw))
-    step = next(power * m for m in (1, 2, 2.5, 5, 10) if power * m >= raw)
+    step = round_step((high - low) / max(1, most - 1), (1, 2, 2.5, 5, 10))
     first = math.floor(low / step) * step
     return np.arange(first, high + step * 0.5, step)
 
