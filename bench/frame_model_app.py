@@ -4,7 +4,7 @@
 (bench/frame_app.py), plus the model's run on it through the app's own cache
 (components.cache.get_analysis: the same analysis every page shares), and no figure: the floor
 under a page that shows the model's numbers for a sentence the server has not seen. Its model
-runs on the app's torch threads (frame.startup.set_torch_threads, one unless configured), as
+runs on the app's threads (frame.startup.set_compute_threads, one unless configured), as
 the app's warm-up sets them: on torch's default of a thread per core its rerun took 190.6 ms
 against 128.5 ms in Chromium on 2 cores (median of 7), more than some of the app's pages, so
 it was no floor under them.
@@ -15,7 +15,7 @@ import streamlit as st
 from bench.frame_app import run_frame
 from components.cache import get_analysis
 from components.inputs import shared_inputs
-from frame.startup import set_torch_threads
+from frame.startup import set_compute_threads
 
 
 def echo_after_model_run() -> None:
@@ -26,5 +26,12 @@ def echo_after_model_run() -> None:
     st.write(f"{len(analysis.tokens)} tokens; {last}: {analysis.stages[last].shape}")
 
 
-set_torch_threads()   # every rerun, as cheap as reading it; the app does it once at start-up
+@st.cache_resource(show_spinner=False)
+def compute_threads() -> int:
+    """Once per process, as the app's warm-up does (threadpoolctl looks through the loaded
+    libraries each time it is asked)."""
+    return set_compute_threads()
+
+
+compute_threads()
 run_frame(echo_after_model_run)

@@ -39,18 +39,25 @@ def warm_page_tables(model_name: str) -> None:
             warm(model_name)
 
 
-def set_torch_threads() -> int:
-    """One CPU thread per model run unless BERT_EXPLORER_TORCH_THREADS says otherwise.
+def set_compute_threads() -> int:
+    """One CPU thread per model run, and per numpy product, unless BERT_EXPLORER_TORCH_THREADS
+    says otherwise.
 
     Parallelism on a server comes from sessions (BERT_EXPLORER_MODEL_RUNS runs at once), not
     from splitting one short sentence's matrix products: with torch's default of a thread per
     core, two runs at once oversubscribed this machine's two cores, and with a browser on the
-    same machine a Stages or Encoder rerun took 1.4-1.8x as long (README, Performance).
+    same machine a Stages or Encoder rerun took 1.4-1.8x as long (README, Performance). numpy's
+    BLAS (the Encoder's float64 live checks) had the same default: on the server its two-thread
+    product of 16 tokens by a 384 x 384 matrix waited for a second core the browser and the
+    server's event loop held, 26 ms a check against 0.1 ms (README, Performance). threadpoolctl
+    sets the BLAS library numpy loaded, for the whole process.
     """
     import torch
+    from threadpoolctl import threadpool_limits
 
     threads = max(1, int(os.environ.get("BERT_EXPLORER_TORCH_THREADS", "1")))
     torch.set_num_threads(threads)
+    threadpool_limits(limits=threads, user_api="blas")
     return threads
 
 
@@ -72,7 +79,7 @@ def warm_up() -> None:
     quiet_libraries()   # transformers' bars and warnings are not the visitor's (nor at import)
     # In this thread, not in the lifespan: the lifespan runs on the server's event loop, and
     # importing torch there held up the server's first answer by a second.
-    set_torch_threads()
+    set_compute_threads()
     # Outside a session Streamlit's caches warn that there is no script context: expected here.
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
         logging.ERROR)

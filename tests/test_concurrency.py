@@ -111,20 +111,32 @@ def test_sessions_at_once_each_see_their_own_table(server, reference_tokenizer):
         assert metric(first.texts, "Cut by truncation") == str(full - kept), max_length
 
 
+def blas_threads() -> set[int]:
+    """The thread counts of the BLAS libraries loaded in this process (numpy's)."""
+    from threadpoolctl import threadpool_info
+
+    return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+
 def test_the_server_gives_each_model_run_one_thread_unless_told(monkeypatch):
-    """frame.startup.set_torch_threads, called when the server starts: 1 by default, the
-    environment's number otherwise, never below 1."""
+    """frame.startup.set_compute_threads, called when the server starts: torch and numpy's BLAS
+    on 1 thread by default, the environment's number otherwise, never below 1."""
     import torch
+    from threadpoolctl import threadpool_limits
 
-    from frame.startup import set_torch_threads
+    from frame.startup import set_compute_threads
 
+    assert blas_threads(), "numpy's BLAS is loaded"
     before = torch.get_num_threads()
-    try:
-        monkeypatch.delenv("BERT_EXPLORER_TORCH_THREADS", raising=False)
-        assert set_torch_threads() == 1 and torch.get_num_threads() == 1
-        monkeypatch.setenv("BERT_EXPLORER_TORCH_THREADS", "2")
-        assert set_torch_threads() == 2 and torch.get_num_threads() == 2
-        monkeypatch.setenv("BERT_EXPLORER_TORCH_THREADS", "0")
-        assert set_torch_threads() == 1
-    finally:
-        torch.set_num_threads(before)
+    with threadpool_limits(user_api="blas"):   # puts numpy's thread count back at the end
+        try:
+            monkeypatch.delenv("BERT_EXPLORER_TORCH_THREADS", raising=False)
+            assert set_compute_threads() == 1 and torch.get_num_threads() == 1
+            assert blas_threads() == {1}
+            monkeypatch.setenv("BERT_EXPLORER_TORCH_THREADS", "2")
+            assert set_compute_threads() == 2 and torch.get_num_threads() == 2
+            assert blas_threads() == {2}
+            monkeypatch.setenv("BERT_EXPLORER_TORCH_THREADS", "0")
+            assert set_compute_threads() == 1 and blas_threads() == {1}
+        finally:
+            torch.set_num_threads(before)
