@@ -8,7 +8,8 @@ escaped, so a token reads exactly as the tokenizer gave it.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -19,11 +20,15 @@ STYLE = f"""<style>
 .tab-wrap {{ overflow:auto; border:1px solid {palette.GRID}; border-radius:6px; }}
 .tab {{ border-collapse:collapse; width:100%; font-size:16px; color:{palette.INK}; }}
 .tab th {{ position:sticky; top:0; background:#ffffff; text-align:left; font-weight:600;
-  border-bottom:2px solid {palette.GRID}; padding:6px 8px; vertical-align:bottom; }}
-.tab td {{ padding:4px 8px; border-bottom:1px solid #e6e6e6; white-space:pre; }}
+  border-bottom:2px solid {palette.GRID}; padding:6px 6px; vertical-align:bottom; }}
+.tab td {{ padding:4px 6px; border-bottom:1px solid #e6e6e6; white-space:pre; }}
+.tab th.num {{ text-align:right; }}
 .tab td.num {{ text-align:right; font-variant-numeric:tabular-nums; }}
 .tab.wrap td {{ white-space:pre-wrap; overflow-wrap:break-word; vertical-align:top; }}
 </style>"""
+
+
+NUMBER = ' class="num"'   # a number cell's class, and its header's
 
 
 def row_tint(colour: str, bold: bool = False, alpha: str = "22") -> str:
@@ -32,27 +37,35 @@ def row_tint(colour: str, bold: bool = False, alpha: str = "22") -> str:
             + (";font-weight:700" if bold else ""))
 
 
-def _number(value: float, spec: str) -> str:
+# A numeric column's format: a format spec (".4f", ".2%", "," for thousands) or a function.
+Format = str | Callable[[Any], str]
+
+
+def _number(value: float, spec: Format) -> str:
+    if callable(spec):
+        return spec(value)
     return "–" if spec and pd.isna(value) else f"{value:{spec}}"
 
 
 def table_html(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
                max_height_px: int | None = None, wrap: bool = False,
-               formats: Mapping[str, str] | None = None) -> str:
+               formats: Mapping[str, Format] | None = None) -> str:
     """The table, each row with its CSS; ``data-table`` names it for tests. Taller than
     ``max_height_px``, it scrolls under a header that stays in view. ``wrap``: long cells wrap
     within the page's width (a line break in a cell's text starts a new line), for tables of
-    sentences rather than of tokens. ``formats``: a format spec per numeric column (".4f",
-    ".2%"); the others are written as they are."""
-    specs = [(formats or {}).get(str(c), "") for c in frame.columns]
+    sentences rather than of tokens. ``formats``: a format spec (".4f", ".2%") or a function
+    per numeric column; the others are written as they are."""
+    specs: list[Format] = [(formats or {}).get(str(c), "") for c in frame.columns]
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
     # Field names may break after an underscore, so a table fits a 1024 px projector page.
-    head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
-                   for c in frame.columns)
+    # A number column's header stands over its numbers, at the right.
+    head = "".join(f'<th{NUMBER if is_number else ""}>'
+                   f"{html.escape(str(c)).replace('_', '_<wbr>')}</th>"
+                   for c, is_number in zip(frame.columns, numeric, strict=True))
     rows = []
     for values, style in zip(frame.itertuples(index=False), row_styles, strict=True):
         cells = "".join(
-            f'<td class="num">{_number(value, spec)}</td>' if is_number
+            f"<td{NUMBER}>{_number(value, spec)}</td>" if is_number
             else f"<td>{html.escape(str(value))}</td>"
             for value, is_number, spec in zip(values, numeric, specs, strict=True))
         rows.append(f'<tr style="{html.escape(style)}">{cells}</tr>')
@@ -65,5 +78,5 @@ def table_html(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
 
 def draw_table(frame: pd.DataFrame, row_styles: Sequence[str], name: str,
                max_height_px: int | None = None, wrap: bool = False,
-               formats: Mapping[str, str] | None = None) -> None:
+               formats: Mapping[str, Format] | None = None) -> None:
     st.html(table_html(frame, row_styles, name, max_height_px, wrap, formats))

@@ -7,13 +7,22 @@ import json
 import re
 from urllib.parse import parse_qs, quote, urlparse
 
+import pandas as pd
 import pytest
 import torch
 
 from components.inputs import DEFAULT_SENTENCE
 from core import analyze
+from pages.parameters.figures import TRUE_FALSE
 from pages.parameters.page import SECTION_KEY, SECTIONS
-from tests.conftest import ARTIFACTS, assert_clean, open_app, open_in_browser, wait_for_app
+from tests.conftest import (
+    ARTIFACTS,
+    assert_clean,
+    html_tables,
+    open_app,
+    open_in_browser,
+    wait_for_app,
+)
 from tests.test_parameters_core import (
     DESIGN_COUNTS,
     HAND_FORMULA_CHINESE,
@@ -26,16 +35,33 @@ PAGE = "pages/parameters/page.py"
 WHERE, FORMULA, PRESETS_TAB, CUSTOM, SKETCH = (s.label for s in SECTIONS)
 
 
+def tables(at) -> list:
+    """The page's tables: the grids' frames, then the HTML tables' cells read back (a count
+    written "1,234" as the number, ✓ / ✗ as True / False)."""
+    frames = [df.value for df in at.dataframe]
+    for frame in html_tables(at):
+        for column in frame.columns:
+            cells = frame[column]
+            if not pd.api.types.is_string_dtype(cells):
+                continue
+            if cells.str.fullmatch(r"-?\d{1,3}(,\d{3})*").all():
+                frame[column] = cells.str.replace(",", "").astype(int)
+            elif cells.isin(TRUE_FALSE).all():
+                frame[column] = cells == TRUE_FALSE[0]
+        frames.append(frame)
+    return frames
+
+
 def frame_with(at, column: str):
     """The first table on the page that has ``column``."""
-    for df in at.dataframe:
-        if column in df.value.columns:
-            return df.value
+    for frame in tables(at):
+        if column in frame.columns:
+            return frame
     raise AssertionError(f"no table with a {column!r} column")
 
 
 def frames_with(at, column: str) -> list:
-    return [df.value for df in at.dataframe if column in df.value.columns]
+    return [frame for frame in tables(at) if column in frame.columns]
 
 
 def open_section(label: str, **query: str):
@@ -67,7 +93,12 @@ def test_page_shows_live_counts_and_the_four_preset_figures(bundle):
     for name, figure in DESIGN_COUNTS.items():
         assert presets.loc[name, "from config"] == figure
         assert presets.loc[name, "on meta device"] == figure
-    assert presets["equal"].all()
+    assert "the count from the formula equals sum(p.numel())" in page_text(at)
+    # The sizes' table names its symbols under it, where a projector shows them.
+    sizes = frame_with(at, "V").set_index("model")
+    assert sizes.loc["bert-base-uncased", "V"] == 30522   # published configs' sizes
+    assert sizes.loc["bert-large-uncased", "N"] == 24
+    assert any(m.value.startswith("N: layers · h: hidden size") for m in at.markdown)
 
 
 def treemap_boxes(at) -> dict[str, dict]:
@@ -341,18 +372,21 @@ def test_parameters_page_in_chromium(server, browser):
     box = head.bounding_box()
     assert box and box["x"] + box["width"] <= 1024
     assert head.evaluate("e => e.scrollWidth <= e.clientWidth")
-    # The next tab in the same page, wider: the grid renders only the columns in view.
-    page.set_viewport_size({"width": 1400, "height": 768})
+    # The next tab: the presets' counts, every cell written out and inside the page.
     open_tab(page, PRESETS_TAB)
-    page.wait_for_selector("[role=gridcell]", state="attached", timeout=30_000)
-    cells = page.locator("[role=gridcell]").all_inner_texts()  # the grid's accessible copy
+    counts = page.locator("[data-table='par_preset_counts'] td").all_inner_texts()
     for figure in DESIGN_COUNTS.values():
-        assert cells.count(str(figure)) == 2  # from the config and on the meta device
+        assert counts.count(f"{figure:,}") == 2  # from the config and on the meta device
     page.close()
     page = view(FORMULA, "&par_formula=bert-base-chinese")
-    page.wait_for_selector("[role=gridcell]", state="attached", timeout=30_000)
+    page.locator("[data-table='par_reconcile']").wait_for(timeout=30_000)
     body = page.locator("[data-testid='stMain']").inner_text()
     assert "102,145,536" in body and "122,112" in body
+    for name in ("par_reconcile", "par_hand", "par_left_out"):   # nothing runs past 1024 px
+        table = page.locator(f"[data-table='{name}']")
+        assert table.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), name
+        box = table.bounding_box()
+        assert box and box["x"] + box["width"] <= 1024, name
     page.set_viewport_size({"width": 1024, "height": 768})
     open_tab(page, WHERE)
     # The picture's names sit inside their rectangles, at the size the page's text has.

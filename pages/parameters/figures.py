@@ -7,6 +7,7 @@ same English text in this page's catalog, so ``_()`` finds its translation where
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -15,6 +16,7 @@ from transformers import BertConfig
 
 from components import palette
 from components.graphs import Node, dot_graph
+from components.html_table import Format
 from components.i18n import N_, _
 from core.parameters.architecture import architecture_steps
 from core.parameters.listing import TreeNodes
@@ -135,6 +137,25 @@ PRESET_COLUMNS = {
     "on meta device": ColumnSpec(N_("on meta device"), True, 115, COUNT),
 }
 TEXT_COLUMNS = ("block", "term", "formula")  # cells holding core's words
+
+
+# A ColumnSpec's number format (the grid's) as an HTML table writes it.
+HTML_FORMATS: dict[str, Format] = {COUNT: ",", "%.3f %%": lambda value: f"{value:.3f} %"}
+TRUE_FALSE = ("✓", "✗")
+
+
+def html_columns(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None]
+                 ) -> tuple[pd.DataFrame, dict[str, Format]]:
+    """The columns ``columns`` shows, headed in the reader's language, and each number column's
+    format, for an HTML table: what the grid shows, every cell written out (a yes/no as ✓/✗)."""
+    shown = {name: spec for name, spec in columns.items() if spec is not None}
+    out = localized(frame)[list(shown)]
+    for name in shown:
+        if pd.api.types.is_bool_dtype(out[name]):
+            out[name] = out[name].map(lambda yes: TRUE_FALSE[0] if yes else TRUE_FALSE[1])
+    formats = {_(spec.label): HTML_FORMATS.get(spec.format or "", "")
+               for spec in shown.values() if spec.number}
+    return out.rename(columns={name: _(spec.label) for name, spec in shown.items()}), formats
 
 
 def localized(frame: pd.DataFrame) -> pd.DataFrame:

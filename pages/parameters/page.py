@@ -12,6 +12,7 @@ from components.analysis_view import encoding_or_none, model_of
 from components.cache import parameter_count
 from components.explain import explain, page_header
 from components.heatmap import show_figure
+from components.html_table import draw_table
 from components.i18n import N_, _, language
 from components.inputs import shared_inputs
 from components.sections import Section, draw_sections
@@ -46,6 +47,7 @@ from pages.parameters.figures import (
     TERMS_COLUMNS,
     ColumnSpec,
     architecture_dot,
+    html_columns,
     localized,
     shown,
 )
@@ -77,18 +79,30 @@ FORM_KEYS = {  # Sizes field -> (widget key, short label with the formula's symb
 }
 
 
-def show_table(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None]) -> None:
-    """A table without index, its headers and words translated: whole when short, else scrolling."""
+def show_table(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None],
+               name: str | None = None) -> None:
+    """A table without index, its headers and words translated. Named, an HTML table with every
+    cell in view (a short table: nothing cut at 1024 px, and a fraction of a grid's cost to draw
+    again when a picker moves); a column's help is written under it, where a projector shows it.
+    Unnamed, a grid: whole when short, else scrolling (the long lists)."""
+    if name is not None:
+        table, formats = html_columns(frame, columns)
+        draw_table(table, [""] * len(table), name, wrap=True, formats=formats)
+        helps = [f"{_(spec.label)}: {_(spec.help)}" for spec in columns.values()
+                 if spec is not None and spec.help]
+        if helps:
+            explain(" · ".join(helps))
+        return
     config = {}
-    for name, spec in columns.items():
+    for column, spec in columns.items():
         if spec is None:
-            config[name] = None
+            config[column] = None
         elif spec.number:
-            config[name] = st.column_config.NumberColumn(
+            config[column] = st.column_config.NumberColumn(
                 _(spec.label), width=spec.width, format=spec.format,
                 help=_(spec.help) if spec.help else None)
         else:
-            config[name] = st.column_config.Column(_(spec.label), width=spec.width)
+            config[column] = st.column_config.Column(_(spec.label), width=spec.width)
     st.dataframe(localized(frame), hide_index=True, width="stretch",
                  height="content" if len(frame) <= 20 else 600, column_config=config)
 
@@ -182,7 +196,7 @@ def draw_from_config(ctx: Context) -> None:
     with_pooler = any(r.group == "pooler" for r in rows)
     exact, held = count_from_config(config, with_pooler), sum(r.numel for r in rows)
     show_table(reconcile_frame(reconcile(parameter_terms(config, with_pooler), blocks(rows)),
-                               config), RECONCILE_COLUMNS)
+                               config), RECONCILE_COLUMNS, "par_reconcile")
     formula_latex = closed_form_latex(config, with_pooler)
     if formula_latex:
         # The pooler's term on a line of its own, so the first line fits a 1024-pixel screen.
@@ -217,9 +231,9 @@ def draw_hand_formula(above, above_pooler: bool, above_exact: int) -> None:
     counted, left_out = hand_formula_terms(config, with_pooler), omitted_terms(config, with_pooler)
     hand, gap = sum(t.total for t in counted), sum(t.total for t in left_out)
     st.markdown(_("**What the hand formula counts: {hand}**").format(hand=f"{hand:,}"))
-    show_table(terms_frame(counted, config), TERMS_COLUMNS)
+    show_table(terms_frame(counted, config), TERMS_COLUMNS, "par_hand")
     st.markdown(_("**What it leaves out, the biases and LayerNorm: {gap}**").format(gap=f"{gap:,}"))
-    show_table(terms_frame(left_out, config), TERMS_COLUMNS)
+    show_table(terms_frame(left_out, config), TERMS_COLUMNS, "par_left_out")
     numbers = {"hand": f"{hand:,}", "gap": f"{gap:,}", "sum": f"{hand + gap:,}",
                "exact": f"{exact:,}", "short": f"{gap / exact:.3%}"}
     if hand + gap == exact:
@@ -236,8 +250,8 @@ def draw_presets(ctx: Context) -> None:
               "every tensor's shape but no memory, so nothing is downloaded."))
     presets = presets_frame({name: sum(r.numel for r in cache.get_preset_parameters(name))
                              for name in PRESETS})
-    show_table(presets, PRESET_SIZE_COLUMNS)
-    show_table(presets, PRESET_COLUMNS)
+    show_table(presets, PRESET_SIZE_COLUMNS, "par_preset_sizes")
+    show_table(presets, PRESET_COLUMNS, "par_preset_counts")
     unequal = presets.loc[~presets["equal"], "model"].tolist()
     if unequal:
         st.warning(_("The formula and the meta-device model disagree for {models}.").format(
