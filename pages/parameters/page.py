@@ -79,20 +79,21 @@ FORM_KEYS = {  # Sizes field -> (widget key, short label with the formula's symb
 }
 
 
-def show_table(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None],
-               name: str | None = None) -> None:
-    """A table without index, its headers and words translated. Named, an HTML table with every
-    cell in view (a short table: nothing cut at 1024 px, and a fraction of a grid's cost to draw
-    again when a picker moves); a column's help is written under it, where a projector shows it.
-    Unnamed, a grid: whole when short, else scrolling (the long lists)."""
-    if name is not None:
-        table, formats = html_columns(frame, columns)
-        draw_table(table, [""] * len(table), name, wrap=True, formats=formats)
-        helps = [f"{_(spec.label)}: {_(spec.help)}" for spec in columns.values()
-                 if spec is not None and spec.help]
-        if helps:
-            explain(" · ".join(helps))
-        return
+def show_table(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None], name: str) -> None:
+    """A short table as an HTML table named ``name``, its headers and words translated and every
+    cell in view (a grid cut cells at 1024 px); a column's help is written under it, where a
+    projector shows it."""
+    table, formats = html_columns(frame, columns)
+    draw_table(table, [""] * len(table), name, wrap=True, formats=formats)
+    helps = [f"{_(spec.label)}: {_(spec.help)}" for spec in columns.values()
+             if spec is not None and spec.help]
+    if helps:
+        explain(" · ".join(helps))
+
+
+def show_grid(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None]) -> None:
+    """A long list as a grid without index, its headers and words translated: whole when short,
+    else scrolling."""
     config = {}
     for column, spec in columns.items():
         if spec is None:
@@ -138,7 +139,7 @@ def draw_where(ctx: Context) -> None:
                "apart."))
     breakdown = cache.get_breakdown(ctx.bundle.name, bool(per_layer))
     # Shown in percent with 3 decimals; the CSV keeps the fraction.
-    show_table(breakdown.assign(share=100 * breakdown["share"]), BREAKDOWN_COLUMNS)
+    show_grid(breakdown.assign(share=100 * breakdown["share"]), BREAKDOWN_COLUMNS)
     st.download_button(_("Download the breakdown (CSV)"),
                        lambda: breakdown.to_csv(index=False),
                        _("parameter-breakdown") + ".csv", "text/csv",
@@ -163,7 +164,7 @@ def draw_named_list(ctx: Context) -> None:
     st.markdown(_("{shown} of {all} tensors, {part} parameters ({share} of the model).").format(
         shown=f"{len(shown_rows):,}", all=f"{len(ctx.rows):,}", part=f"{part:,}",
         share=f"{part / ctx.total:.2%}"))
-    show_table(frame, LIST_COLUMNS)
+    show_grid(frame, LIST_COLUMNS)
     st.download_button(_("Download this list (CSV)"), lambda: frame.to_csv(index=False),
                        _("named-parameters") + ".csv", "text/csv", icon=":material/download:",
                        on_click="ignore", key="par_list_csv")
