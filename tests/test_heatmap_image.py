@@ -72,3 +72,19 @@ def test_short_inputs_label_every_row_and_the_colour_bar_names_its_ends():
     assert figure.row_tops == [i * 22.0 for i in range(5)]
     assert figure.cols == [str(c) for c in range(0, 384, 50)]
     assert figure.bar[1:] == ["0.25", "0", "-0.25"]
+
+
+def test_the_colour_bar_runs_from_the_scales_high_end_down_to_its_low_end():
+    """The bar's gradient, kept once per scale name, is plotly's own stops top to bottom."""
+    import plotly.colors
+
+    from components.heatmap_image import colour_gradient
+
+    for name in ("RdBu_r", "Blues", "Viridis"):
+        stops = plotly.colors.get_colorscale(name)
+        assert len(colour_gradient(name).split("%, ")) == len(stops), name
+        assert colour_gradient(name).startswith(f"{stops[-1][1]} 0.0%"), name
+        assert colour_gradient(name).endswith(f"{stops[0][1]} 100.0%"), name
+        fragment = heatmap_html(HeatmapImage(np.zeros((2, 3), np.float32), ["a", "b"],
+                                             [0, 1, 2], Scale(name, -1, 1), "t", "x"), "k")
+        assert f"linear-gradient(to bottom, {colour_gradient(name)})" in fragment
