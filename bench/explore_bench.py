@@ -53,12 +53,12 @@ class Control:
 
 CONTROLS = (
     Control("stages", "slider", "Stage", "ArrowRight"),
-    Control("encoder", "selectbox", "Encoder layer", "ArrowDown"),
+    Control("encoder", "slider", "Encoder layer", "ArrowRight"),
     Control("similarity", "selectbox", "Stage or layer", "ArrowUp"),
     Control("positions", "slider", "Positions to project", "ArrowRight"),
     # Its layer slider shows once there are two sentences.
     Control("pairs", "slider", "Layer", "ArrowLeft", (("b", "It rained all day."),)),
-    Control("attribution", "selectbox", "Encoder layer", "ArrowUp"),
+    Control("attribution", "slider", "Encoder layer", "ArrowLeft"),
     Control("pretraining", "step", "Draw number", "+"),
     Control("parameters", "selectbox", "Config", "ArrowDown",
             (("par_section", "From the config"),)),

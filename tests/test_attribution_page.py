@@ -156,7 +156,7 @@ def test_a_link_in_chinese_labels_opens_the_same_view():
         set_language("en")
     at = open_page(a=A, att_layer=label)
     assert_clean(at)
-    assert at.selectbox(key="att_layer").value == 2
+    assert at.select_slider(key="att_layer").value == 2
 
 
 # Links made before the methods and targets were named kinds: the widget wrote each label (in

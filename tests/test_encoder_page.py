@@ -68,7 +68,7 @@ def test_pair_padding_and_hidden_specials():
 def test_checks_shown_equal_core(bundle, step):
     at = open_app(PAGE, **{SECTION_KEY: "Layer walk", LAYER_KEY: "2", STEP_KEY: step})
     assert_clean(at)
-    assert widget(at, "selectbox", LAYER_KEY).value == 2
+    assert widget(at, "select_slider", LAYER_KEY).value == 2
     expected = encoder_steps(bundle, DEFAULT_SENTENCE, layer=2).checks[step]
     [check] = live_checks(at)
     assert check.text.startswith(f"Live check passed · {step}, ours vs "), check.text
@@ -103,7 +103,7 @@ def test_feed_forward_checks_with_their_verdicts(bundle):
 def test_pickers_only_where_they_change_the_tab(section):
     at = open_app(PAGE, **{SECTION_KEY: section})
     assert_clean(at)
-    keys = {w.key for w in at.selectbox}
+    keys = {w.key for w in at.select_slider}
     assert (LAYER_KEY in keys) == (section in ("Layer walk", "Attention", "Feed-forward"))
     assert (HEAD_KEY in keys) == (section in ("Layer walk", "Attention"))
 
@@ -123,8 +123,8 @@ def test_bad_link_values(bad, section):
     at = open_app(PAGE, **{SECTION_KEY: section, LAYER_KEY: bad, HEAD_KEY: bad, STEP_KEY: bad,
                            TOKEN_KEY: bad})
     assert_clean(at)
-    assert widget(at, "selectbox", LAYER_KEY).value == 1
-    assert widget(at, "selectbox", HEAD_KEY).value == 0
+    assert widget(at, "select_slider", LAYER_KEY).value == 1
+    assert widget(at, "select_slider", HEAD_KEY).value == 0
     if bad:
         notes = [as_read(i.value) for i in at.info]   # the asked value shows as typed
         assert any(f"There is no layer {bad}" in n for n in notes), notes
@@ -144,10 +144,10 @@ def test_last_layer_and_head_from_link(bundle):
     n, h = bundle.config.num_hidden_layers, bundle.config.num_attention_heads
     at = open_app(PAGE, **{LAYER_KEY: str(n), HEAD_KEY: str(h - 1)})
     assert_clean(at)
-    assert widget(at, "selectbox", LAYER_KEY).value == n
-    assert widget(at, "selectbox", HEAD_KEY).value == h - 1
+    assert widget(at, "select_slider", LAYER_KEY).value == n
+    assert widget(at, "select_slider", HEAD_KEY).value == h - 1
     at = open_app(PAGE, **{LAYER_KEY: str(n + 1), HEAD_KEY: str(h)})
-    assert widget(at, "selectbox", LAYER_KEY).value == 1
+    assert widget(at, "select_slider", LAYER_KEY).value == 1
     assert any(f"There is no layer {n + 1}" in as_read(i.value) for i in at.info)
 
 
@@ -165,8 +165,8 @@ def test_chinese(section):
 def test_layer_link_in_either_language(asked):
     at = open_app(PAGE, **{LAYER_KEY: asked, HEAD_KEY: "head 2"})
     assert_clean(at)
-    assert widget(at, "selectbox", LAYER_KEY).value == 3
-    assert widget(at, "selectbox", HEAD_KEY).value == 2
+    assert widget(at, "select_slider", LAYER_KEY).value == 3
+    assert widget(at, "select_slider", HEAD_KEY).value == 2
     assert not at.info
 
 

@@ -73,7 +73,11 @@ def test_encoder_layer_reruns_its_section_in_chinese(server, browser):
     wait_for_app(page)
     settle(page)
     start = len(log.seen)
-    pick_next(page)   # the layer picker: layer 1 -> layer 2
+    # The layer picker, a slider (the arrow keys step it): layer 1 -> layer 2.
+    main = page.locator("[data-testid='stMain']")
+    main.locator("[data-testid='stSlider']").filter(has_text="编码器层").locator(
+        "input[type='range']").first.focus()
+    page.keyboard.press("ArrowRight")
     settle(page)
     after = log.since(start)
     assert runs(after) and all(ids for ids in runs(after)), runs(after)   # fragment runs only

@@ -145,8 +145,10 @@ def pick_layer(ctx: Context) -> int:
     seed_from_link(LAYER_KEY, options, dict.fromkeys(options, LAYER_LABEL),
                    N_("There is no layer {asked} in this model: showing the last layer."),
                    template=True)
-    value = st.selectbox(_("Encoder layer"), options, index=len(options) - 1, key=LAYER_KEY,
-                         bind="query-params", format_func=lambda n: _(LAYER_LABEL).format(n=n))
+    # A slider, as on the Encoder page (pages.encoder.page.picker says why).
+    value = st.select_slider(_("Encoder layer"), options, value=options[-1], key=LAYER_KEY,
+                             bind="query-params",
+                             format_func=lambda n: _(LAYER_LABEL).format(n=n))
     return int(value if value in options else options[-1])
 
 
