@@ -54,7 +54,7 @@ class Control:
 CONTROLS = (
     Control("stages", "slider", "Stage", "ArrowRight"),
     Control("encoder", "slider", "Encoder layer", "ArrowRight"),
-    Control("similarity", "selectbox", "Stage or layer", "ArrowUp"),
+    Control("similarity", "slider", "Stage or layer", "ArrowLeft"),
     Control("positions", "slider", "Positions to project", "ArrowRight"),
     # Its layer slider shows once there are two sentences.
     Control("pairs", "slider", "Layer", "ArrowLeft", (("b", "It rained all day."),)),

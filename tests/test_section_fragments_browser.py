@@ -57,15 +57,6 @@ def settle(page) -> None:
     page.wait_for_timeout(300)
 
 
-def pick_next(page, index: int = 0, key: str = "ArrowDown") -> None:
-    """The main area's ``index``-th selectbox moved one option down (or ``key``'s way)."""
-    box = page.locator("[data-testid='stMain'] [data-testid='stSelectbox']").nth(index)
-    box.locator("input").click()
-    page.wait_for_timeout(200)
-    page.keyboard.press(key)
-    page.keyboard.press("Enter")
-
-
 def test_encoder_layer_reruns_its_section_in_chinese(server, browser):
     page = blank_tab(browser)
     log = Messages(page)
@@ -194,7 +185,10 @@ def test_similarity_stage_reruns_settings_and_tab_not_the_page(server, browser):
     wait_for_app(page)
     settle(page)
     start = len(log.seen)
-    pick_next(page, key="ArrowUp")   # the last layer -> the one before it
+    # The stage picker, a slider: the last layer -> the one before it.
+    page.locator("[data-testid='stMain'] [data-testid='stSlider']").first.locator(
+        "input[type='range']").focus()
+    page.keyboard.press("ArrowLeft")
     settle(page)
     after = log.since(start)
     assert runs(after) and all(ids for ids in runs(after)), runs(after)

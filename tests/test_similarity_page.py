@@ -72,7 +72,8 @@ def widget(at, kind: str, key: str):
 
 def keys(at) -> set[str]:
     """Keys of the widgets on the page (the shared inputs' and the open section's)."""
-    return {w.key for kind in ("selectbox", "radio", "slider") for w in getattr(at, kind)}
+    kinds = ("selectbox", "radio", "slider", "select_slider")
+    return {w.key for kind in kinds for w in getattr(at, kind)}
 
 
 def open_tab(view: str, **query: str):
@@ -248,7 +249,7 @@ def test_bad_choices_fall_back_to_defaults(bundle):
     at = open_tab(WORDS, a=RIVER, b=MONEY, sim_stage="layer_99", sim_mode="cosine",
                   sim_i="99 nope", sim_j="<script>", sim_context="sideways", sim_from="-5")
     assert_clean(at)
-    assert widget(at, "selectbox", "sim_stage").value == "layer_6"
+    assert widget(at, "select_slider", "sim_stage").value == "layer_6"
     assert widget(at, "radio", "sim_mode").value == "raw"
     assert widget(at, "selectbox", "sim_i").value == 5
     assert widget(at, "radio", "sim_context").value == "separately"

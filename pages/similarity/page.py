@@ -92,8 +92,9 @@ def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
     """The stage and the mode, above the tabs: one value and one place for every section."""
     stages = similarity_stages(result.stages)
     left, right = st.columns([1, 2])
-    stage = left.selectbox(
-        _("Stage or layer"), stages, index=len(stages) - 1, key=STAGE_KEY, bind="query-params",
+    # A slider, as Stages' stage: the stages are in order, and the arrow keys step through them.
+    stage = left.select_slider(
+        _("Stage or layer"), stages, value=stages[-1], key=STAGE_KEY, bind="query-params",
         help=_("word_embeddings, position_embeddings and sum are the lookups and their sum; "
                "LayerNorm is the embeddings' output; layer_k is the output of encoder layer k."))
     mode = right.radio(_("Read cosines as"), MODES, key=MODE_KEY, bind="query-params",
