@@ -12,7 +12,8 @@ to stderr, the result to stdout (and to FILE with --out).
                   top navigation and in a new tab (switch_bench), every page with a 512-token
                   pair vs /tokens (long_bench), /pairs with a results table vs /tokens, the
                   views by word vs their token views (words_bench), on every page the
-                  control a student moves most vs a bare page (explore_bench)
+                  control a student moves most vs a bare page (explore_bench), and what
+                  one more element of each kind adds to a move (element_costs)
     3 Memory      server RSS after every page and after 10 / 25 / 50 distinct sentences; then, on a
                   fresh server, 30 websocket sessions with 512-token pairs on every page
                   (bench/long_text.py): RSS start / peak / a while after they close
@@ -65,6 +66,7 @@ QUICK = Plan("quick (smoke run: too few repetitions for final figures)", core_re
              long_seconds=20, long_after_s=40, load_seconds=15,
              switch_reps=2, long_reps=2, explore_reps=2)
 CORE_SIZES = (16, 128, 512)
+ELEMENT_COUNT = 8   # extra elements of each kind on the floor's fragment (element_costs)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -161,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     from bench import explore_bench  # part 2's controls moved, with references of their own
 
     explore_rows = explore_bench.rows(explore_bench.measure(factory, reps=plan.explore_reps))
+    from bench import element_costs  # what one element adds to a move, against the 1.5x budget
+
+    explore_rows += element_costs.rows(element_costs.measure(
+        factory, ELEMENT_COUNT, plan.explore_reps), ELEMENT_COUNT)
     from bench import long_text  # part 3's long texts, on a fresh server of their own
 
     long_rows = long_text.long_text_rows(long_text.run_long_texts(
