@@ -1,7 +1,7 @@
 """What each element a section redraws adds to a control move, in Chromium.
 
 The floor (bench/fragment_app.py: a fragment of one slider and one picture) and, beside it, the
-same fragment with ``--count`` more elements of one kind (bench/elements_app.py), the slider
+same fragment with ``--count`` more elements of one kind (its ELEMENTS_ variables), the slider
 moved ``--reps`` times on each, in the same round-robin as a bare page's rerun
 (bench/explore_bench.explore). Per kind: the move's median and what one element of the kind
 adds to it. The budget issue 40 sets a move, 1.5x a bare page, against what a section must
@@ -21,7 +21,7 @@ from bench.report import Row, markdown
 from bench.server import start_server
 from bench.texts import SentenceFactory
 
-# Each kind as bench/elements_app.py draws it; "none" is the floor itself.
+# Each kind as bench/fragment_app.py draws it; "none" is the floor itself.
 KINDS = {
     "none": "nothing more (the floor: one slider, one picture)",
     "markdown": "an explanation (markdown)",
@@ -37,7 +37,7 @@ def measure(factory: SentenceFactory, count: int, reps: int) -> list[ExploreRuns
     """One server per kind and a bare page, moved and rerun in one round-robin."""
     from playwright.sync_api import sync_playwright
 
-    servers = {kind: start_server("bench/elements_app.py", env={
+    servers = {kind: start_server("bench/fragment_app.py", env={
         "ELEMENTS_KIND": kind, "ELEMENTS_COUNT": "0" if kind == "none" else str(count)})
         for kind in KINDS}
     servers[BARE_TITLE] = start_server(REFERENCES[BARE_TITLE].script)
