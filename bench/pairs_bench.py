@@ -11,9 +11,9 @@ the ratio is the median of the per-repetition ratios, as in bench.core_bench.
     python3 -m bench.pairs_bench --no-core --big          # 20,000 pairs: time and memory
 
 The big list (``--big``) is the Pairs page's largest: ``BIG_PAIRS`` pairs of STS-like length
-(10 to 24 one-token words) written as a tab-separated file, read by core.tables.reader and run
-through compare_pairs on the job executor (serving.jobs) once; it reports the seconds of each, the
-process's peak resident memory over its resident memory before (what the run added at its
+(10 to 24 one-token words) written as a tab-separated file, read by core.sentence_files.reader
+and run through compare_pairs on the job executor (serving.jobs) once; it reports the seconds of
+each, the process's peak resident memory over its resident memory before (what the run added at its
 peak), and the bytes of the results table the page keeps.
 """
 
@@ -149,8 +149,8 @@ def big_rows(factory: SentenceFactory) -> list:
     from bench.app_bench import log
     from bench.report import Row, fmt_s
     from core import DEFAULT_MODEL, compare_pairs, load_model
+    from core.sentence_files.reader import read_table
     from core.similarity.pair_lists import proposed_pairs
-    from core.tables.reader import read_table
     from serving import jobs
 
     bundle = load_model(DEFAULT_MODEL)

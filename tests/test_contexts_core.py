@@ -37,8 +37,8 @@ from core.contexts.user_corpus import (
 )
 from core.contexts.vectors import layers_within, word_characters
 from core.errors import InputError
+from core.sentence_files.reader import Refusal
 from core.similarity.anisotropy import corpus_statistics
-from core.tables.reader import Refusal
 
 UNSEEN = (
     ("Frogs croaked on the bank of the pond all night.", "bank"),

@@ -248,7 +248,7 @@ def test_pairs_in_chromium_at_1024(server, browser):
     assert page.locator("[data-testid='stException']").count() == 0
     assert not page.dialogs
     # A benchmark's test split as distributed: seven columns, the pickers show the proposal.
-    from tests.test_tables_reader import benchmark_bytes, benchmark_rows
+    from tests.test_sentence_files import benchmark_bytes, benchmark_rows
 
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
         files=[{"name": "sts-test.csv", "mimeType": "text/csv",
@@ -283,7 +283,7 @@ def test_an_uploaded_benchmark_file_keeps_every_sentence(bundle):
     """A benchmark's test split as distributed (seven tab-separated columns, no header, quotes
     in the sentences): every pair read, each sentence the file's cell, the Spearman on screen
     equal to scipy's on compare_pairs of those cells."""
-    from tests.test_tables_reader import benchmark_bytes, benchmark_rows
+    from tests.test_sentence_files import benchmark_bytes, benchmark_rows
 
     rows = benchmark_rows(40)
     at = upload(many(), "sts-test.csv", benchmark_bytes(rows))

@@ -1,7 +1,7 @@
 """A corpus a user brings: pasted lines, or a column of a CSV, TSV, JSON Lines or Parquet file.
 
-Files are read by ``core.tables.reader`` (each cell as written, stripped of surrounding white
-space; a quote in tab-separated text is a character). Pasted text and ``.txt`` files are one
+Files are read by ``core.sentence_files.reader`` (each cell as written, stripped of surrounding
+white space; a quote in tab-separated text is a character). Pasted text and ``.txt`` files are one
 sentence a line, commas and quotes included; a line ``sentence<TAB>label`` (when at least half of
 the lines hold one tab) gives each sentence a label. At most ``MAX_SENTENCES`` sentences or
 ``MAX_TOKENS`` tokens ([CLS] and [SEP] counted), whichever comes first; the rows after are
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from core.contexts.corpus_data import CorpusRecord
 from core.models import ModelBundle
-from core.tables.reader import (
+from core.sentence_files.reader import (
     Refusal,
     Row,
     Table,
@@ -50,7 +50,7 @@ class UserCorpus:
     by_tokens: bool = False          # the token limit (not the sentence limit) cut the corpus
     truncated: int = 0               # sentences longer than the model reads (cut)
     labels: tuple[str, ...] = ()     # distinct labels, in order of appearance
-    refused: str | None = None       # a core.tables.reader Refusal
+    refused: str | None = None       # a core.sentence_files.reader Refusal
     read: int = 0                    # rows read from the table
 
     @property

@@ -1,6 +1,6 @@
 """Lists of sentence pairs as people paste or upload them, and the results as a safe CSV.
 
-Reading is core.tables.reader's (its docstring says exactly how a file is read and why no
+Reading is core.sentence_files.reader's (its docstring says exactly how a file is read and why no
 sentence is ever changed): ``read_text`` and ``read_file`` read a table, propose the sentence and
 score columns (``propose_columns``) and take the pairs out (``pairs_from``). Here too: the
 agreement of the model's cosines with people's scores, on any scale or as 0/1 labels.
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from core.tables.reader import (
+from core.sentence_files.reader import (
     MAX_BYTES,
     MAX_ROWS,
     PairList,

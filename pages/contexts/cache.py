@@ -38,8 +38,8 @@ from core.contexts.user_corpus import (
     table_of_text,
 )
 from core.contexts.vectors import ContextVectors
+from core.sentence_files.reader import Table
 from core.similarity.anisotropy import CorpusStats
-from core.tables.reader import Table
 from pages.similarity.cache import get_corpus_stats
 from serving import jobs
 

@@ -26,7 +26,7 @@ from core.contexts.neighbours import Neighbour, Query
 from core.contexts.senses import labelled_words, sentence_map
 from core.contexts.user_corpus import MAX_SENTENCES, MAX_TOKENS, UserCorpus
 from core.contexts.vectors import ContextVectors, layers_within
-from core.tables.reader import Refusal
+from core.sentence_files.reader import Refusal
 from pages.contexts import cache
 from pages.contexts.figures import (
     map_figure,

@@ -24,6 +24,7 @@ import streamlit as st
 from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model, results_cache
 from components.input_key import InputKey
 from core import Analysis, ModelBundle, compare_pairs
+from core.sentence_files.reader import Table, pairs_from, read_table
 from core.similarity.pair_lists import Agreement, PairList, score_agreement
 from core.similarity.pairs import (
     PairContributions,
@@ -33,7 +34,6 @@ from core.similarity.pairs import (
     recipe_of,
 )
 from core.similarity.recipe import Recipe
-from core.tables.reader import Table, pairs_from, read_table
 from pages.pairs.figures import (
     UNKNOWN,
     disagree_table,
@@ -111,8 +111,8 @@ def get_pair_figures(key: InputKey, layer: int, language: str) -> PairFigures:
 
 @results_cache("pairs: tables", TABLES_SHARE, heavy=False)
 def get_table(model_name: str, source: ListSource) -> Table:
-    """The table in the box or the file, every cell as written (core.tables.reader). The same
-    for every model; keyed on the model first, as every per-input result here is."""
+    """The table in the box or the file, every cell as written (core.sentence_files.reader).
+    The same for every model; keyed on the model first, as every per-input result here is."""
     return read_table(source.data, source.name)
 
 

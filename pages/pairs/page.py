@@ -25,11 +25,11 @@ from components.labels import markdown_code, markdown_text
 from components.sections import Section, draw_sections, run_part
 from core import ModelBundle, PairContributions
 from core.attribution.targets import Target
+from core.sentence_files import reader
+from core.sentence_files.reader import Table
 from core.similarity import pair_lists as lists
 from core.similarity.pair_examples import ONE_PAIR, SCORED, example_text
 from core.similarity.recipe import Pooling, Recipe
-from core.tables import reader
-from core.tables.reader import Table
 from pages.pairs import cache
 from pages.pairs.figures import (
     contribution_figure,

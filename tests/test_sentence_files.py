@@ -1,5 +1,5 @@
-"""core.tables.reader: every cell of a file reaches the model as written, and every bad file gets
-a refusal or a skipped line with its reason, never a changed sentence.
+"""core.sentence_files.reader: every cell of a file reaches the model as written, and every bad
+file gets a refusal or a skipped line with its reason, never a changed sentence.
 
 The benchmark-like file is written here: seven tab-separated columns as a public sentence-
 similarity benchmark's test split is distributed (genre, source file, year, id, score,
@@ -16,8 +16,7 @@ import random
 import pandas as pd
 import pytest
 
-from core.similarity.pair_lists import label_scores, read_file, read_text, score_agreement
-from core.tables.reader import (
+from core.sentence_files.reader import (
     MAX_BYTES,
     MAX_ROWS,
     Format,
@@ -29,6 +28,7 @@ from core.tables.reader import (
     read_table,
     read_upload,
 )
+from core.similarity.pair_lists import label_scores, read_file, read_text, score_agreement
 
 QUOTED = [
     '"The cat," she said, "sat on the mat."',
