@@ -24,3 +24,10 @@ class InputKey(NamedTuple):
     def with_texts(self, text_a: str, text_b: str | None = None) -> InputKey:
         """The same model and tokenizer options on other text (a sentence on its own, say)."""
         return self._replace(text_a=text_a, text_b=text_b)
+
+    def pair(self) -> tuple[str, str]:
+        """Sentences A and B, for the views that compare them (ValueError for one sentence:
+        such a view is only drawn for a pair)."""
+        if self.text_b is None:
+            raise ValueError("this input is one sentence, not a pair")
+        return self.text_a, self.text_b

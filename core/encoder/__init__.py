@@ -17,6 +17,7 @@ from core.encoder.heads import (
     head_atlas,
     mean_atlas,
     special_positions,
+    stack_layers,
     without_specials,
 )
 from core.encoder.pooler import PoolerSteps, pooler_steps
@@ -53,6 +54,7 @@ __all__ = [
     "head_atlas",
     "head_slice",
     "mean_atlas",
+    "stack_layers",
     "pooler_steps",
     "residual_shares",
     "special_positions",

@@ -172,3 +172,12 @@ def without_specials(
     kept = np.asarray(probs)[..., idx, :][..., idx]         # (..., n, n)
     sums = kept.sum(-1, keepdims=True)
     return np.divide(kept, sums, out=np.zeros_like(kept), where=sums > 0)
+
+
+def stack_layers(atlases: Sequence[HeadAtlas]) -> HeadAtlas:
+    """One atlas of one input from its layers' atlases (each of one layer), in layer order."""
+    values = {
+        f.name: np.concatenate([getattr(x, f.name) for x in atlases])
+        for f in fields(HeadAtlas) if f.name != "n_inputs"
+    }
+    return HeadAtlas(**values, n_inputs=atlases[0].n_inputs if atlases else 1)

@@ -5,8 +5,6 @@ Per-input results are keyed on the InputKey first (never tensors); results hold 
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import streamlit as st
 
@@ -22,6 +20,7 @@ from core.encoder import (
     encoder_steps_from,
     head_atlas,
     pooler_steps,
+    stack_layers,
     without_specials,
 )
 from core.words import Word, attention_by_word, word_masks, words_of_encoding
@@ -80,11 +79,9 @@ def get_input_atlas(key: InputKey, by_word: bool = False) -> HeadAtlas:
     analysis = analysis_of(key, attentions=True, notices=False)   # shown with the steps
     # One layer at a time: head_atlas works in float64 on several (layers, heads, T, T) arrays
     # at once, ~0.6 GB at 512 tokens for all six layers together.
-    layers = [atlas_of(analysis.attentions[k:k + 1], analysis.encoding, by_word)
-              for k in range(analysis.attentions.shape[0])]
-    return HeadAtlas(**{
-        f.name: np.concatenate([getattr(atlas, f.name) for atlas in layers])
-        for f in dataclasses.fields(HeadAtlas) if f.name != "n_inputs"})
+    weights = analysis.attention_weights()
+    return stack_layers([atlas_of(weights[k:k + 1], analysis.encoding, by_word)
+                         for k in range(weights.shape[0])])
 
 
 def atlas_of(attentions: np.ndarray, encoding: Encoding, by_word: bool) -> HeadAtlas:

@@ -108,13 +108,20 @@ def labels_of(ctx: Context) -> list[str]:
 
 def model_title(ctx: Context, what: str) -> str:
     return _("{what} · {model}, layer {layer}").format(what=what, model=ctx.bundle.label,
-                                                        layer=ctx.steps.layer)
+                                                        layer=ctx.layer_steps.layer)
 
 
 def steps_again(ctx: Context) -> Callable[[], EncoderSteps]:
     """How a download gets this layer's steps back when it is clicked: from the cache, by the
     input's key (components.downloads.from_cache says why not the arrays)."""
-    return from_cache(cache.get_steps, ctx.key, ctx.steps.layer)
+    return from_cache(cache.get_steps, ctx.key, ctx.layer_steps.layer)
+
+
+def step_of(name: str) -> Callable[[EncoderSteps], np.ndarray]:
+    """What a download takes out of a layer's steps: the step ``name``."""
+    def part(steps: EncoderSteps) -> np.ndarray:
+        return steps.steps[name]
+    return part
 
 
 def show_matrix(ctx: Context, matrix: np.ndarray, name: str, title: str, exact: bool,
@@ -138,10 +145,10 @@ def step_tolerance(values: np.ndarray) -> float:
 
 def draw_check(ctx: Context, name: str) -> None:
     """One step's live check: ours against the model or a float64 formula, with its verdict."""
-    values = ctx.steps.steps[name]
+    values = ctx.layer_steps.steps[name]
     # Softmax weights are compared bit for bit with the model's own: no scale to allow for.
     tolerance = RELATIVE_TOLERANCE if name == "attention_probs" else step_tolerance(values)
-    check_widget(ctx.steps.checks[name], tolerance,
+    check_widget(ctx.layer_steps.checks[name], tolerance,
                  _("{step}, ours vs {what}").format(step=name, what=_(fg.STEP_TEXT[name][1])))
 
 
@@ -161,20 +168,20 @@ def draw_layer_walk(ctx: Context) -> None:
     name = st.select_slider(_("Step"), STEP_NAMES, key=STEP_KEY, bind="query-params")
     exact = exact_toggle(EXACT_KEY)
     explain(_(fg.STEP_TEXT[name][0]))
-    matrix = fg.step_matrix(ctx.steps, name, ctx.view.head)
-    per_head = ctx.steps.steps[name].ndim == 3
-    where = _(" (head {n})").format(n=ctx.view.head) if per_head else ""
+    matrix = fg.step_matrix(ctx.layer_steps, name, ctx.head_view.head)
+    per_head = ctx.layer_steps.steps[name].ndim == 3
+    where = _(" (head {n})").format(n=ctx.head_view.head) if per_head else ""
     is_square = name in ("attention_scores", "attention_probs")
     cols = labels_of(ctx) if is_square else None
-    if name == "attention_scores" and ctx.steps.mask_bias is not None:
+    if name == "attention_scores" and ctx.layer_steps.mask_bias is not None:
         explain(_("Padded key columns hold float32's lowest value (about −3.4e38) so softmax "
                   "gives them 0; they are drawn at the lowest real score, or the colour scale "
                   "would hide every real difference."))
     if not is_square and matrix.shape[1] > fg.MAX_COLUMNS:
         explain(_("The first {k} of {n} columns are drawn; the downloads hold them all.").format(
             k=fg.MAX_COLUMNS, n=matrix.shape[1]))
-    again, head = steps_again(ctx), ctx.view.head
-    show_matrix(ctx, matrix, f"{name}{where.strip()}_layer{ctx.steps.layer}",
+    again, head = steps_again(ctx), ctx.head_view.head
+    show_matrix(ctx, matrix, f"{name}{where.strip()}_layer{ctx.layer_steps.layer}",
                 model_title(ctx, name + where), exact,
                 lambda: fg.step_matrix(again(), name, head), cols=cols,
                 probs=name == "attention_probs")
@@ -183,11 +190,11 @@ def draw_layer_walk(ctx: Context) -> None:
 
 
 def draw_head_steps(ctx: Context, exact: bool) -> None:
-    v = ctx.view
+    v = ctx.head_view
     st.subheader(_("Head {n}: Q, K, V, scores, softmax, weights × V").format(n=v.head))
     explain(_("One head works in {d} dimensions: its scores are its queries against its keys "
               "divided by √{d}, softmax turns each row into weights, and the weights mix its "
-              "values.").format(d=ctx.steps.head_dim))
+              "values.").format(d=ctx.layer_steps.head_dim))
     views: dict[str, tuple[str, Callable[[HeadView, EncoderSteps], np.ndarray], bool]] = {
         "q": (N_("query Q"), lambda h, _s: h.query, False),
         "k": (N_("key K"), lambda h, _s: h.key, False),
@@ -210,7 +217,8 @@ def draw_head_steps(ctx: Context, exact: bool) -> None:
         steps = again()
         return matrix_of(head_slice(steps, head), steps)
 
-    show_matrix(ctx, matrix_of(v, ctx.steps), f"head{v.head}_{key}_layer{ctx.steps.layer}",
+    layer = ctx.layer_steps.layer
+    show_matrix(ctx, matrix_of(v, ctx.layer_steps), f"head{v.head}_{key}_layer{layer}",
                 model_title(ctx, _(title)), exact, rebuild,
                 cols=labels_of(ctx) if square else None, probs=key == "probs")
 
@@ -232,7 +240,7 @@ def draw_attention(ctx: Context) -> None:
     if by_word_toggle(WORDS_KEY, right):
         draw_attention_by_word(ctx, hide)
         return
-    probs = attention_shown(ctx.steps, hide)
+    probs = attention_shown(ctx.layer_steps, hide)
     keep = list(range(len(enc.tokens)))
     if hide:
         keep = [i for i, (s, m) in enumerate(zip(enc.special_tokens_mask, enc.attention_mask,
@@ -247,23 +255,23 @@ def draw_attention(ctx: Context) -> None:
     # Each token keeps its position in the input, so "3 name" is the same token on every tab.
     labels = [f"{i} {plotly_text(enc.tokens[i])}" for i in keep]
     boundary = fg.boundary_of(enc.token_type_ids, keep)
-    head = probs[ctx.view.head]
-    name = f"attention_layer{ctx.steps.layer}_head{ctx.view.head}"
-    fig = fg.matrix_figure(head, labels, model_title(ctx, _("head {n}").format(n=ctx.view.head)),
-                           cols=labels, probs=True)
+    head = probs[ctx.head_view.head]
+    name = f"attention_layer{ctx.layer_steps.layer}_head{ctx.head_view.head}"
+    title = model_title(ctx, _("head {n}").format(n=ctx.head_view.head))
+    fig = fg.matrix_figure(head, labels, title, cols=labels, probs=True)
     show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
-    again, picked = steps_again(ctx), ctx.view.head
+    again, picked = steps_again(ctx), ctx.head_view.head
     download_matrix(name, lambda: attention_shown(again(), hide)[picked],
                     [f"{i}:{enc.tokens[i]}" for i in keep], key=name)
     explain(_("Rows are queries, columns the keys they attend to; each row sums to 1.")
             + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
     st.page_link("pages/attribution/page.py", icon=":material/insights:", label=_(
         "Does attention show what matters? Attribution sets it beside rollout, flow and gradients"))
-    st.subheader(_("Every head of layer {n}").format(n=ctx.steps.layer))
+    st.subheader(_("Every head of layer {n}").format(n=ctx.layer_steps.layer))
     show_figure(fg.head_grid(probs, model_title(ctx, _("all heads")), boundary),
-                f"all_heads_layer{ctx.steps.layer}", key="fig_att_grid")
+                f"all_heads_layer{ctx.layer_steps.layer}", key="fig_att_grid")
     width = probs.shape[-1]
-    download_matrix(f"all_heads_layer{ctx.steps.layer}",
+    download_matrix(f"all_heads_layer{ctx.layer_steps.layer}",
                     lambda: attention_shown(again(), hide).reshape(-1, width),
                     key="all_heads")
 
@@ -275,7 +283,7 @@ def word_label(word: Word) -> str:
 
 def draw_attention_by_word(ctx: Context, hide: bool) -> None:
     """The Attention tab by word: the picked head as a word x word map, then every head."""
-    layer, picked = ctx.steps.layer, ctx.view.head
+    layer, picked = ctx.layer_steps.layer, ctx.head_view.head
     shown = cache.get_word_attention(ctx.key, layer, hide)
     if not shown.words:
         st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
@@ -371,29 +379,29 @@ def draw_ffn_diagram(bundle: ModelBundle) -> None:
 def draw_ffn(ctx: Context) -> None:
     """Before/after GELU and the residual stream against its updates (the widening is above:
     draw_ffn_diagram)."""
-    s = ctx.steps.steps
+    s = ctx.layer_steps.steps
     real = np.asarray(ctx.encoding.attention_mask, dtype=bool)
     explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.encoding.tokens)))
     show_figure(fg.ffn_histogram(s["intermediate.dense"][real], s["intermediate"][real],
                                  model_title(ctx, _("before and after GELU"))),
-                f"gelu_layer{ctx.steps.layer}", key="fig_gelu")
+                f"gelu_layer{ctx.layer_steps.layer}", key="fig_gelu")
     rows = [f"{i}:{t}" for i, t in enumerate(ctx.encoding.tokens)]
     for step, name, key in (("intermediate.dense", "intermediate_dense", "ffn_before"),
                             ("intermediate", "intermediate", "ffn_after")):
-        download_matrix(f"{name}_layer{ctx.steps.layer}",
-                        from_cache(cache.get_steps, ctx.key, ctx.steps.layer,
-                                   part=lambda steps, step=step: steps.steps[step]),
+        download_matrix(f"{name}_layer{ctx.layer_steps.layer}",
+                        from_cache(cache.get_steps, ctx.key, ctx.layer_steps.layer,
+                                   part=step_of(step)),
                         rows, key=key)
     draw_ffn_checks(ctx)
     st.subheader(_("Residual connection: how much each update changes a token"))
-    shares = residual_shares(ctx.steps)
+    shares = residual_shares(ctx.layer_steps)
     explain(_("The norm of the layer input beside the norms of the attention update and the "
               "feed-forward update added to it. Updates much smaller than the input mean the "
               "layer only nudges the token, which is why a token stays recognisable."))
     show_figure(fg.residual_figure(shares, labels_of(ctx), model_title(ctx, _("norms"))),
-                f"residual_layer{ctx.steps.layer}", key="fig_residual")
-    download_matrix(f"residual_norms_layer{ctx.steps.layer}", fg.residual_matrix(shares), rows,
-                    key="residual")
+                f"residual_layer{ctx.layer_steps.layer}", key="fig_residual")
+    download_matrix(f"residual_norms_layer{ctx.layer_steps.layer}", fg.residual_matrix(shares),
+                    rows, key="residual")
 
 
 def draw_ffn_checks(ctx: Context) -> None:
@@ -402,8 +410,8 @@ def draw_ffn_checks(ctx: Context) -> None:
     st.subheader(_("Live checks of the feed-forward block"))
     for name in ("intermediate.dense", "intermediate", "output.dense", "output"):
         draw_check(ctx, name)
-    module = feed_forward_checks(ctx.bundle, ctx.steps)
-    s = ctx.steps.steps
+    module = feed_forward_checks(ctx.bundle, ctx.layer_steps)
+    s = ctx.layer_steps.steps
     check_widget(module.intermediate, step_tolerance(s["intermediate"]),
                  _("GELU(intermediate.dense), ours vs the model's own layer.intermediate "
                    "module on our attention.output"))

@@ -31,6 +31,20 @@ class Context:
     def encoding(self) -> Encoding:
         return self.steps.encoding if self.steps else self.analysis().encoding
 
+    @property
+    def layer_steps(self) -> EncoderSteps:
+        """The picked layer's steps: the tabs that pick a layer always have them."""
+        if self.steps is None:
+            raise ValueError("this tab picks no layer")
+        return self.steps
+
+    @property
+    def head_view(self) -> HeadView:
+        """The picked head's slice of the layer: the tabs that pick a head always have it."""
+        if self.view is None:
+            raise ValueError("this tab picks no head")
+        return self.view
+
     def analysis(self) -> Analysis:
         """The whole model's run of the input (cached, shared with the other pages), for the
         tabs that need more than one layer."""

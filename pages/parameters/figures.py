@@ -75,7 +75,7 @@ class ColumnSpec:
 
     label: str
     number: bool = False
-    width: int | str | None = None
+    width: int | None = None   # pixels
     format: str | None = None
     help: str | None = None
 

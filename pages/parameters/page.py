@@ -4,6 +4,7 @@ formula, the published checkpoints, your own sizes and the architecture with liv
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -53,6 +54,10 @@ from pages.parameters.figures import (
 )
 from pages.parameters.records import Context, CustomSettings, FormulaSettings
 
+if TYPE_CHECKING:   # the type st.column_config's functions return (not exported by name)
+    from streamlit.elements.lib.column_types import ColumnConfig
+
+
 TITLE = N_("Parameters")
 EXPLANATION = N_(
     "Every number BERT learned sits in a lookup table, a weight matrix, a bias vector or a "
@@ -91,19 +96,19 @@ def show_table(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None], na
         explain(" · ".join(helps))
 
 
+def column_config(spec: ColumnSpec) -> ColumnConfig:
+    """A shown column's header (translated), width, number format and help."""
+    if spec.number:
+        return st.column_config.NumberColumn(_(spec.label), width=spec.width, format=spec.format,
+                                             help=_(spec.help) if spec.help else None)
+    return st.column_config.Column(_(spec.label), width=spec.width)
+
+
 def show_grid(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec | None]) -> None:
     """A long list as a grid without index, its headers and words translated: whole when short,
     else scrolling."""
-    config = {}
-    for column, spec in columns.items():
-        if spec is None:
-            config[column] = None
-        elif spec.number:
-            config[column] = st.column_config.NumberColumn(
-                _(spec.label), width=spec.width, format=spec.format,
-                help=_(spec.help) if spec.help else None)
-        else:
-            config[column] = st.column_config.Column(_(spec.label), width=spec.width)
+    config = {column: None if spec is None else column_config(spec)
+              for column, spec in columns.items()}
     st.dataframe(localized(frame), hide_index=True, width="stretch",
                  height="content" if len(frame) <= 20 else 600, column_config=config)
 
@@ -276,7 +281,7 @@ def custom_settings(ctx: Context) -> CustomSettings:
         st.markdown(_("Start from:"))
         for number, (label, start) in enumerate(starts.items()):
             st.button(_(label), key=f"par_from_{number}", on_click=fill_form, args=(start,))
-    values = {}
+    values: dict[str, object] = {}
     columns = [*st.columns(4), *st.columns(4)]  # two rows: every label whole at 1024 px
     for col, (name, (key, label)) in zip(columns, FORM_KEYS.items(), strict=False):
         # Text, not a number box: a bound number input crashes on "inf" or "nan" in the URL, and

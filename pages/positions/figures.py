@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from components import palette
 from components.i18n import N_, _
 from components.labels import SEGMENT_COLOURS, SEGMENT_NAMES, plotly_text, token_labels
-from core.positions import PROBE_FITS, TABLE_KINDS, ProbeResult, Projection
+from core.positions import PROBE_FITS, TABLE_KINDS, ProbeFit, ProbeResult, Projection, TableKind
 from core.tokens import Encoding
 
 TABLE_COLOURS = {"learned": palette.POSITION, "sinusoidal": palette.WORD}
@@ -44,7 +44,7 @@ def model_label(name: str) -> str:
     return Path(name).name if Path(name).is_absolute() else name
 
 
-def table_names(model: str) -> dict[str, str]:
+def table_names(model: str) -> dict[TableKind, str]:
     """Each table's name in this run's language, the learned one naming the loaded model."""
     return {kind: _(TABLE_NAME_TEMPLATES[kind]).format(model=model_label(model))
             for kind in TABLE_KINDS}
@@ -245,7 +245,8 @@ def spaced_labels(
 
 
 def scree_figure(
-    projections: Mapping[str, Projection], names: Mapping[str, str], n: int = SCREE_COMPONENTS
+    projections: Mapping[TableKind, Projection], names: Mapping[TableKind, str],
+    n: int = SCREE_COMPONENTS,
 ) -> go.Figure:
     """Share of the variance per principal component (bars) and its running total (lines)."""
     fig = go.Figure()
@@ -301,7 +302,7 @@ def position_cosine_figure(
 
 
 def offset_figure(
-    curves: Mapping[str, np.ndarray], names: Mapping[str, str], start: int, stop: int
+    curves: Mapping[TableKind, np.ndarray], names: Mapping[TableKind, str], start: int, stop: int
 ) -> go.Figure:
     """Mean cos(p, p + k) against the offset k, one line per table."""
     fig = go.Figure()
@@ -323,13 +324,13 @@ def offset_figure(
     return _layout(fig, title.format(start=start, stop=stop), 440)
 
 
-def probe_trace_name(names: Mapping[str, str], kind: str, fit: str) -> str:
+def probe_trace_name(names: Mapping[TableKind, str], kind: TableKind, fit: ProbeFit) -> str:
     """A probe trace's legend entry, e.g. "learned (all-MiniLM-L6-v2), ridge regression"."""
-    return _("{table}, {fit}").format(table=names.get(kind, kind), fit=_(FIT_NAMES[fit]))
+    return _("{table}, {fit}").format(table=names[kind], fit=_(FIT_NAMES[fit]))
 
 
 def probe_figure(
-    probes: Mapping[tuple[str, str], ProbeResult], names: Mapping[str, str],
+    probes: Mapping[tuple[TableKind, ProbeFit], ProbeResult], names: Mapping[TableKind, str],
     marks: InputMarks | None,
 ) -> go.Figure:
     """Index predicted by the held-out fold against the true index, per (table, fit); perfect
@@ -366,7 +367,7 @@ def probe_frame(n: int) -> tuple[float, float]:
 
 
 def probe_outside_note(
-    probes: Mapping[tuple[str, str], ProbeResult], names: Mapping[str, str]
+    probes: Mapping[tuple[TableKind, ProbeFit], ProbeResult], names: Mapping[TableKind, str]
 ) -> str | None:
     """How many predictions lie beyond the frame, and the furthest (None when none do)."""
     n = len(next(iter(probes.values())).predictions)
@@ -384,7 +385,7 @@ def probe_outside_note(
 
 
 def probe_summary(
-    probes: Mapping[tuple[str, str], ProbeResult], names: Mapping[str, str]
+    probes: Mapping[tuple[TableKind, ProbeFit], ProbeResult], names: Mapping[TableKind, str]
 ) -> pd.DataFrame:
     """One row per fit (and the guess of the mean), one column per table: the 5-fold MAE."""
     rows = {_(FIT_NAMES[fit]): [format_positions(probes[kind, fit].mae) for kind in TABLE_KINDS]
@@ -398,7 +399,7 @@ def probe_summary(
 
 
 def probe_fold_table(
-    probes: Mapping[tuple[str, str], ProbeResult], n_folds: int
+    probes: Mapping[tuple[TableKind, ProbeFit], ProbeResult], n_folds: int
 ) -> pd.DataFrame:
     """Per fold: positions held out and the MAE of every (table, fit), under short headers."""
     first = next(iter(probes.values()))

@@ -7,6 +7,8 @@ figures at once made every rerun cost the browser about a second.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import streamlit as st
 
@@ -27,7 +29,9 @@ from core.positions import (
     PROBE_FITS,
     PROBE_FOLDS,
     TABLE_KINDS,
+    ProbeFit,
     ProbeResult,
+    TableKind,
     clamp_range,
     sampled_positions,
 )
@@ -284,7 +288,8 @@ def draw_probe(ctx: PositionsContext) -> None:
     draw_probe_download(ctx, probes)
 
 
-def draw_probe_download(ctx: PositionsContext, probes: dict[tuple[str, str], ProbeResult]) -> None:
+def draw_probe_download(ctx: PositionsContext,
+                        probes: Mapping[tuple[TableKind, ProbeFit], ProbeResult]) -> None:
     with st.expander(_("Download the probe's predictions"), icon=":material/download:"):
         download_matrix(
             "position_probe_predictions",

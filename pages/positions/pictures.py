@@ -24,7 +24,7 @@ import numpy as np
 from components import palette
 from components.heatmap_image import colour_table
 from components.i18n import _
-from core.positions import Projection
+from core.positions import Projection, TableKind
 from pages.positions.figures import (
     MAX_TEXT_LABELS,
     SCREE_COMPONENTS,
@@ -188,8 +188,8 @@ def pca_picture(base: tuple[str, str], marks_html: str, key: str) -> str:
     return f'<div class="pp" data-figure="{_text(key)}">{head}{marks_html}{tail}</div>'
 
 
-def scree_picture(projections: Mapping[str, Projection], names: Mapping[str, str], key: str,
-                  n: int = SCREE_COMPONENTS) -> str:
+def scree_picture(projections: Mapping[TableKind, Projection], names: Mapping[TableKind, str],
+                  key: str, n: int = SCREE_COMPONENTS) -> str:
     """Share of the variance per component (bars, one per table) and the running totals
     (dotted lines), as figures.scree_figure draws them; the pointer on a bar names its value."""
     kinds = list(projections)

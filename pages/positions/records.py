@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from components.input_key import InputKey
 from core import ModelBundle
+from core.positions import TableKind
 from pages.positions import figures as figs
 
 
@@ -37,7 +38,7 @@ class PositionsContext:
     def shape(self) -> str:
         return f"{self.n_positions} × {self.hidden}"
 
-    def names(self) -> dict[str, str]:
+    def names(self) -> dict[TableKind, str]:
         """The two tables' names in this run's language, naming the loaded model."""
         return figs.table_names(self.bundle.name)
 

@@ -75,15 +75,16 @@ def get_token_dominance(key: InputKey, stage: str) -> tuple[np.ndarray, np.ndarr
 @results_cache("similarity: sentences", SHARE)
 def get_sentence_comparison(key: InputKey) -> SentenceComparison:
     """Sentence A vs B per depth stage; the model's own figure from A and B run separately."""
-    return compare_sentences(get_analysis(key), get_alone(key, key.text_a),
-                             get_alone(key, key.text_b))
+    text_a, text_b = key.pair()
+    return compare_sentences(get_analysis(key), get_alone(key, text_a), get_alone(key, text_b))
 
 
 @results_cache("similarity: [CLS] checks", SHARE)
 def get_cls_checks(key: InputKey) -> tuple[list[Dominance], np.ndarray]:
     """Per depth stage, for A's and B's [CLS] vectors run separately: the dimension that carries
     most of their dot product, and their standardised cosine."""
-    alone_a, alone_b = get_alone(key, key.text_a), get_alone(key, key.text_b)
+    text_a, text_b = key.pair()
+    alone_a, alone_b = get_alone(key, text_a), get_alone(key, text_b)
     stats = get_corpus_stats(key.model)
     stages = depth_stages(alone_a.stages)
     flags = [dominance(alone_a.stages[s][0], alone_b.stages[s][0]) for s in stages]
@@ -99,7 +100,8 @@ def get_token_refs(key: InputKey, first: int, second: int, separately: bool,
     pair = get_analysis(key)
     if not separately or key.text_b is None:
         return TokenRef(pair, first), TokenRef(pair, second)
-    alone_a, alone_b = get_alone(key, key.text_a), get_alone(key, key.text_b)
+    text_a, text_b = key.pair()
+    alone_a, alone_b = get_alone(key, text_a), get_alone(key, text_b)
     return (separate_token(pair, first, alone_a, alone_b),
             separate_token(pair, second, alone_a, alone_b))
 

@@ -35,7 +35,7 @@ DIMENSION_PARTS = {
 SAME_ROW = N_("both [UNK]: the same table row")
 # Ethayarajh 2019, bert-base-cased: mean cosine between random words, input layer 0 to layer 12.
 ETHAYARAJH_2019 = (.105, .168, .219, .245, .327, .377, .420, .398, .399, .484, .561, .675, .477)
-UNRELATED_LINE = {"color": palette.MUTED, "dash": "dash"}   # "unrelated" baseline in every chart
+UNRELATED_LINE: dict = {"color": palette.MUTED, "dash": "dash"}   # "unrelated" in every chart
 FRAME_COLOUR = SEGMENT_COLOURS[1]                        # sentence B's colour frames A x B
 
 
@@ -181,7 +181,7 @@ def sentence_figure(
     stages = comparison.stages
     fig = line_figure(stages, "sim_sentences", _("cosine"), marked,
                       _("{model}: sentence A vs sentence B").format(model=plotly_text(model)))
-    series = {
+    series: dict[str, tuple[np.ndarray, dict]] = {
         _("A and B separately, mean pooling (sentence-transformers)"):
             (comparison.mean_separate, {"color": SEGMENT_COLOURS[0], "width": 4}),
         _("A and B separately, [CLS]"): (comparison.cls_separate, {"color": palette.GOOD}),
@@ -238,7 +238,7 @@ def anisotropy_figure(table: pd.DataFrame, marked: str, model: str = "") -> go.F
     stages = table["stage"].tolist()
     fig = line_figure(stages, "sim_anisotropy", _("mean cosine"), marked,
                       _("{model}: unrelated corpus tokens").format(model=plotly_text(model)))
-    styles = {
+    styles: dict[str, dict] = {
         N_("random tokens, raw"): {"color": palette.HIGHLIGHT, "width": 4},
         N_("random tokens, standardised"): {"color": palette.SEGMENT_A},
         N_("random sentences, mean pooling"): UNRELATED_LINE,

@@ -233,8 +233,8 @@ def draw_sentence_metrics(ctx: Context, model_figure: float, cls_last: float) ->
               help=_("The [CLS] vectors of A and B, each run alone."))
 
 
-def draw_cls_note(stages: list[str], cls: list[float], flags: list[Dominance], cls_std,
-                  stage: str) -> None:
+def draw_cls_note(stages: list[str], cls: np.ndarray, flags: list[Dominance],
+                  cls_std: np.ndarray, stage: str) -> None:
     """Why the [CLS] curve sits at 1.00: identical lookups, then one dimension."""
     layers = [k for k, s in enumerate(stages) if s.startswith("layer_") and flags[k].flagged]
     lines = [_("Before layer_1 the two [CLS] vectors are identical (the same token at the same "
@@ -254,7 +254,7 @@ def draw_cls_note(stages: list[str], cls: list[float], flags: list[Dominance], c
 
 
 def draw_truncation_notes(key: InputKey) -> None:
-    for label, text in (("A", key.text_a), ("B", key.text_b)):
+    for label, text in zip(("A", "B"), key.pair(), strict=True):
         alone = cache.get_alone(key, text).encoding
         if alone.truncated:
             explain(_("Sentence {name} alone has {full} tokens; sentence-transformers reads the "
