@@ -12,8 +12,8 @@ from components.i18n import set_language
 from core.lessons import run_cells
 from pages.lesson.cache import lesson_cells
 from pages.lesson.figures import LESSONS, lesson_handout
+from pages.lesson.handout import handout_html
 from serving.classpoll import Tally
-from serving.handout import handout_html
 from tests.conftest import ARTIFACTS
 
 HOSTILE = "Teachers <script>alert(1)</script> & <img src=x onerror=alert(2)>"

@@ -61,7 +61,7 @@ CORE_THEN_SERVING = [
     "import serving.budget",
     "import serving.session_memory",
     "import serving.streamlit_private, serving.hub_private",
-    "import serving.classpoll, serving.classpoll_redis, serving.handout",
+    "import serving.classpoll, serving.classpoll_redis",
 ]
 
 

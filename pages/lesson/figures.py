@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 
 from components.i18n import N_, _, language
 from core.lessons import CellOutput
+from pages.lesson.handout import Handout, HandoutStep, HandoutWords
 from serving.classpoll import Tally
-from serving.handout import Handout, HandoutStep, HandoutWords
 
 GOOD, OTHER = "#1b7a3d", "#7a8aa0"   # the right answer's bar, the others (4.5:1 on white)
 

@@ -17,10 +17,10 @@ from components.url_values import option_in_link
 from core.lessons import setup_cell
 from pages.lesson import cache, poll_view
 from pages.lesson.figures import LESSONS, Step, lesson_handout, missing_head_note
+from pages.lesson.handout import handout_html
 from pages.lesson.poll_view import ClassView
 from pages.lesson.records import Lesson
 from serving.classpoll import PollError
-from serving.handout import handout_html
 
 TITLE = N_("Lesson")
 EXPLANATION = N_(
