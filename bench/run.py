@@ -2,7 +2,10 @@
 
 Starts everything it needs (the app server, a bare Streamlit server, Debian's Chromium), measures
 the four parts of issue 7 in one run, and prints the machine and one markdown table. Progress goes
-to stderr, the result to stdout (and to FILE with --out).
+to stderr, the result to stdout. The table is also written to FILE (--out; by default
+bench/results/benchmark.md) as each part ends, so a run that fails or is stopped keeps the rows
+of every part before; a part that fails has a row saying why, and the parts after it still run
+(bench/parts.py). The exit status is 1 when a part failed.
 
     1 Core        core.analyze vs a bare forward; the cache layer's repeat vs its first call;
                   1,000 short pairs through compare_pairs vs a bare batched forward (pairs_bench)
@@ -29,6 +32,7 @@ to stderr, the result to stdout (and to FILE with --out).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 from dataclasses import dataclass
@@ -36,9 +40,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
     from bench.app_bench import AppFigures
     from bench.load_bench import LoadFigures
+    from bench.server import Server
     from bench.texts import SentenceFactory
+    from core import ModelBundle
+
+if __package__ in (None, ""):   # `python bench/run.py` puts bench/ on the path, not the repo
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.parts import Slot, Table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,7 +85,9 @@ ELEMENT_COUNT = 8   # extra elements of each kind on the floor's fragment (eleme
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
-    parser.add_argument("--out", type=Path, help="also write the result as markdown here")
+    parser.add_argument("--out", type=Path,
+                        help="write the table as markdown here as each part ends "
+                             "(default: bench/results/benchmark.md)")
     parser.add_argument("--users", type=int, default=10, help="browser contexts in part 4")
     parser.add_argument("--students", type=int, default=100,
                         help="browserless students in part 4 (websocket sessions)")
@@ -81,67 +96,125 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def measure_core(plan: Plan) -> tuple[list, list, SentenceFactory]:
+# The table's places, in the order it shows them (the parts run in another order: part 1 first,
+# with no server; the app's server serves parts 2 to 4 before the parts with servers of their
+# own). Each part's rows are written as it ends (bench/parts.py).
+SLOTS = (
+    Slot("core", "1 Core", "core.analyze vs a bare forward, and the cache's repeat"),
+    Slot("pairs_core", "1 Core", "short pairs through compare_pairs vs a bare batched forward"),
+    Slot("app", "2 App", "the app's pages in Chromium (cold start, reruns, switches, long pairs)"),
+    Slot("explore", "2 Exploring", "the control a student moves most, on every page"),
+    Slot("element_costs", "2 Exploring", "what one more element adds to a move"),
+    Slot("pairs_app", "2 App", "/pairs and the views by word in Chromium"),
+    Slot("memory", "3 Memory", "server RSS after every page and after many sentences"),
+    Slot("long_texts", "3 Memory", "sessions with 512-token pairs on a fresh server"),
+    Slot("load", "4 Many users", "browser users rerunning against one server"),
+    Slot("class", "4 Many users", "a class of browserless students"),
+    Slot("proxy", "4 Many users", "the class through HAProxy to two replicas"),
+    Slot("mixed", "4 Many users", "a class as a lesson runs, through HAProxy to two replicas"),
+)
+
+
+@dataclass
+class Seen:
+    """What the parts learnt that the table's header and footer print."""
+
+    chromium: str = "unknown (the app part did not start Chromium)"
+    prints_tokens: dict[str, bool] | None = None   # page -> whether it prints the tokens
+    server_log: Path | None = None
+
+
+def measure_core(plan: Plan, bundle: ModelBundle, factory: SentenceFactory,
+                 ) -> tuple[list, list]:
     """Part 1, before any server runs, so nothing else competes for the CPU."""
     from bench import core_bench
     from bench.app_bench import log
-    from bench.texts import SentenceFactory
-    from core import load_model
 
-    bundle = load_model()
-    factory = SentenceFactory(bundle.tokenizer)
     forward, cache = [], []
     for n in CORE_SIZES:
         log(f"core: {n} tokens")
         forward += core_bench.bench_forward(bundle, factory, n, plan.core_reps)
         cache += core_bench.bench_cache(factory, n, plan.core_reps)
-    return forward, cache, factory
+    return forward, cache
 
 
-def measure_app(plan: Plan, factory: SentenceFactory, users: int, think_s: float,
-                students: int, pair_rows: list | None = None,
-                ) -> tuple[AppFigures, LoadFigures, int, dict, str, Path]:
-    """Parts 2 to 4 against one app server. Returns figures, RSS after the load, Chromium's
-    version and the server's log; the Pairs page's row and the views by word are appended to
-    ``pair_rows``."""
+def measure_app(table: Table, plan: Plan, factory: SentenceFactory, users: int,
+                think_s: float, students: int, seen: Seen) -> None:
+    """Parts 2 to 4 against one app server, each part's rows written as it ends: the pages in
+    Chromium (and, from the same run, the memory rows), /pairs and the views by word, then the
+    browser users and the class of browserless students."""
     from playwright.sync_api import sync_playwright
 
-    from bench import app_bench, load_bench, ws_load
+    from bench import app_bench, load_bench, pairs_bench, report, words_bench, ws_load
     from bench.browser import CHROMIUM, CHROMIUM_ARGS
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        chromium = browser.version
+    servers: list[Server] = []
+
+    def run_app(browser: Browser) -> AppFigures:
         app, server = app_bench.run_app(browser, factory, plan.reps_new, plan.reps_repeat,
                                         plan.checkpoints, plan.switch_reps, plan.long_reps)
-        if pair_rows is not None:
-            from bench import pairs_bench, words_bench
+        servers.append(server)
+        seen.server_log = server.log
+        return app
 
-            try:
-                pair_rows += pairs_bench.app_rows(browser, server.url, factory, plan.reps_new)
-                pair_rows += words_bench.app_rows(browser, server.url, factory, plan.reps_new)
-            except BaseException:
-                server.stop()
-                raise
-        try:
-            browser.close()
-        except BaseException:
-            server.stop()
-            raise
-    try:   # the async users need the sync Playwright above to be closed
-        app_bench.log(f"many users: {users} users for {plan.load_seconds:.0f} s")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            seen.chromium = browser.version
+            app = table.measure(("app", "memory"), lambda: run_app(browser), lambda a: {
+                "app": report.app_rows(a), "memory": report.memory_rows(a)})
+            if app is not None and servers:
+                seen.prints_tokens = app.prints_tokens
+                url = servers[0].url
+                table.measure("pairs_app", lambda: [
+                    *pairs_bench.app_rows(browser, url, factory, plan.reps_new),
+                    *words_bench.app_rows(browser, url, factory, plan.reps_new)], list)
+            with contextlib.suppress(Exception):   # a browser that will not close is no figure
+                browser.close()
+        if app is None or not servers:
+            for key in ("pairs_app", "load", "class"):
+                table.skip(key, needs="app")
+            return
+        server = servers[0]
+        # The async users need the sync Playwright above to be closed.
         pages = {t.path: app.prints_tokens.get(t.path) for t in app_bench.app_targets(server.url)}
-        load = load_bench.run_load(server.url, pages, factory, users, plan.load_seconds, think_s)
-        rss_after_load = server.rss_bytes()
-        app_bench.log(f"class: {students} browserless students for {plan.load_seconds:.0f} s")
-        # The class spread over every page of the app, Home included.
-        students_figures = ws_load.run_ws_load(server.url, users=students,
-                                               seconds=plan.load_seconds, think_s=think_s,
-                                               pages=list(pages), pid=server.proc.pid,
-                                               factory=factory).summary()
+
+        def load() -> tuple[LoadFigures, int]:
+            app_bench.log(f"many users: {users} users for {plan.load_seconds:.0f} s")
+            figures = load_bench.run_load(server.url, pages, factory, users, plan.load_seconds,
+                                          think_s)
+            return figures, server.rss_bytes()
+
+        table.measure("load", load, lambda r: report.load_rows(*r))
+
+        def klass() -> dict:
+            app_bench.log(f"class: {students} browserless students for "
+                          f"{plan.load_seconds:.0f} s")
+            # The class spread over every page of the app, Home included.
+            return ws_load.run_ws_load(server.url, users=students, seconds=plan.load_seconds,
+                                       think_s=think_s, pages=list(pages),
+                                       pid=server.proc.pid, factory=factory).summary()
+
+        table.measure("class", klass, report.class_rows)
     finally:
-        server.stop()
-    return app, load, rss_after_load, students_figures, chromium, server.log
+        for server in servers:
+            server.stop()
+
+
+def footer(seen: Seen) -> list[str]:
+    if seen.prints_tokens is None:
+        printed = "unknown: the app part did not finish"
+    else:
+        printed = ", ".join(p or "Home" for p, shown in seen.prints_tokens.items() if shown)
+    lines = [
+        "A rerun is timed from the key press until Streamlit's script state is back to "
+        "notRunning with no stale element and, on the pages that print the tokens "
+        f"({printed or 'none'}), until the new sentence's tokens are in the page.",
+    ]
+    if seen.server_log is not None:
+        lines += ["", "Server log (tracebacks behind any exception box): "
+                      f"{seen.server_log.relative_to(ROOT)}"]
+    return [*lines, ""]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,65 +222,68 @@ def main(argv: list[str] | None = None) -> int:
     # A plain `kill` should still stop the servers this run started (the finally blocks).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     plan = QUICK if args.quick else FULL
-    sys.path.insert(0, str(ROOT))   # `python bench/run.py` puts bench/ on the path, not ROOT
-    from bench import machine, report
+    from bench import machine, pairs_bench, report
+    from bench.app_bench import app_targets, log
+    from bench.server import RESULTS
+    from bench.texts import SentenceFactory
+    from core import load_model
 
     load_at_start = machine.load_average()
-    forward, cache, factory = measure_core(plan)
-    # Sentence pairs: the core row before any server runs, the /pairs row beside the app rows.
-    from bench import pairs_bench
-    pair_core = pairs_bench.core_rows(factory, plan.core_reps)
-    pair_app: list = []
-    app, load, rss_after_load, students, chromium, server_log = measure_app(
-        plan, factory, args.users, args.think, args.students, pair_app)
-    from bench import explore_bench  # part 2's controls moved, with references of their own
+    seen = Seen()
+    out = args.out or RESULTS / "benchmark.md"
+    table = Table(SLOTS, header=lambda: [
+        f"## Benchmark ({plan.name})", "", *machine.describe(seen.chromium, load_at_start)],
+        footer=lambda: footer(seen), out=out)
+    log(f"the table goes to {out}, a part's rows as soon as that part ends")
+    bundle = load_model()
+    factory = SentenceFactory(bundle.tokenizer)
+    try:
+        table.measure("core", lambda: measure_core(plan, bundle, factory),
+                      lambda r: report.core_rows(*r))
+        # Sentence pairs: the core row before any server runs, the /pairs row beside the app's.
+        table.measure("pairs_core", lambda: pairs_bench.core_rows(factory, plan.core_reps), list)
+        measure_app(table, plan, factory, args.users, args.think, args.students, seen)
+        from bench import explore_bench  # part 2's controls moved, with references of their own
 
-    explore_rows = explore_bench.rows(explore_bench.measure(factory, reps=plan.explore_reps))
-    from bench import element_costs  # what one element adds to a move, against the 1.5x budget
+        table.measure("explore", lambda: explore_bench.measure(factory, reps=plan.explore_reps),
+                      explore_bench.rows)
+        from bench import element_costs  # what one element adds to a move, vs the 1.5x budget
 
-    explore_rows += element_costs.rows(element_costs.measure(
-        factory, ELEMENT_COUNT, plan.explore_reps), ELEMENT_COUNT)
-    from bench import long_text  # part 3's long texts, on a fresh server of their own
+        table.measure("element_costs", lambda: element_costs.measure(
+            factory, ELEMENT_COUNT, plan.explore_reps),
+            lambda r: element_costs.rows(r, ELEMENT_COUNT))
+        from bench import long_text  # part 3's long texts, on a fresh server of their own
 
-    long_rows = long_text.long_text_rows(long_text.run_long_texts(
-        factory, plan.long_users, plan.long_seconds, plan.long_after_s))
-    from bench import replicas  # part 4c: the same class through deploy/'s proxy and replicas
-    from bench.app_bench import log
+        table.measure("long_texts", lambda: long_text.run_long_texts(
+            factory, plan.long_users, plan.long_seconds, plan.long_after_s),
+            long_text.long_text_rows)
+        from bench import mixed_class, replicas  # part 4c and 4d: deploy/'s proxy and replicas
 
-    log(f"class: {args.students} students through HAProxy to 2 replicas")
-    pages = list(app.prints_tokens)
-    through_proxy = replicas.run_replica_class(2, args.students, plan.load_seconds,
-                                               think_s=args.think, pages=pages, factory=factory)
-    from bench import mixed_class  # part 4d: half the class on the lesson, half on the pages
+        # The pages the app part found; where it failed, every page of the app.
+        pages = (list(seen.prints_tokens) if seen.prints_tokens is not None
+                 else [t.path for t in app_targets("")])
 
-    log(f"class: {args.students} students, half on the lesson, through HAProxy to 2 replicas")
-    mixed = mixed_class.run_mixed_class(2, args.students, plan.load_seconds, think_s=args.think,
-                                        pages=tuple(pages), factory=factory)
-    rows = [*report.core_rows(forward, cache), *pair_core, *report.app_rows(app), *explore_rows,
-            *pair_app,
-            *report.memory_rows(app), *long_rows, *report.load_rows(load, rss_after_load),
-            *report.class_rows(students),
-            *(report.class_rows(through_proxy) if through_proxy else []),
-            *(mixed_class.rows(mixed) if mixed else [])]
-    printed = ", ".join(p or "Home" for p, shown in app.prints_tokens.items() if shown)
-    text = "\n".join([
-        f"## Benchmark ({plan.name})",
-        "",
-        *machine.describe(chromium, load_at_start),
-        "",
-        report.markdown(rows),
-        "",
-        "A rerun is timed from the key press until Streamlit's script state is back to "
-        "notRunning with no stale element and, on the pages that print the tokens "
-        f"({printed or 'none'}), until the new sentence's tokens are in the page.",
-        "",
-        f"Server log (tracebacks behind any exception box): {server_log.relative_to(ROOT)}",
-        "",
-    ])
-    print(text)
-    if args.out:
-        args.out.write_text(text)
-    return 0
+        def through_proxy() -> dict | None:
+            log(f"class: {args.students} students through HAProxy to 2 replicas")
+            return replicas.run_replica_class(2, args.students, plan.load_seconds,
+                                              think_s=args.think, pages=pages, factory=factory)
+
+        table.measure("proxy", through_proxy, lambda r: report.class_rows(r) if r else [])
+
+        def mixed() -> dict | None:
+            log(f"class: {args.students} students, half on the lesson, through HAProxy to 2 "
+                "replicas")
+            return mixed_class.run_mixed_class(2, args.students, plan.load_seconds,
+                                               think_s=args.think, pages=tuple(pages),
+                                               factory=factory)
+
+        table.measure("mixed", mixed, lambda r: mixed_class.rows(r) if r else [])
+    except BaseException:
+        table.stop()   # stopped between parts: the table says so
+        raise
+    print(table.text())
+    log(f"written to {out}")
+    return 0 if table.ok else 1
 
 
 if __name__ == "__main__":

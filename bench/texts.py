@@ -2,14 +2,28 @@
 
 Every word comes from the model's own vocabulary (lowercase whole words, one token each), so a
 pair of ``n`` words tokenises to exactly ``n + 3`` tokens with [CLS] and two [SEP]. Each browser
-sentence starts with a *marker*: a word used by no earlier sentence and by none of the app's own
-text, so "the new content is visible" can be checked by looking for the marker on the page.
+sentence starts with a *marker*: a word in none of the app's own text and not on the page the
+sentence is typed into, so "the new content is visible" can be checked by looking for the marker
+on the page (bench/browser.py, bench/ws_client.py's ``expect``).
+
+Markers never run out (``MarkerSupply``). A marker must stay one token, or the exact token counts
+and the page's printed tokens would break, and the vocabulary has only about 10,000 such words
+(7 letters or more, none of the app's): a full run with 100 students types more sentences than
+that, and the old supply, one pass over the words, ran dry 28 minutes in (StopIteration inside
+a coroutine). So the supply goes round the same shuffled words again and again, counted: any
+``len(words)`` markers in a row are all different, and a word comes back only after every other
+word has been used. That is all a marker needs: a page shows one sentence, its latest, and no tab
+or session of the bench types 10,000 sentences of others' between two of its own. A sentence is
+still new every time (the filler words after the marker are drawn at random), so a cache never
+hits on it.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,17 +40,40 @@ class Sentence:
     marker: str   # a word that appears on the page only once this sentence has been analysed
 
 
+APP_FOLDERS = ("pages", "components", "core", "frame", "serving")   # where on-screen text lives
+MIN_MARKERS = 1000   # far more than the sessions of a class: a word is not back while on a page
+
+
 def app_words() -> set[str]:
-    """Every lowercase word in the app's source, so a marker never matches the page's own text."""
+    """Every lowercase word in the app's source (pages live in subfolders: the whole tree), so a
+    marker never matches the page's own text."""
     words: set[str] = set()
-    for folder in ("pages", "components", "core"):
-        for path in (ROOT / folder).glob("*.py"):
+    for folder in APP_FOLDERS:
+        for path in (ROOT / folder).rglob("*.py"):
             words.update(w.lower() for w in re.findall(r"[A-Za-z]+", path.read_text()))
     return words
 
 
+class MarkerSupply(Iterator[str]):
+    """Marker words without end: ``words`` in their order, then again from the first, by a
+    counter (thread-safe in CPython: ``itertools.count`` advances under the GIL)."""
+
+    def __init__(self, words: Sequence[str]) -> None:
+        if len(set(words)) != len(words):
+            raise ValueError("marker words must all be different")
+        if len(words) < MIN_MARKERS:
+            raise ValueError(f"{len(words)} marker words: at least {MIN_MARKERS} are needed, so "
+                             "a word is not used again while a page may still show it")
+        self.words = tuple(words)
+        self._count = itertools.count()
+
+    def __next__(self) -> str:
+        return self.words[next(self._count) % len(self.words)]
+
+
 class SentenceFactory:
-    """Deterministic sentences from the vocabulary; markers are never reused within a run."""
+    """Deterministic sentences from the vocabulary; a marker comes back only after every other
+    marker word has been used (``MarkerSupply``)."""
 
     def __init__(self, tokenizer: PreTrainedTokenizerBase, seed: int = 7) -> None:
         vocab = sorted(w for w in tokenizer.get_vocab() if _WORD.fullmatch(w))
@@ -45,7 +82,7 @@ class SentenceFactory:
         excluded = app_words()
         # Long rare words make markers; the rest is filler, so a filler word never equals a marker.
         markers = [w for w in vocab if len(w) >= 7 and w not in excluded]
-        self._markers = iter(markers)
+        self.markers = MarkerSupply(markers)
         marker_set = set(markers)
         self._filler = [w for w in vocab if w not in marker_set]
         self._rng = rng
@@ -56,7 +93,7 @@ class SentenceFactory:
 
     def sentence(self, n_words: int) -> Sentence:
         """A sentence of ``n_words`` one-token words whose first word is a fresh marker."""
-        marker = next(self._markers)
+        marker = next(self.markers)
         rest = self.words(n_words - 1)
         return Sentence(f"{marker} {rest}".strip(), marker)
 
