@@ -30,13 +30,14 @@ from core import (
 )
 from core.parameters.listing import model_counts
 from core.settings import MAX_MODELS
-from serving import budget, session_memory
+from serving import budget
 from serving.models import load_model
 
 T = TypeVar("T")
 P = ParamSpec("P")
-budget.on_sweep(session_memory.forget_ended_sessions)
-budget.tune_malloc()   # the app's process, before its first model run (serving.budget)
+# Importing this module sets nothing process-wide: glibc's allocator settings and the sweep's
+# clean-up of ended sessions are the server's, made once as it starts (frame/startup.py,
+# prepare_process), not a notebook's or a test's that imports the cache layer.
 
 # The embedded model plus BERT_EXPLORER_MAX_MODELS others (default 2: bert-base-chinese and
 # bert-base-uncased side by side, ~0.9 GB). Per-model tables elsewhere are sized by this too.

@@ -51,7 +51,7 @@ from core.pretraining import (
     finetuning_patterns,
     has_mlm_head,
     has_nsp_head,
-    mask_by_layer,
+    mask_lens,
     mask_tokens,
     next_sentence,
 )
@@ -82,7 +82,7 @@ __all__ = [
     "has_nsp_head",
     "head_atlas",
     "head_slice",
-    "mask_by_layer",
+    "mask_lens",
     "mask_tokens",
     "next_sentence",
     "pooler_steps",

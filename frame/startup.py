@@ -6,6 +6,7 @@ app.py hands ``lifespan`` to ``st.App``, which ``streamlit run app.py`` serves.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import logging
@@ -16,9 +17,25 @@ from typing import Any
 
 from frame.page_imports import import_page
 from frame.page_list import page_folders
-from serving import jobs, streamlit_private
+from serving import budget, jobs, session_memory, streamlit_private
 
 _LOG = logging.getLogger(__name__)
+
+
+@functools.cache   # once per process: a second lifespan in the same process sets nothing again
+def prepare_process() -> dict[str, int]:
+    """What the server's process sets for itself, once, before its first model run: glibc's
+    allocator (``serving.budget.tune_malloc``: large arrays by mmap, two arenas; the environment's
+    own MALLOC_* settings win) and the results-cache sweep's clean-up of ended sessions' download
+    callables (``serving.session_memory``). Returns what was tuned.
+
+    Here, in the server's start-up, and not as components.cache is imported: importing the cache
+    layer in a notebook or a test then changes nothing in that process (tests/test_startup.py).
+    The sweeper thread itself starts with the first cached result (serving.budget), never at an
+    import.
+    """
+    budget.on_sweep(session_memory.forget_ended_sessions)
+    return budget.tune_malloc()
 
 
 def import_page_modules() -> None:
@@ -94,7 +111,8 @@ def warm_up() -> None:
 
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """Start-up: say the app routes with st.navigation, and warm the caches in the background.
+    """Start-up: tune the process (``prepare_process``), say the app routes with st.navigation,
+    and warm the caches in the background.
 
     A ``pages/`` folder beside app.py makes Streamlit treat a fresh server's sessions as the
     legacy multipage layout until the first ``st.navigation`` call; the very first session then
@@ -102,6 +120,7 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     Every page here lives in ``pages/<name>/page.py`` and app.py always routes, so the flag is
     set to what that first ``st.navigation`` call would set it to.
     """
+    prepare_process()   # before the warm-up's model run
     streamlit_private.say_the_app_routes()
     jobs.submit("warm-up", lambda _job: warm_up(), name="warm-up")
     yield

@@ -20,8 +20,8 @@ Under load, three more things keep the process's memory near what the caches hol
 - Entries nobody has used for ``BERT_EXPLORER_CACHE_IDLE_S`` seconds (default 30) are dropped
   down to ``BERT_EXPLORER_CACHE_REST_MB`` (default 16) once a class has gone: a hit on a long
   text that waited longer costs one recomputation (about a second at 512 tokens).
-- glibc is set (``tune_malloc``, called once by the app's cache layer, components/cache.py, as
-  it is imported; importing this module sets nothing) to serve every allocation of 256 KB or
+- glibc is set (``tune_malloc``, called once by the server's start-up, frame/startup.py; importing
+  this module or the cache layer sets nothing) to serve every allocation of 256 KB or
   more by its own ``mmap`` (so a freed array goes back to the system at once, instead of glibc's
   threshold rising to the largest array freed and later arrays landing in heaps that never
   shrink; a 512-token row of hidden states is 768 KB) and to at most two arenas (one per core,
@@ -428,8 +428,8 @@ M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8   # mallopt's parameters, from glibc's ma
 
 def tune_malloc() -> dict[str, int]:
     """Set glibc's mmap threshold and arena count (see the module's docstring) unless the
-    environment sets them; returns what was set. Process-wide: the app calls it once, as its
-    cache layer is imported, never a notebook by importing serving."""
+    environment sets them; returns what was set. Process-wide: the server calls it once as it
+    starts (frame/startup.py, prepare_process), never a notebook by importing serving."""
     libc = _LIBC
     if libc is None:
         return {}

@@ -88,7 +88,7 @@ def test_a_probe_does_not_wait_for_a_busy_pool(board, monkeypatch):
         assert hub_reachable(0.5) is False
         assert time.monotonic() - start < 3.0
         probe = next(j for j in board.jobs() if j.name == "hub probe")
-        assert probe.future.cancelled()   # it never holds a worker later
+        assert probe.cancelled and probe.failed   # it never holds a worker later
     finally:
         release.set()
     assert all(job.result(5) for job in busy)
@@ -102,14 +102,16 @@ def test_the_closed_hub_probe_runs_under_its_name_and_ends(board, monkeypatch):
 
 
 def test_warm_up_is_a_job(board, monkeypatch):
-    """The lifespan submits the warm-up to the job pool (the work itself is the server's) and
-    shuts the pool down as the server ends."""
+    """The lifespan prepares the process, submits the warm-up to the job pool (the work itself
+    is the server's) and shuts the pool down as the server ends."""
     import asyncio
 
     from frame import startup
 
     ran = threading.Event()
     monkeypatch.setattr(startup, "warm_up", ran.set)
+    prepared: list[bool] = []   # not this worker's allocator: tests/test_startup.py checks it
+    monkeypatch.setattr(startup, "prepare_process", lambda: prepared.append(True) or {})
     seen: list[object] = []
 
     async def serve() -> None:
@@ -122,7 +124,7 @@ def test_warm_up_is_a_job(board, monkeypatch):
     server = threading.Thread(target=asyncio.run, args=(serve(),), name="lifespan")
     server.start()
     server.join(15)
-    assert seen == [None]
+    assert seen == [None] and prepared == [True]
     assert board.jobs() == []   # the server's end shut the pool down
 
 
@@ -146,13 +148,19 @@ def test_a_download_cancelled_while_queued_says_so(board):
     release = threading.Event()
     busy = [board.submit(("busy", n), lambda _job: release.wait(10)) for n in range(board.workers)]
     try:
-        download = hub.DownloadJob("someone/queued", lambda _path: None).start()
+        download = hub.start_download("someone/queued", lambda _path: None)
         assert download.state().phase == hub.DownloadPhase.CONNECTING
-        assert download.job is not None and not download.job.future.running()
+        assert download.job is not None and not download.job.running()
+        assert hub.download_job("someone/queued") is download   # the board's, by repository
         download.job.cancel()
         state = download.state()
         assert state.phase == hub.DownloadPhase.FAILED and state.finished
         assert state.error is not None and "someone/queued" in str(state.error)
+        # Asked for again, the board starts it anew (no registry or counter beside it).
+        again = hub.start_download("someone/queued", lambda _path: None)
+        assert again is not download and again.job is not download.job
+        assert hub.download_job("someone/queued") is again
+        again.job.cancel()
     finally:
         release.set()
     assert all(job.result(5) for job in busy)

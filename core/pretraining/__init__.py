@@ -1,5 +1,5 @@
 """How BERT was pretrained and fine-tuned, computed live: MLM corruption (``mask_tokens``),
-[MASK] prediction (``fill_mask``, ``mask_by_layer``), next-sentence prediction
+[MASK] prediction (``fill_mask``, and at every layer ``mask_lens``), next-sentence prediction
 (``next_sentence``) and the four fine-tuning heads (``finetuning_patterns``). No Streamlit.
 
     from core import load_model
@@ -13,23 +13,20 @@ from core.errors import NoPretrainingHeadError
 from core.pretraining.finetuning import FinetuningPattern, finetuning_patterns
 from core.pretraining.heads import (
     MAX_MASKS,
-    LayerGuess,
-    MaskTrace,
     NextSentence,
     Prediction,
     fill_mask,
     has_mlm_head,
     has_nsp_head,
-    mask_by_layer,
     next_sentence,
 )
+from core.pretraining.mask_lens import MaskLens, mask_lens
 from core.pretraining.masking import Masking, mask_tokens
 
 __all__ = [
     "MAX_MASKS",
     "FinetuningPattern",
-    "LayerGuess",
-    "MaskTrace",
+    "MaskLens",
     "Masking",
     "NextSentence",
     "NoPretrainingHeadError",
@@ -38,7 +35,7 @@ __all__ = [
     "finetuning_patterns",
     "has_mlm_head",
     "has_nsp_head",
-    "mask_by_layer",
+    "mask_lens",
     "mask_tokens",
     "next_sentence",
 ]

@@ -39,35 +39,6 @@ class Prediction:
 
 
 @dataclass(frozen=True)
-class LayerGuess:
-    """What the MLM head reads from one layer's hidden state at one [MASK]."""
-
-    layer: int                      # 0: the embeddings' output; k: encoder.layer[k-1]'s output
-    predictions: list[Prediction]   # best first
-    answer_probability: float       # probability of the last layer's best token at this layer
-    answer_rank: int                # its rank at this layer, 1 = best
-
-
-@dataclass(frozen=True)
-class MaskTrace:
-    """One [MASK] followed through the layers: the MLM head applied to hidden_states[0..N]."""
-
-    position: int                   # index of the [MASK] in the token sequence
-    answer: Prediction              # the last layer's best token (what fill_mask says first)
-    layers: list[LayerGuess]        # one per hidden state, layer 0 first
-
-    @property
-    def appears_at(self) -> int:
-        """The first layer from which the answer is the best guess at every later layer."""
-        layer = self.layers[-1].layer
-        for guess in reversed(self.layers):
-            if guess.answer_rank != 1:
-                break
-            layer = guess.layer
-        return layer
-
-
-@dataclass(frozen=True)
 class NextSentence:
     """The NSP head on the pooled [CLS] of a pair. Index 0 is IsNext, index 1 NotNext (BERT)."""
 
@@ -113,7 +84,7 @@ def require_nsp_head(bundle: ModelBundle) -> BertPreTrainingHeads:
     return bundle.heads
 
 
-def _check_top_k(top_k: object) -> int:
+def check_top_k(top_k: object) -> int:
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
         raise InputError(
             N_("The number of predictions must be a whole number from 1 to {limit}; “{value}” "
@@ -166,7 +137,8 @@ def _predictions(bundle: ModelBundle, logits: torch.Tensor, top_k: int) -> list[
 
 
 @torch.inference_mode()
-def _hidden_states(bundle: ModelBundle, encoding: Encoding) -> tuple[torch.Tensor, ...]:
+def hidden_states(bundle: ModelBundle, encoding: Encoding) -> tuple[torch.Tensor, ...]:
+    """One forward pass: the embeddings' output and every encoder layer's, each (1, T, h)."""
     with model_run():
         out = bundle.model(**input_tensors(encoding), output_hidden_states=True, return_dict=True)
     return out.hidden_states
@@ -182,51 +154,14 @@ def fill_mask(bundle: ModelBundle, text: str, text_b: str | None = None,
     NoPretrainingHeadError without the head, InputError for no [MASK] or more than MAX_MASKS.
     """
     heads = require_mlm_head(bundle)
-    top_k = _check_top_k(top_k)
+    top_k = check_top_k(top_k)
     encoding = encode(bundle, text, text_b)
     positions = mask_positions(bundle, encoding, text, text_b)
-    last = _hidden_states(bundle, encoding)[-1]
+    last = hidden_states(bundle, encoding)[-1]
     # The head works position by position, so only the [MASK] rows go through its decoder.
     with model_run():
         logits = heads.predictions(last[0, positions])
     return _predictions(bundle, logits, top_k)
-
-
-@torch.inference_mode()
-def mask_by_layer(bundle: ModelBundle, text: str, text_b: str | None = None,
-                  top_k: int = 1) -> list[MaskTrace]:
-    """The MLM head applied to every layer's hidden state (hidden_states[0..N]) at each [MASK].
-
-    The head was trained on the last layer only, so early layers' guesses show at which depth the
-    answer (the last layer's best token, as fill_mask gives it) first comes out on top.
-    """
-    heads = require_mlm_head(bundle)
-    top_k = _check_top_k(top_k)
-    encoding = encode(bundle, text, text_b)
-    positions = mask_positions(bundle, encoding, text, text_b)
-    hidden = torch.stack(_hidden_states(bundle, encoding))[:, 0, positions]  # (N+1, masks, h)
-    with model_run():
-        logits = heads.predictions(hidden).to(torch.float32)      # (N+1, masks, vocab)
-    probabilities = torch.softmax(logits, dim=-1)
-    answer_ids = probabilities[-1].argmax(dim=-1)                          # (masks,)
-    traces = []
-    for m, position in enumerate(positions):
-        answer_id = int(answer_ids[m])
-        per_layer = _predictions(bundle, logits[:, m], top_k)
-        layers = []
-        for layer, predictions in enumerate(per_layer):
-            row = probabilities[layer, m]
-            answer_p = row[answer_id]
-            layers.append(LayerGuess(
-                layer=layer,
-                predictions=predictions,
-                answer_probability=float(answer_p),
-                answer_rank=int((row > answer_p).sum()) + 1,
-            ))
-        answer = Prediction(token=bundle.ids_to_tokens([answer_id])[0], token_id=answer_id,
-                            probability=layers[-1].answer_probability)
-        traces.append(MaskTrace(position=position, answer=answer, layers=layers))
-    return traces
 
 
 @torch.inference_mode()

@@ -1,0 +1,78 @@
+"""Importing the cache layer changes nothing in the process; the server's start-up does the
+process-wide settings, once (frame/startup.py, ``prepare_process``).
+
+In a fresh Python, with glibc's ``mallopt`` recorded (serving.budget's handle on the C library
+wrapped before anything calls it): ``import components.cache`` starts no thread, calls no
+``mallopt`` and registers no sweep hook; ``prepare_process`` then sets glibc's mmap threshold and
+arena count and registers the ended-sessions clean-up, and a second call does nothing more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from serving import budget
+from tests.conftest import ROOT
+
+PROBE = r"""
+import json, threading
+import serving.budget as budget
+
+calls = []
+
+
+class Recorder:
+    def __init__(self, libc):
+        self.libc = libc
+
+    def mallopt(self, param, value):
+        calls.append([param, value])
+        return self.libc.mallopt(param, value)
+
+    def __getattr__(self, name):
+        return getattr(self.libc, name)
+
+
+budget._LIBC = Recorder(budget._LIBC)
+
+
+def state():
+    return {"threads": sorted(t.name for t in threading.enumerate()), "mallopt": list(calls),
+            "hooks": [h.__qualname__ for h in budget._ACCOUNTANT.sweep_hooks]}
+
+
+steps = {"before": state()}
+import components.cache  # noqa: E402
+steps["import components.cache"] = state()
+from frame import startup  # noqa: E402
+steps["import frame.startup"] = state()
+tuned = startup.prepare_process()
+steps["prepare_process"] = state()
+again = startup.prepare_process()
+steps["prepare_process again"] = state()
+steps["tuned"] = [tuned, again]
+print(json.dumps(steps))
+"""
+
+
+def test_importing_the_cache_layer_sets_nothing_and_the_start_up_sets_it_once():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_")}
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True,
+                          text=True, timeout=180, check=True, env=env)
+    steps = json.loads(done.stdout.strip().splitlines()[-1])
+    before = steps["before"]
+    assert before["mallopt"] == [] and before["hooks"] == []
+    for step in ("import components.cache", "import frame.startup"):
+        assert steps[step] == before, step   # no thread, no mallopt, no sweep hook
+    assert budget.SWEEPER not in steps["prepare_process"]["threads"]   # it starts with a result
+    expected = [[budget.M_MMAP_THRESHOLD, budget.MMAP_THRESHOLD],
+                [budget.M_ARENA_MAX, budget.ARENAS]]
+    assert steps["prepare_process"]["mallopt"] == expected
+    assert steps["prepare_process"]["hooks"] == ["forget_ended_sessions"]
+    assert steps["prepare_process again"] == steps["prepare_process"]
+    tuned = {"mmap_threshold": budget.MMAP_THRESHOLD, "arena_max": budget.ARENAS}
+    assert steps["tuned"] == [tuned, tuned]
