@@ -15,8 +15,10 @@ from transformers import BertForPreTraining, BertModel
 from core import InputError, ModelBundle, analyze, encode
 from core.analysis import input_tensors
 from core.attribution import (
+    Method,
     Target,
     agreement,
+    analysis_flow,
     attention_flow,
     attention_methods,
     attention_rollout,
@@ -291,3 +293,30 @@ def test_ig_inside_inference_mode(bundle):
         ig = integrated_gradients(fresh, A, steps=20)
     assert fresh.model in _COPIES
     assert ig.total == pytest.approx(ig.target - ig.baseline_target, rel=0.05)
+
+
+def test_importance_reads_each_methods_rows(bundle):
+    """AttentionMethods.importance (what the page shows): each method's row of the output token,
+    or the mean of the rows, with norm-weighted attention scaled to shares, from numpy."""
+    methods = attention_methods(bundle, analyze(bundle, A, attentions=True))
+    for token in (None, 3):
+        rows = methods.importance(token)
+        assert list(rows) == [Method.RAW, Method.ROLLOUT, Method.NORM]
+        for method, matrices in methods.matrices().items():
+            expected = matrices.mean(axis=1) if token is None else matrices[:, token]
+            if method == Method.NORM:
+                expected = expected / expected.sum(axis=-1, keepdims=True)
+            np.testing.assert_allclose(rows[method], expected, rtol=1e-12)
+        np.testing.assert_allclose(rows[Method.NORM].sum(axis=-1), 1.0, atol=1e-12)
+
+
+def test_analysis_flow_is_attention_flow(bundle):
+    """The flow of an analysis already made (padded to 16: padding is left out) equals
+    attention_flow of the text, and is refused past the limit the same way."""
+    text = "The old man the boats."
+    padded = analyze(bundle, text, max_length=16, pad_to_max_length=True, attentions=True)
+    assert padded.encoding.n_real < 16
+    np.testing.assert_allclose(analysis_flow(padded, [2]), attention_flow(bundle, text, rows=[2]),
+                               atol=1e-5)
+    with pytest.raises(InputError, match="up to"):
+        analysis_flow(analyze(bundle, " ".join(["word"] * 200), attentions=True), [0])

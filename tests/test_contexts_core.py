@@ -16,12 +16,20 @@ from transformers import BertModel, BertTokenizerFast
 
 from core.contexts import (
     NEIGHBOUR_CORPUS,
+    Found,
+    Query,
+    Start,
     corpus_pass,
+    first_word,
     labelled_words,
     mean_separation,
+    nearest_to_query,
     nearest_tokens,
+    query_of,
     self_similarity,
     sense_separation,
+    start_token,
+    suggestion,
     word_map,
 )
 from core.contexts.corpus_data import CorpusRecord
@@ -319,3 +327,51 @@ def test_a_user_corpus_runs_and_searches(bundle):
     vectors = corpus_pass(bundle, records)
     found = nearest_tokens(bundle, "We walked along the bank.", 5, 6, k=3, corpus=vectors)
     assert found[0].token == "bank" and found[0].record == 1
+
+
+def test_a_query_run_once_gives_nearest_tokens(bundle, corpus):
+    """nearest_to_query (the page's form: one run of the sentence for every layer) returns
+    what nearest_tokens returns, and refuses what it refuses."""
+    text = UNSEEN[2][0]
+    query = query_of(bundle, text)
+    position = query.tokens.index("crane")
+    for layer in (0, 3, 6):
+        assert nearest_to_query(bundle, corpus, query, position, layer, 7) == \
+            nearest_tokens(bundle, text, position, layer, 7, corpus=corpus)
+    for position, layer in ((0, 3), (len(query.tokens) - 1, 3), (99, 3), (1, 7), (1, -1)):
+        with pytest.raises(InputError):
+            nearest_to_query(bundle, corpus, query, position, layer)
+
+
+@pytest.mark.parametrize("text,token,found", [
+    ("We walked along the bank of the river.", "bank", Found.TWO_SENSES),
+    ("The cat sat on the mat.", "cat", Found.CONTENT_WORD),
+    ("This is a test sentence", "this", Found.FUNCTION_WORD),
+    ("公园里的花很好看。", "花", Found.TWO_SENSES),
+    ("Xyzzy qwrt", "x", Found.NOT_IN_CORPUS),
+])
+def test_the_first_token_is_a_word_the_corpus_holds(bundle, corpus, text, token, found):
+    query = query_of(bundle, text)
+    start = start_token(bundle, query, corpus, labelled_words(corpus))
+    assert (query.tokens[start.position], start.found) == (token, found)
+    held = set(bundle.ids_to_tokens(np.unique(corpus.token_ids).tolist()))
+    assert (token in held) == (found > Found.NOT_IN_CORPUS)
+
+
+def test_a_word_of_two_tokens_is_found_and_the_first_words(bundle, corpus):
+    """意思 is two tokens ([UNK] [UNK] on this model; two characters on a Chinese one): a
+    labelled word is matched over the pieces that spell it."""
+    query = Query(np.zeros((1, 5, 1)), ["[CLS]", "有", "意", "思", "[SEP]"],
+                  [True, False, False, False, True])
+    assert start_token(bundle, query, corpus, ["意思"]) == Start(2, Found.TWO_SENSES)
+    assert start_token(bundle, Query(np.zeros((1, 2, 1)), ["[CLS]", "[SEP]"], [True, True]),
+                       corpus, ["bank"]) == Start(None, Found.NO_WORD)
+    assert first_word(bundle, "en") == "bank"
+    # 行 is one of the few Chinese characters this English vocabulary holds; 打 is not.
+    assert first_word(bundle, "zh") == "行"
+    assert first_word(bundle, "fr") is None
+    for language in ("en", "zh"):
+        sentence = suggestion(language)
+        assert all(r.sentence != sentence for r in NEIGHBOUR_CORPUS)
+        start = start_token(bundle, query_of(bundle, sentence), corpus, labelled_words(corpus))
+        assert start.found == Found.TWO_SENSES

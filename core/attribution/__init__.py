@@ -22,6 +22,7 @@ from core.attribution.blank_out import (
 )
 from core.attribution.flow import (
     CAPACITY_SCALE,
+    analysis_flow,
     attention_flow,
     check_flow_length,
     flow_of,
@@ -64,6 +65,7 @@ __all__ = [
     "Target",
     "TargetPlan",
     "agreement",
+    "analysis_flow",
     "attention_flow",
     "attention_methods",
     "attention_rollout",

@@ -22,8 +22,8 @@ import numpy as np
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import maximum_flow
 
-from core.analysis import analyze
-from core.attribution.rollout import residual_attention
+from core.analysis import Analysis, analyze
+from core.attribution.rollout import real_attentions, residual_attention
 from core.errors import N_, InputError
 from core.models import ModelBundle
 
@@ -87,8 +87,13 @@ def attention_flow(bundle: ModelBundle, text_a: str, text_b: str | None = None,
                    rows: Sequence[int] | None = None) -> np.ndarray:
     """(L, T, T) attention flow of one sentence or a pair, for output tokens ``rows`` (default
     all). Raises InputError past ``flow_token_limit``."""
-    analysis = analyze(bundle, text_a, text_b, attentions=True)
-    attentions = analysis.attention_weights()
+    return analysis_flow(analyze(bundle, text_a, text_b, attentions=True), rows)
+
+
+def analysis_flow(analysis: Analysis, rows: Sequence[int] | None = None) -> np.ndarray:
+    """``attention_flow`` of an input already run (an analysis made with ``attentions=True``),
+    over its real tokens (padding left out): the same checks, the same result."""
+    attentions = real_attentions(analysis.attention_weights(), analysis.encoding.n_real)
     layers, t = attentions.shape[0], attentions.shape[-1]
     check_flow_length(t, layers, all_tokens=rows is None or len(list(rows)) > 1)
     return flow_of(attentions, rows)

@@ -54,6 +54,12 @@ class AttentionMethods:
             out[Method.NORM] = self.norm
         return out
 
+    def importance(self, token: int | None) -> dict[Method, np.ndarray]:
+        """(L, T) what output token ``token`` (None: the mean over tokens) draws from each input
+        token, per method; norm-weighted attention as shares, as the other two are."""
+        return {method: shares(token_importance(m, token)) if method == Method.NORM
+                else token_importance(m, token) for method, m in self.matrices().items()}
+
 
 def attention_methods(bundle: ModelBundle, analysis: Analysis, norm: bool = True,
                       ) -> AttentionMethods:

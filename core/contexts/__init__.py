@@ -10,13 +10,22 @@ tokens at any layer, where a word's senses come apart, and maps of many sentence
 
     core.contexts.corpus_data   the built-in corpus (NEIGHBOUR_CORPUS), written for this explorer
     core.contexts.vectors       the corpus pass (ContextVectors)
-    core.contexts.neighbours    nearest_tokens
+    core.contexts.neighbours    nearest_tokens (nearest_to_query: a sentence already run)
     core.contexts.senses        sense_separation, self_similarity, maps (PCA per layer)
     core.contexts.user_corpus   a corpus pasted or uploaded
+    core.contexts.first_look    where a look starts: the token, the word, a sentence to try
 """
 
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS, CorpusRecord
-from core.contexts.neighbours import Neighbour, nearest_to, nearest_tokens, query_of
+from core.contexts.first_look import Found, Start, first_word, start_token, suggestion
+from core.contexts.neighbours import (
+    Neighbour,
+    Query,
+    nearest_to,
+    nearest_to_query,
+    nearest_tokens,
+    query_of,
+)
 from core.contexts.senses import (
     SelfSimilarity,
     SenseSeparation,
@@ -30,8 +39,9 @@ from core.contexts.senses import (
 from core.contexts.vectors import ContextVectors, corpus_pass
 
 __all__ = [
-    "NEIGHBOUR_CORPUS", "ContextVectors", "CorpusRecord", "Neighbour", "SelfSimilarity",
-    "SenseSeparation", "corpus_pass", "labelled_words", "mean_separation", "nearest_to",
-    "nearest_tokens", "query_of", "self_similarity", "sense_separation", "sentence_map",
+    "NEIGHBOUR_CORPUS", "ContextVectors", "CorpusRecord", "Found", "Neighbour", "Query",
+    "SelfSimilarity", "SenseSeparation", "Start", "corpus_pass", "first_word", "labelled_words",
+    "mean_separation", "nearest_to", "nearest_to_query", "nearest_tokens", "query_of",
+    "self_similarity", "sense_separation", "sentence_map", "start_token", "suggestion",
     "word_map",
 ]

@@ -115,7 +115,15 @@ def nearest_tokens(bundle: ModelBundle, text: str, position: int, layer: int, k:
     layer the model does not have.
     """
     corpus = corpus_pass(bundle) if corpus is None else corpus
-    query = query_of(bundle, text)
+    return nearest_to_query(bundle, corpus, query_of(bundle, text), position, layer, k,
+                            languages)
+
+
+def nearest_to_query(bundle: ModelBundle, corpus: ContextVectors, query: Query, position: int,
+                     layer: int, k: int = 10, languages: Collection[str] | None = None,
+                     ) -> list[Neighbour]:
+    """``nearest_tokens`` for a sentence already run (``query_of``): one model run of the
+    sentence serves every token and layer asked of it. Same checks, same result."""
     check_position(query, position)
     check_layer(corpus, layer)
     return with_tokens(bundle, corpus,

@@ -3,8 +3,9 @@ attention come from the shared cached analysis (no second forward pass); the bla
 and integrated gradients are cached here once computed. Every function raises core's
 ExplorerError (not cached) for input core cannot take.
 
-The rollout figure from its page in three calls: page.draw_importance -> get_importance ->
-get_part_importance -> core.attribution.rollout_of."""
+Every figure is what core's public entry point returns for the same input, through the call a
+notebook makes: the rollout figure from its page in three calls, page.draw_importance ->
+get_importance -> get_part_importance -> core.attribution.attention_methods."""
 
 from __future__ import annotations
 
@@ -20,18 +21,13 @@ from core.attribution import (
     Method,
     Target,
     TargetPlan,
+    analysis_flow,
+    attention_methods,
     blank_out,
     check_flow_length,
-    flow_of,
-    head_mean,
     integrated_gradients,
-    norm_weighted_of,
     plan_target,
-    rollout_of,
-    shares,
-    token_importance,
 )
-from core.attribution.rollout import real_attentions
 from core.similarity.sentences import encoder_max_length
 from core.words import Word, words_of_encoding
 
@@ -71,25 +67,19 @@ def get_importance(key: InputKey, target: Target, token: int | None,
     mean over tokens): each method's (L, N) rows over ``target``'s runs joined (A's tokens,
     then B's for the pair's cosine); norm-weighted attention as shares, as the other two are."""
     parts = [get_part_importance(k, token) for k in part_keys(key, target)]
-    return {method: np.concatenate([shares(p[method]) if method == Method.NORM else p[method]
-                                    for p in parts], axis=1)
+    return {method: np.concatenate([p[method] for p in parts], axis=1)
             for method in ATTENTION_METHODS}
 
 
 @results_cache("attribution: attention methods", SHARE)
 def get_part_importance(key: InputKey, token: int | None) -> dict[Method, np.ndarray]:
-    """Raw attention, rollout and norm-weighted attention of output token ``token`` in one run,
-    ``key``'s input: (L, N) per method over its real tokens. Kept per run, so for the pair's
-    cosine a new sentence A reuses B's rows (at 512 tokens B's forward pass and its norms were
-    more than half of a rerun). Only these rows are kept: the (L, T, T) matrices behind them
-    are 38 MB at 512 tokens, more than this cache's share."""
-    analysis = get_analysis(key, attentions=True)
-    n = analysis.encoding.n_real
-    attentions = real_attentions(analysis.attentions, n)
-    norm = norm_weighted_of(get_model(key.model), analysis, per_head=False).layer[:, :n, :n]
-    return {Method.RAW: token_importance(head_mean(attentions), token),
-            Method.ROLLOUT: token_importance(rollout_of(attentions), token),
-            Method.NORM: token_importance(norm, token)}
+    """``core.attribution.attention_methods`` of one run, ``key``'s input (the shared
+    analysis), read for output token ``token``: (L, N) per method over its real tokens. Kept
+    per run, so for the pair's cosine a new sentence A reuses B's rows (at 512 tokens B's
+    forward pass and its norms were more than half of a rerun). Only these rows are kept: the
+    (L, T, T) matrices behind them are 38 MB at 512 tokens, more than this cache's share."""
+    methods = attention_methods(get_model(key.model), get_analysis(key, attentions=True))
+    return methods.importance(token)
 
 
 @results_cache("attribution: blank-out", SHARE)
@@ -111,14 +101,12 @@ def check_flow(key: InputKey, target: Target, token: int | None) -> None:
 
 @results_cache("attribution: flow", SHARE)
 def get_flow(key: InputKey, target: Target, token: int | None) -> tuple[np.ndarray, ...]:
-    """Per part (L, T, T) attention flow for output token ``token`` (None: every token).
-    InputError (not cached) when a part is past flow's token limit, before anything runs."""
+    """Per part (L, T, T) attention flow for output token ``token`` (None: every token), as
+    ``core.attribution.attention_flow`` gives it, from the shared analysis. InputError (not
+    cached) when a part is past flow's token limit, before anything runs."""
     check_flow(key, target, token)
-    return tuple(
-        flow_of(real_attentions(get_analysis(k, attentions=True).attentions,
-                                len(part.input_ids)),
-                None if token is None else [token])
-        for k, part in zip(part_keys(key, target), get_plan(key, target).parts, strict=True))
+    return tuple(analysis_flow(get_analysis(k, attentions=True), None if token is None
+                               else [token]) for k in part_keys(key, target))
 
 
 def gradient_request(key: InputKey, target: Target, steps: int) -> tuple:
