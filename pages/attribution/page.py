@@ -15,6 +15,7 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
+from components.layer_picker import LAYER_LABEL, layer_picker
 from components.sections import Section, draw_sections
 from components.url_values import option_in_link
 from core import ExplorerError
@@ -47,7 +48,6 @@ SECTION_KEY, TARGET_KEY, TOKEN_KEY = "att_section", "att_target", "att_token"
 LAYER_KEY, METHODS_KEY, STEPS_KEY = "att_layer", "att_methods", "att_steps"
 WORDS_KEY = "att_words"
 ASKED_STATE = "att_asked"   # the flows and gradients this session asked for (not in the URL)
-LAYER_LABEL = N_("layer {n}")
 # A link carries a target as its value (?att_target=pair_cosine) or as its label in either
 # language (what the widget writes): keep both as they are, or old links lose the target.
 TARGET_TITLES = {
@@ -69,17 +69,11 @@ MEAN_TITLE, CLS_EACH = N_("the mean over all tokens"), N_("[CLS] of each sentenc
 
 # --- the pickers ----------------------------------------------------------------------------
 
-def seed_from_link(key: str, options: list, labels: dict, missing: str,
-                   template: bool = False) -> None:
-    """On a session's first run, take the link's value for ``key``: an option itself (a bare
-    number, "pair_cosine") or its label in either language (``template``: a label with {n}).
-    Anything else: a line saying so, and the widget's default (Streamlit drops an invalid
-    bound value by itself)."""
-    def shown(option: object) -> set[str]:
-        labels_of = every_language(labels[option])
-        return {t.format(n=option) for t in labels_of} if template else labels_of
-
-    valid, invalid = option_in_link(key, options, shown)
+def seed_from_link(key: str, options: list, labels: dict, missing: str) -> None:
+    """On a session's first run, take the link's value for ``key``: an option itself
+    ("pair_cosine", a position) or its label in either language. Anything else: a line saying
+    so, and the widget's default (Streamlit drops an invalid bound value by itself)."""
+    valid, invalid = option_in_link(key, options, lambda o: every_language(labels[o]))
     if valid is not None:
         st.session_state[key] = valid
     elif invalid is not None:
@@ -141,15 +135,7 @@ def pick_token(plan: TargetPlan) -> str:
 
 
 def pick_layer(ctx: Context) -> int:
-    options = list(range(1, ctx.layers + 1))
-    seed_from_link(LAYER_KEY, options, dict.fromkeys(options, LAYER_LABEL),
-                   N_("There is no layer {asked} in this model: showing the last layer."),
-                   template=True)
-    # A slider, as on the Encoder page (pages.encoder.page.picker says why).
-    value = st.select_slider(_("Encoder layer"), options, value=options[-1], key=LAYER_KEY,
-                             bind="query-params",
-                             format_func=lambda n: _(LAYER_LABEL).format(n=n))
-    return int(value if value in options else options[-1])
+    return layer_picker(LAYER_KEY, range(1, ctx.layers + 1), _("Encoder layer"), named=True)
 
 
 def pick_methods() -> tuple[Method, ...]:
