@@ -11,6 +11,9 @@
 - ``BERT_EXPLORER_HUB_TIMEOUT``: seconds the model hub has to answer at all.
 - ``BERT_EXPLORER_HUB_STALL``: seconds without a byte after which a download has stalled.
 - ``BERT_EXPLORER_MAX_MODELS``: models kept loaded besides the embedded one.
+- ``BERT_EXPLORER_TEACHER_PASSPHRASE``: the passphrase a teacher types to start a class poll.
+  Unset or blank: none is asked (a teacher's own laptop). Set it on a public server so visitors
+  cannot start classes; give it to the teachers, never on a projector or in a link.
 """
 
 from __future__ import annotations
@@ -54,6 +57,13 @@ HUB_STALL_S = float(os.environ.get("BERT_EXPLORER_HUB_STALL", "20"))
 # Models other than the embedded one kept loaded at once; the least recently used goes first.
 # bert-base takes ~0.5 GB of memory, bert-large ~1.4 GB.
 MAX_MODELS = max(1, int(os.environ.get("BERT_EXPLORER_MAX_MODELS", "2")))
+
+
+def teacher_passphrase() -> str | None:
+    """The passphrase that starts a class on this server, or None when none is asked. Read on
+    each start, never shown, never logged."""
+    raw = os.environ.get("BERT_EXPLORER_TEACHER_PASSPHRASE", "").strip()
+    return raw or None
 
 
 def allowed_models() -> tuple[str, ...] | None:

@@ -12,12 +12,22 @@ server (``serving.classpoll_redis.RedisClassPoll``), shared by every replica and
 restarts (deploy/README.md says why a shared store rather than routing by class at the proxy).
 Every argument is checked by the same functions here (``check_*``) in both stores.
 
-Bounded: at most ``max_classes`` classes, ``max_sessions`` answering ids per class. A class with
-no answer and no teacher action for ``idle_s`` seconds (4 hours) is gone; a class that never
-received an answer is gone ``unanswered_s`` seconds (20 minutes) after its teacher's last action,
-and when every slot is taken, the class without answers that has been silent longest yields its
-slot to a new one. So scripted "Start a class" clicks cannot lock real teachers out: a class
-students answer is never pushed out, and an empty one lasts minutes, not hours.
+Bounded: at most ``max_classes`` classes, ``max_sessions`` answering ids per class. A class is
+*in use* once ``min_students`` (3) different students have answered it. A class in use with no
+answer and no teacher action for ``idle_s`` seconds (4 hours) is gone; a class not yet in use is
+gone ``unanswered_s`` seconds (20 minutes) after its last answer or teacher action, and when every
+slot is taken, the class not in use that has been silent longest yields its slot to a new one.
+So a visitor who starts a class and answers it once or twice (any browser can be a student of
+its own class) holds its slot minutes, not hours, and never against a real teacher's start.
+
+Who starts classes is bounded too (``Starter``: hashes of the browser's anonymous id and of its
+network address, never either in clear): at most ``BROWSER_CLASSES`` live classes started from
+one browser and ``NETWORK_CLASSES`` from one address, checked in the same step as the start (one
+Lua script in Redis). A server may also ask for a teacher passphrase (the setting is
+``core.settings.teacher_passphrase``; ``open_as_teacher`` checks it), compared in constant time,
+with at most ``NETWORK_PASSPHRASE_TRIES`` wrong ones per address (``BROWSER_PASSPHRASE_TRIES``
+per browser) in ``PASSPHRASE_WINDOW_S``. What these bounds leave possible: README, "The class
+poll".
 
 Codes are drawn with ``secrets`` from an alphabet without look-alike characters (no 0/O, 1/I/L);
 6 of its 31 characters give ~887 million codes. The teacher's key (``secrets.token_urlsafe``,
@@ -30,10 +40,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import os
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -49,8 +61,25 @@ MAX_STEPS = 64
 MAX_CHOICES = 16
 MAX_PIN_TRIES = 10          # wrong PINs per class before reclaiming it is closed
 IDLE_S = 4 * 3600.0         # a class with no answer or teacher action for this long is gone
-UNANSWERED_S = 20 * 60.0    # a class that never received an answer: gone this long after its
-                            # teacher's last action
+UNANSWERED_S = 20 * 60.0    # a class not in use: gone this long after its last answer or
+                            # teacher action
+# A class is in use once this many students answered it. Three, not one: a visitor's second
+# browser (or private window) answering its own class must not make it look like a lesson. A
+# script makes ids at will: the starters' bounds below are what bound it.
+MIN_STUDENTS = 3
+# Live classes one browser may have started: a teacher's lessons of a morning, one started by
+# mistake, one started again (a class nobody answers ends 20 minutes after its last step).
+BROWSER_CLASSES = 4
+# Live classes one network address may have started. A school's devices often share one address:
+# 40 is ten rooms over four lesson periods (a class in use lives 4 hours after its last answer),
+# and a fifth of the server, so no single address can take more than that.
+NETWORK_CLASSES = 40
+# Wrong teacher passphrases allowed in a window: a school's teachers mistyping at the start of
+# a period fit, a guesser gets 80 tries an hour from one address.
+PASSPHRASE_WINDOW_S = 15 * 60.0
+NETWORK_PASSPHRASE_TRIES = 20
+BROWSER_PASSPHRASE_TRIES = 5
+MAX_PASSPHRASE_CHARS = 200
 REDIS_ENV = "BERT_EXPLORER_POLL_REDIS"
 
 
@@ -82,6 +111,45 @@ class ClassStatus:
     revealed: frozenset[int]
 
 
+def network_of(address: object) -> str | None:
+    """The network a client address counts under: an IPv4 address as it is, an IPv6 address's
+    /64 (one household or device gets a whole /64, so counting single IPv6 addresses would give
+    it 2**64 of them), an IPv4 address written as IPv6 as IPv4. None for no address or this
+    machine itself (a teacher on the laptop that runs the app)."""
+    if not isinstance(address, str) or not address.strip():
+        return None
+    text = address.strip()
+    try:
+        ip = ipaddress.ip_address(text.split("%")[0])   # an IPv6 zone ("%eth0") is no network
+    except ValueError:
+        return text[:200]                                # not an IP (a socket name): as given
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def _digest(kind: str, value: str | None) -> str | None:
+    return None if value is None else hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Starter:
+    """Who starts a class, as the bounds count it: hashes of the browser's anonymous id and of
+    its network (``network_of``), None where unknown (then that bound does not apply). The store
+    keeps only these hashes, and only while the starter's classes or tries last."""
+
+    browser: str | None
+    network: str | None
+
+    @classmethod
+    def of(cls, browser_id: str | None, address: str | None) -> Starter:
+        return cls(_digest("browser", browser_id), _digest("network", network_of(address)))
+
+
 @runtime_checkable
 class PollStore(Protocol):
     """What the lesson page needs of a store of classes (in memory, or in Redis)."""
@@ -90,11 +158,14 @@ class PollStore(Protocol):
     max_sessions: int
     idle_s: float
     unanswered_s: float
+    min_students: int
     #: True when a class outlives a restart of this server (the shared store).
     durable: bool
 
     def open(self, code: str, teacher_key: str, lesson: str, choices: tuple[int, ...],
-             pin: str | None = None) -> bool: ...
+             pin: str | None = None, starter: Starter | None = None) -> bool: ...
+    def take_passphrase_try(self, starter: Starter) -> str: ...
+    def give_back_passphrase_try(self, starter: Starter, token: str) -> None: ...
     def reveal(self, code: str, teacher_key: str, step: int, shown: bool = True) -> None: ...
     def set_step(self, code: str, teacher_key: str, step: int) -> None: ...
     def reclaim(self, code: str, pin: str, new_key: str) -> bool: ...
@@ -157,6 +228,35 @@ def unknown_class(code: object) -> PollError:
 def server_full(limit: int) -> PollError:
     return PollError(N_("This server already runs {limit} classes, its most at once: try again "
                         "when one has ended."), limit=limit)
+
+
+def browser_full(limit: int) -> PollError:
+    return PollError(N_("This browser already runs {limit} classes, its most at once: go on with "
+                        "one of them, or start a new one when one has ended (a class that fewer "
+                        "than {few} students have answered ends {minutes} minutes after its last "
+                        "step)."), limit=limit, few=MIN_STUDENTS, minutes=int(UNANSWERED_S // 60))
+
+
+def network_full(limit: int) -> PollError:
+    return PollError(N_("{limit} classes started from this network are running already, its most "
+                        "at once (the devices of a school often share one network address): "
+                        "start a new one when one has ended."), limit=limit)
+
+
+def passphrase_needed() -> PollError:
+    return PollError(N_("This server asks for its teacher passphrase to start a class: type it "
+                        "in the box above."))
+
+
+def wrong_passphrase() -> PollError:
+    return PollError(N_("That is not this server's teacher passphrase, so no class was started. "
+                        "Whoever runs this server gives it to its teachers; the lesson itself "
+                        "works without a class."))
+
+
+def too_many_passphrases() -> PollError:
+    return PollError(N_("Too many wrong teacher passphrases from this network or browser: try "
+                        "again in {minutes} minutes."), minutes=int(PASSPHRASE_WINDOW_S // 60))
 
 
 def too_many_students(limit: int) -> PollError:
@@ -237,6 +337,7 @@ class _Class:
     key_hash: bytes                     # the teacher's key, never stored in clear
     pin_hash: bytes | None
     last_active: float
+    starter: Starter | None = None
     step: int = 1
     pin_tries: int = 0
     answers: dict[int, dict[str, int]] = field(default_factory=dict)   # step -> id -> choice
@@ -251,24 +352,28 @@ class ClassPoll:
 
     def __init__(self, *, max_classes: int = MAX_CLASSES, max_sessions: int = MAX_SESSIONS,
                  idle_s: float = IDLE_S, unanswered_s: float = UNANSWERED_S,
+                 min_students: int = MIN_STUDENTS,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.max_classes = max_classes
         self.max_sessions = max_sessions
         self.idle_s = idle_s
         self.unanswered_s = unanswered_s
+        self.min_students = min_students
         self._clock = clock
         self._lock = threading.Lock()
         self._classes: dict[str, _Class] = {}
+        self._tries: dict[str, deque[tuple[float, str]]] = {}   # wrong passphrases, by starter
 
     # -- the teacher ---------------------------------------------------------------------
 
     def open(self, code: str, teacher_key: str, lesson: str, choices: tuple[int, ...],
-             pin: str | None = None) -> bool:
+             pin: str | None = None, starter: Starter | None = None) -> bool:
         """Open class ``code`` with this teacher key (and PIN), or check the key of the class
         already open under it. True when ``teacher_key`` is the class's key.
 
-        With every slot taken, the class without answers silent longest makes room; with none
-        such, PollError (server full). Raises PollError for a malformed code.
+        A new class from ``starter`` is refused (PollError) when that browser or network already
+        has its most live classes. With every slot taken, the class not in use silent longest
+        makes room; with none such, PollError (server full). PollError for a malformed code.
         """
         code = check_code(code)
         choices = check_choices(choices)
@@ -282,13 +387,37 @@ class ClassPoll:
                     return False
                 found.last_active = self._clock()
                 return True
+            if starter is not None:
+                self._check_starter(starter)
             if len(self._classes) >= self.max_classes:
-                silent = [(k.last_active, c) for c, k in self._classes.items() if not k.sessions]
+                silent = [(k.last_active, c) for c, k in self._classes.items()
+                          if not self._in_use(k)]
                 if not silent:
                     raise server_full(self.max_classes)
                 del self._classes[min(silent)[1]]
-            self._classes[code] = _Class(lesson, choices, key_hash, pin_hash, self._clock())
+            self._classes[code] = _Class(lesson, choices, key_hash, pin_hash, self._clock(),
+                                         starter)
             return True
+
+    def take_passphrase_try(self, starter: Starter) -> str:
+        """Count one passphrase try of ``starter`` (before comparing it), or PollError when its
+        network or browser has had too many wrong ones lately. Returns the try's token: a right
+        passphrase gives it back (``give_back_passphrase_try``), so only wrong ones count."""
+        token = secrets.token_hex(8)
+        with self._lock:
+            now = self._clock()
+            logs = self._try_logs(starter, now)
+            if any(len(log) >= limit for log, limit in logs):
+                raise too_many_passphrases()
+            for log, _limit in logs:
+                log.append((now, token))
+        return token
+
+    def give_back_passphrase_try(self, starter: Starter, token: str) -> None:
+        with self._lock:
+            for log, _limit in self._try_logs(starter, self._clock()):
+                for entry in [e for e in log if e[1] == token]:
+                    log.remove(entry)
 
     def reveal(self, code: str, teacher_key: str, step: int, shown: bool = True) -> None:
         """Show (or hide again) step ``step``'s answer to the class's students."""
@@ -399,12 +528,43 @@ class ClassPoll:
 
     # -- inside the lock -----------------------------------------------------------------
 
+    def _in_use(self, found: _Class) -> bool:
+        return len(found.sessions) >= self.min_students
+
     def _expire(self) -> None:
         now = self._clock()
         gone = [c for c, k in self._classes.items()
-                if now - k.last_active > (self.idle_s if k.sessions else self.unanswered_s)]
+                if now - k.last_active > (self.idle_s if self._in_use(k) else self.unanswered_s)]
         for code in gone:
             del self._classes[code]
+
+    def _check_starter(self, starter: Starter) -> None:
+        """Refuse a new class from a browser or network that already runs its most."""
+        live = [k.starter for k in self._classes.values() if k.starter is not None]
+        if starter.browser is not None and sum(
+                s.browser == starter.browser for s in live) >= BROWSER_CLASSES:
+            raise browser_full(BROWSER_CLASSES)
+        if starter.network is not None and sum(
+                s.network == starter.network for s in live) >= NETWORK_CLASSES:
+            raise network_full(NETWORK_CLASSES)
+
+    def _try_logs(self, starter: Starter, now: float,
+                  ) -> list[tuple[deque[tuple[float, str]], int]]:
+        """The wrong-passphrase logs of this starter's network and browser, old tries dropped
+        (and every log emptied by time, so a script's many ids leave nothing behind)."""
+        for name in [n for n, log in self._tries.items()
+                     if not log or now - log[-1][0] > PASSPHRASE_WINDOW_S]:
+            del self._tries[name]
+        logs = []
+        for name, limit in ((f"n:{starter.network}", NETWORK_PASSPHRASE_TRIES),
+                            (f"b:{starter.browser}", BROWSER_PASSPHRASE_TRIES)):
+            if name.endswith(":None"):
+                continue
+            log = self._tries.setdefault(name, deque())
+            while log and now - log[0][0] > PASSPHRASE_WINDOW_S:
+                log.popleft()
+            logs.append((log, limit))
+        return logs
 
     def _live(self, code: object) -> _Class:
         self._expire()
@@ -418,6 +578,32 @@ class ClassPoll:
         if not hmac.compare_digest(found.key_hash, hash_key(teacher_key)):
             raise not_the_teacher()
         return found
+
+
+def passphrase_matches(typed: str, expected: str) -> bool:
+    """Whether ``typed`` is the passphrase, surrounding spaces aside, in constant time: the
+    digests are compared (hmac.compare_digest), so neither the time nor its length tells a
+    guesser how much of a guess was right."""
+    return hmac.compare_digest(hashlib.sha256(typed.strip().encode()).digest(),
+                               hashlib.sha256(expected.strip().encode()).digest())
+
+
+def open_as_teacher(poll: PollStore, code: str, teacher_key: str, lesson: str,
+                choices: tuple[int, ...], *, pin: str | None, starter: Starter,
+                typed: str | None, passphrase: str | None) -> None:
+    """Open a new class as a teacher asks it: with the server's teacher passphrase when it has
+    one (``passphrase``; None: no passphrase asked), within the starter's bounds. PollError with
+    the reason otherwise: no passphrase typed, a wrong one, too many wrong ones, the browser's or
+    network's most classes, a full server."""
+    if passphrase is not None:
+        typed = (typed or "").strip()
+        if not typed:
+            raise passphrase_needed()
+        token = poll.take_passphrase_try(starter)
+        if len(typed) > MAX_PASSPHRASE_CHARS or not passphrase_matches(typed, passphrase):
+            raise wrong_passphrase()
+        poll.give_back_passphrase_try(starter, token)
+    poll.open(code, teacher_key, lesson, choices, pin=pin, starter=starter)
 
 
 def poll_from_environment() -> PollStore:

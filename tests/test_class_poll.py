@@ -1,7 +1,8 @@
 """The class poll: codes, anonymous answers (one per session per step, a change replaces it),
 bounds, expiry, the teacher's key, thread safety, in memory and in Redis (the store replicas
-share); and a class of 30 websocket sessions answering at once, whose teacher sees exactly
-their answers."""
+share); who may start classes (per browser, per network, the teacher passphrase) and a script
+that starts and answers classes as fast as it can; and a class of 30 websocket sessions
+answering at once, whose teacher sees exactly their answers."""
 
 from __future__ import annotations
 
@@ -18,16 +19,26 @@ from bench.server import start_redis
 from pages.lesson import cache
 from serving.classpoll import (
     ALPHABET,
+    BROWSER_CLASSES,
+    BROWSER_PASSPHRASE_TRIES,
     CODE_LENGTH,
+    MAX_CLASSES,
     MAX_PIN_TRIES,
+    MIN_STUDENTS,
+    NETWORK_CLASSES,
+    NETWORK_PASSPHRASE_TRIES,
     REDIS_ENV,
     ClassPoll,
     PollError,
     PollStore,
+    Starter,
+    network_of,
     new_code,
     new_session_id,
     new_teacher_key,
     normalise_code,
+    open_as_teacher,
+    passphrase_matches,
     poll_from_environment,
 )
 from serving.classpoll_redis import RedisClassPoll
@@ -76,6 +87,12 @@ def opened(poll: PollStore | None = None, pin: str | None = None,
     code, key = new_code(), new_teacher_key()
     assert poll.open(code, key, "pretraining", CHOICES, pin=pin)
     return poll, code, key
+
+
+def put_in_use(poll: PollStore, code: str, step: int = 1) -> None:
+    """MIN_STUDENTS students answer ``step``: the class is in use."""
+    for _ in range(MIN_STUDENTS):
+        poll.answer(code, step, new_session_id(), 0)
 
 
 def test_codes_are_short_unambiguous_and_random():
@@ -139,25 +156,24 @@ def test_only_the_teacher_reveals(make_poll):
 
 
 def test_bounds_on_classes_and_students(make_poll):
-    poll = make_poll(max_classes=3, max_sessions=4)
+    poll = make_poll(max_classes=3, max_sessions=MIN_STUDENTS + 1)
     codes = [opened(poll)[1] for _ in range(3)]
-    for code in codes:                  # classes with answers never yield their slot
-        poll.answer(code, 2, new_session_id(), 0)
+    for code in codes:                  # classes in use never yield their slot
+        put_in_use(poll, code, step=2)
     with pytest.raises(PollError, match="3 classes"):
         opened(poll)
-    for _ in range(3):
+    poll.answer(codes[0], 1, new_session_id(), 0)
+    with pytest.raises(PollError, match=f"{MIN_STUDENTS + 1} students"):
         poll.answer(codes[0], 1, new_session_id(), 0)
-    with pytest.raises(PollError, match="4 students"):
-        poll.answer(codes[0], 1, new_session_id(), 0)
-    assert poll.tally(codes[0], 1).answered == 3 and poll.tally(codes[0], 2).answered == 1
+    assert poll.tally(codes[0], 1).answered == 1
+    assert poll.tally(codes[0], 2).answered == MIN_STUDENTS
 
 
 def test_a_class_without_answers_expires():
     clock = Clock()
     poll, code, key = opened(ClassPoll(idle_s=3600, unanswered_s=3600, clock=clock))
-    sid = new_session_id()
     clock.now += 3000
-    poll.answer(code, 1, sid, 1)        # an answer keeps it alive
+    put_in_use(poll, code)              # answers keep it alive
     clock.now += 3000
     assert poll.lesson_of(code) == "pretraining"
     clock.now += 700
@@ -167,7 +183,7 @@ def test_a_class_without_answers_expires():
     # A full server makes room as soon as classes expire.
     full = ClassPoll(max_classes=1, idle_s=10, clock=clock)
     _, answered, _ = opened(full)
-    full.answer(answered, 1, sid, 0)
+    put_in_use(full, answered)
     with pytest.raises(PollError, match="1 classes"):
         opened(full)
     clock.now += 11
@@ -199,22 +215,26 @@ def test_withdraw_checks_its_step_and_counts_as_activity(make_poll):
     assert poll.lesson_of(second) is None and poll.lesson_of(third) == "pretraining"
 
 
-def test_with_every_slot_taken_the_longest_silent_class_without_answers_yields(make_poll):
+def test_with_every_slot_taken_the_longest_silent_class_not_in_use_yields(make_poll):
     clock = Clock()
     poll = make_poll(max_classes=3, clock=clock)
     codes = []
     for _ in range(3):
         codes.append(opened(poll)[1])
         clock.now += 5
-    poll.answer(codes[0], 1, new_session_id(), 0)   # the oldest class has an answer: it stays
+    put_in_use(poll, codes[0])          # the oldest class is in use: it stays
+    for _ in range(MIN_STUDENTS - 1):   # the second has answers, too few to be in use
+        poll.answer(codes[1], 1, new_session_id(), 1)
+    clock.now += 5
+    poll.answer(codes[2], 1, new_session_id(), 1)   # the third was active last
     _, newest, _ = opened(poll)
     assert [poll.lesson_of(c) is not None for c in codes] == [True, False, True]
     assert len(poll) == 3
-    poll.answer(codes[2], 1, new_session_id(), 1)
-    poll.answer(newest, 1, new_session_id(), 1)
-    with pytest.raises(PollError, match="3 classes"):   # every class has answers: full
+    put_in_use(poll, codes[2])
+    put_in_use(poll, newest)
+    with pytest.raises(PollError, match="3 classes"):   # every class in use: full
         opened(poll)
-    assert poll.tally(codes[0], 1).counts == (1, 0, 0)
+    assert poll.tally(codes[0], 1).counts == (MIN_STUDENTS, 0, 0)
 
 
 def test_the_class_follows_its_teachers_step(make_poll):
@@ -262,16 +282,21 @@ def test_an_id_the_poll_did_not_make_is_refused(make_poll):
     assert poll.tally(code, 1).answered == 0
 
 
-def test_a_class_that_never_received_an_answer_ends_soon():
+def test_a_class_not_in_use_ends_soon():
+    """Fewer than MIN_STUDENTS students: 20 minutes after the last answer or teacher action,
+    however it was answered (a visitor answering its own class once holds no slot for hours)."""
     clock = Clock()
     poll, silent, _ = opened(ClassPoll(unanswered_s=1200, clock=clock))
     _, answered, key = opened(poll)
-    poll.answer(answered, 1, new_session_id(), 0)
+    put_in_use(poll, answered)
+    _, self_answered, _ = opened(poll)
+    poll.answer(self_answered, 1, new_session_id(), 0)
     clock.now += 1100
     _, kept, kept_key = opened(poll)
     clock.now += 200
     assert poll.lesson_of(silent) is None              # 20 minutes without an answer
-    assert poll.lesson_of(answered) == "pretraining"   # answered: 4 hours
+    assert poll.lesson_of(self_answered) is None       # one answer: not in use
+    assert poll.lesson_of(answered) == "pretraining"   # in use: 4 hours
     clock.now += 900
     poll.set_step(kept, kept_key, 2)                   # a teacher's action keeps it a while
     clock.now += 900
@@ -283,7 +308,7 @@ def test_a_class_in_redis_without_answers_ends_and_frees_its_slot(redis_url):
                           max_classes=2, unanswered_s=1.0)
     _, silent, _ = opened(poll)
     _, answered, _ = opened(poll)
-    poll.answer(answered, 1, new_session_id(), 0)
+    put_in_use(poll, answered)
     time.sleep(1.3)
     assert poll.lesson_of(silent) is None and poll.lesson_of(answered) == "pretraining"
     assert len(poll) == 1
@@ -314,11 +339,11 @@ def test_answers_from_many_threads_at_once_are_all_counted(make_poll):
 
 def test_a_class_in_redis_expires_without_answers(redis_url):
     poll, code, _ = opened(RedisClassPoll(redis_url, prefix="expiry:", idle_s=1.0))
-    poll.answer(code, 1, new_session_id(), 0)
+    put_in_use(poll, code)
     time.sleep(0.6)
     poll.answer(code, 1, new_session_id(), 1)   # an answer keeps it alive
     time.sleep(0.6)
-    assert poll.tally(code, 1).counts == (1, 1, 0)
+    assert poll.tally(code, 1).counts == (MIN_STUDENTS, 1, 0)
     time.sleep(1.2)
     assert poll.lesson_of(code) is None and len(poll) == 0
     with pytest.raises(PollError, match="no class"):
@@ -336,6 +361,197 @@ def test_two_replicas_sharing_redis_see_one_class(redis_url, monkeypatch):
     assert one.tally(code, 1).counts == (0, 0, 2) and one.tally(code, 1).revealed
     monkeypatch.delenv(REDIS_ENV)
     assert isinstance(poll_from_environment(), ClassPoll)
+
+
+# -- who may start classes ----------------------------------------------------------------------
+
+PASSPHRASE = "maple orbit lantern 42"
+
+
+def visitor(network: str | None = "203.0.113.7") -> Starter:
+    """A browser of its own (a fresh anonymous id, as a script without cookies has) on
+    ``network``."""
+    return Starter.of(new_session_id(), network)
+
+
+def start(poll: PollStore, who: Starter, *, typed: str | None = None,
+          passphrase: str | None = None) -> str:
+    code = new_code()
+    open_as_teacher(poll, code, new_teacher_key(), "pretraining", CHOICES, pin=None,
+                    starter=who, typed=typed, passphrase=passphrase)
+    return code
+
+
+def test_a_network_is_counted_by_its_address_or_its_ipv6_64():
+    assert network_of("203.0.113.7") == "203.0.113.7"
+    assert network_of("::ffff:203.0.113.7") == "203.0.113.7"
+    assert network_of("2001:db8:1:2:aaaa::1") == network_of("2001:db8:1:2:ffff::9") \
+        == "2001:db8:1:2::/64"
+    assert network_of("2001:db8:1:3::1") != network_of("2001:db8:1:2::1")
+    for local in ("127.0.0.1", "::1", "", None, 7):
+        assert network_of(local) is None
+    assert network_of("fe80::1%eth0") == "fe80::/64"
+    assert Starter.of("abcdefgh12", "203.0.113.7") == Starter.of("abcdefgh12", "203.0.113.7")
+    who = Starter.of("abcdefgh12", "203.0.113.7")
+    assert "203.0.113" not in repr(who) and "abcdefgh12" not in repr(who)   # hashes only
+
+
+def test_starts_are_bounded_per_browser_and_per_network(make_poll):
+    poll = make_poll()
+    teacher = visitor()
+    for _ in range(BROWSER_CLASSES):
+        start(poll, teacher)
+    with pytest.raises(PollError, match=f"This browser already runs {BROWSER_CLASSES} classes"):
+        start(poll, teacher)
+    # Other browsers on the same network (a school's devices behind one address) go on, up to
+    # the network's bound.
+    for _ in range(NETWORK_CLASSES - BROWSER_CLASSES):
+        start(poll, visitor())
+    with pytest.raises(PollError, match=f"{NETWORK_CLASSES} classes started from this network"):
+        start(poll, visitor())
+    start(poll, visitor("198.51.100.20"))             # another network: no effect
+    start(poll, Starter(None, None))                  # this machine's own teacher: unbounded
+    assert len(poll) == NETWORK_CLASSES + 2
+
+
+def test_a_browser_starts_again_once_one_of_its_classes_has_ended():
+    clock = Clock()
+    poll = ClassPoll(unanswered_s=1200, clock=clock)
+    teacher = visitor()
+    codes = [start(poll, teacher) for _ in range(BROWSER_CLASSES)]
+    put_in_use(poll, codes[0])
+    with pytest.raises(PollError, match="This browser"):
+        start(poll, teacher)
+    clock.now += 1300                                 # the classes nobody used have ended
+    for _ in range(BROWSER_CLASSES - 1):
+        start(poll, teacher)
+    assert poll.lesson_of(codes[0]) == "pretraining"
+
+
+def test_a_script_that_starts_and_answers_classes_cannot_lock_teachers_out(make_poll):
+    """The attack as a script runs it: start classes as fast as it can, a fresh browser id for
+    each start (a client without cookies), and answer each class, as any browser can be a
+    student of its own class; first once, as in the report, then with enough fabricated
+    students that the class looks in use."""
+    poll = make_poll()
+    attacker = "203.0.113.66"
+    refused = 0
+    for attempt in range(MAX_CLASSES):
+        try:
+            code = start(poll, visitor(attacker))
+        except PollError as exc:
+            assert "classes started from this network" in str(exc)
+            refused += 1
+            continue
+        if attempt % 2:
+            poll.answer(code, 1, new_session_id(), 0)
+        else:
+            put_in_use(poll, code)
+    assert refused == MAX_CLASSES - NETWORK_CLASSES and len(poll) == NETWORK_CLASSES
+    teachers = [start(poll, visitor(f"198.51.100.{i}")) for i in range(1, 6)]
+    assert all(poll.lesson_of(c) == "pretraining" for c in teachers)
+    # The report's case from many networks: 200 classes each answered once fill every slot,
+    # and a real teacher's start still gets one (none of them is in use: the longest silent
+    # yields).
+    crowd = make_poll()
+    first = [start(crowd, visitor(f"192.0.2.{i}")) for i in range(MAX_CLASSES)]
+    for code in first:
+        crowd.answer(code, 1, new_session_id(), 0)
+    lesson = start(crowd, visitor("198.51.100.1"))
+    assert crowd.lesson_of(lesson) == "pretraining" and crowd.lesson_of(first[0]) is None
+    assert len(crowd) == MAX_CLASSES
+
+
+def test_what_remains_possible_without_a_passphrase(make_poll):
+    """README, "The class poll": MAX_CLASSES / NETWORK_CLASSES networks whose script fakes
+    MIN_STUDENTS students per class fill the server; a teacher then finds it full until those
+    classes go quiet. With the passphrase none of them starts a class at all."""
+    poll = make_poll()
+    networks = MAX_CLASSES // NETWORK_CLASSES
+    for n in range(networks):
+        for _ in range(NETWORK_CLASSES):
+            put_in_use(poll, start(poll, visitor(f"192.0.2.{n + 1}")))
+    with pytest.raises(PollError, match=f"already runs {MAX_CLASSES} classes"):
+        start(poll, visitor("198.51.100.1"))
+    guarded = make_poll()
+    with pytest.raises(PollError, match="not this server's teacher passphrase"):
+        start(guarded, visitor(), typed="let me in", passphrase=PASSPHRASE)
+    assert len(guarded) == 0
+
+
+def test_the_teacher_passphrase(make_poll):
+    poll = make_poll()
+    teacher = visitor()
+    for typed in (None, "", "   "):
+        with pytest.raises(PollError, match="asks for its teacher passphrase"):
+            start(poll, teacher, typed=typed, passphrase=PASSPHRASE)
+    for typed in ("maple orbit lantern", PASSPHRASE.upper(), PASSPHRASE + "!", "x" * 10_000):
+        with pytest.raises(PollError, match="not this server's teacher passphrase"):
+            start(poll, teacher, typed=typed, passphrase=PASSPHRASE)
+    assert len(poll) == 0
+    code = start(poll, teacher, typed=f"  {PASSPHRASE} ", passphrase=PASSPHRASE)
+    assert poll.lesson_of(code) == "pretraining"
+    assert start(poll, visitor(), passphrase=None)     # no passphrase set: none asked
+    assert passphrase_matches("口令 正确", " 口令 正确")
+    assert not passphrase_matches("口令", "口令 正确")
+
+
+def test_wrong_passphrases_are_bounded_per_network_and_per_browser(make_poll):
+    poll = make_poll()
+    guesser = visitor()
+    for _ in range(BROWSER_PASSPHRASE_TRIES):
+        with pytest.raises(PollError, match="not this server's teacher passphrase"):
+            start(poll, guesser, typed="guess", passphrase=PASSPHRASE)
+    with pytest.raises(PollError, match="Too many wrong teacher passphrases"):   # even the
+        start(poll, guesser, typed=PASSPHRASE, passphrase=PASSPHRASE)           # right one
+    # New browser ids on the same network: the network's bound.
+    for _ in range(NETWORK_PASSPHRASE_TRIES - BROWSER_PASSPHRASE_TRIES):
+        with pytest.raises(PollError, match="not this server's"):
+            start(poll, visitor(), typed="guess", passphrase=PASSPHRASE)
+    with pytest.raises(PollError, match="Too many wrong"):
+        start(poll, visitor(), typed=PASSPHRASE, passphrase=PASSPHRASE)
+    # A right passphrase costs no try: a school's teachers start many classes.
+    school = "198.51.100.9"
+    for _ in range(NETWORK_PASSPHRASE_TRIES + 5):
+        start(poll, visitor(school), typed=PASSPHRASE, passphrase=PASSPHRASE)
+
+
+def test_wrong_passphrases_are_forgotten_after_their_window():
+    clock = Clock()
+    poll = ClassPoll(clock=clock)
+    guesser = visitor()
+    for _ in range(BROWSER_PASSPHRASE_TRIES):
+        with pytest.raises(PollError, match="not this server's"):
+            start(poll, guesser, typed="guess", passphrase=PASSPHRASE)
+    with pytest.raises(PollError, match="Too many wrong"):
+        start(poll, guesser, typed=PASSPHRASE, passphrase=PASSPHRASE)
+    clock.now += 15 * 60 + 1
+    start(poll, guesser, typed=PASSPHRASE, passphrase=PASSPHRASE)
+
+
+def test_starters_from_two_replicas_at_once_never_pass_the_bound(redis_url):
+    """The Redis store counts a starter's classes in the script that opens one: 8 threads (as
+    replicas would) starting classes from one network at once get exactly its bound."""
+    prefix = f"race-{secrets.token_hex(3)}:"
+    polls = [RedisClassPoll(redis_url, prefix=prefix) for _ in range(2)]
+    started, refused = [], []
+    gate = threading.Barrier(8)
+
+    def script(poll: RedisClassPoll) -> None:
+        gate.wait()
+        for _ in range(NETWORK_CLASSES // 2):
+            try:
+                started.append(start(poll, visitor("203.0.113.99")))
+            except PollError:
+                refused.append(1)
+
+    threads = [threading.Thread(target=script, args=(polls[i % 2],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(started) == NETWORK_CLASSES and len(polls[0]) == NETWORK_CLASSES
+    assert len(refused) == 8 * (NETWORK_CLASSES // 2) - NETWORK_CLASSES
 
 
 # -- a class of 30 websocket sessions against a real server ----------------------------------

@@ -11,8 +11,11 @@ but cannot set them from Python):
 - a student's anonymous id (``bx_poll_id``): a reload answers as the same student, so a second
   answer replaces the first.
 The teacher's PIN, shown only on request in the tab that started the class, hands the class to
-another browser when the teacher's is lost. A student's page follows the teacher's step and the
-reveal from one small fragment that rereads the class every few seconds.
+another browser when the teacher's is lost. A server may ask for a teacher passphrase to start a
+class (``BERT_EXPLORER_TEACHER_PASSPHRASE``): typed in a password box, used by the click that
+starts the class and cleared at once, never in the link. Starts are counted per browser (its
+anonymous id) and per network address (``client_address``). A student's page follows the
+teacher's step and the reveal from one small fragment that rereads the class every few seconds.
 """
 
 from __future__ import annotations
@@ -27,19 +30,24 @@ import streamlit as st
 
 from components.i18n import N_, _
 from components.labels import markdown_template
+from core.settings import teacher_passphrase
 from pages.lesson import cache
 from pages.lesson.figures import LESSONS, Step, answers_chart
 from serving.classpoll import (
     IDLE_S,
+    MAX_PASSPHRASE_CHARS,
+    MIN_STUDENTS,
     UNANSWERED_S,
     ClassStatus,
     PollError,
+    Starter,
     check_session,
     new_code,
     new_pin,
     new_session_id,
     new_teacher_key,
     normalise_code,
+    open_as_teacher,
 )
 
 CLASS_KEY = "class"
@@ -50,6 +58,8 @@ ID_COOKIE = "bx_poll_id"
 TEACHER_COOKIE = "bx_teach_"      # + the class code
 ID_COOKIE_S = 12 * 3600           # how long a browser keeps its anonymous id
 PENDING_COOKIES = "poll_cookies"  # session key: cookies this run asks the browser to keep
+PASSPHRASE_KEY = "poll_passphrase"           # the teacher passphrase box of "Start a class"
+PASSPHRASE_AGAIN_KEY = "poll_passphrase_again"   # ... and of "Start the class again"
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,23 @@ def session_id() -> str:
     return sid
 
 
+def client_address() -> str | None:
+    """The visitor's network address as the app's web server resolved it: the connection's
+    peer, or, when that peer is a proxy the deployment trusts, the address the proxy put in
+    X-Forwarded-For. Streamlit runs on uvicorn, whose proxy-header handling trusts the peers
+    named by ``FORWARDED_ALLOW_IPS`` (default: this machine only; deploy/ sets it and makes the
+    proxy write the header afresh). None on this machine itself and in AppTest."""
+    try:
+        return st.context.ip_address
+    except Exception:   # noqa: BLE001 - no browser connection behind this session
+        return None
+
+
+def starter() -> Starter:
+    """Who is starting a class, as the poll's bounds count it (hashes, not the id or address)."""
+    return Starter.of(session_id(), client_address())
+
+
 def teacher_key(code: str) -> str | None:
     """The teacher key this tab or this browser holds for class ``code``, if any."""
     return (st.session_state.get(f"teacher_key_{code}")
@@ -139,10 +166,11 @@ def warn(template: str, params: dict[str, object]) -> None:
 
 GONE_MEMORY = N_("There is no class “{code}” on this server now. A class lives in this server's "
                  "memory: a restart of the server ends it, as do {hours} hours without an answer "
-                 "(or {minutes} minutes before the first one). The code may also be mistyped.")
+                 "(or {minutes} minutes while fewer than {few} students have answered). The code "
+                 "may also be mistyped.")
 GONE_SHARED = N_("There is no class “{code}” on this server: it ended after {hours} hours "
-                 "without an answer (or {minutes} minutes before the first one), or the code is "
-                 "mistyped.")
+                 "without an answer (or {minutes} minutes while fewer than {few} students had "
+                 "answered), or the code is mistyped.")
 JOIN_CODE_KEY = "poll_join_code"
 
 
@@ -176,15 +204,18 @@ def class_gone(code: str, *, was_teacher: bool, durable: bool) -> None:
     """The class of the link no longer exists: say so in plain words, and offer a new start (to
     the browser that was its teacher) or another code (to a student)."""
     warn(GONE_SHARED if durable else GONE_MEMORY,
-         {"code": code, "hours": int(IDLE_S // 3600), "minutes": int(UNANSWERED_S // 60)})
+         {"code": code, "hours": int(IDLE_S // 3600), "minutes": int(UNANSWERED_S // 60),
+          "few": MIN_STUDENTS})
     lesson = st.query_params.get("lesson")
     lesson = lesson if lesson in LESSONS else "embedding"
     with st.container(border=True):
         if was_teacher:
             st.markdown(_("You started this class in this browser. Start it again: your "
                           "students scan the new code, and the lesson goes on from this step."))
-            st.button(_("Start the class again"), on_click=start_class, args=(lesson,),
-                      icon=":material/groups:", type="primary", key="poll_restart")
+            passphrase_box(PASSPHRASE_AGAIN_KEY)
+            st.button(_("Start the class again"), on_click=start_class,
+                      args=(lesson, PASSPHRASE_AGAIN_KEY), icon=":material/groups:",
+                      type="primary", key="poll_restart")
             error = st.session_state.pop("poll_error", None)
             if error:
                 warn(*error)
@@ -201,11 +232,27 @@ def join_code() -> None:
         st.query_params[CLASS_KEY] = typed
 
 
-def start_class(lesson: str) -> None:
-    """Open a new class for this lesson, with this browser as its teacher."""
+def passphrase_box(key: str) -> None:
+    """The teacher passphrase's box, when this server asks for one (a password box: dots on
+    screen, never in the link; the click that starts the class clears it)."""
+    if teacher_passphrase() is None:
+        return
+    st.text_input(_("Teacher passphrase"), type="password", key=key,
+                  max_chars=MAX_PASSPHRASE_CHARS,
+                  help=_("This server asks teachers for a passphrase to start a class. Whoever "
+                         "runs the server gives it to its teachers; students need none."))
+
+
+def start_class(lesson: str, passphrase_key: str = PASSPHRASE_KEY) -> None:
+    """Open a new class for this lesson, with this browser as its teacher (with the passphrase
+    typed in ``passphrase_key``'s box when the server asks for one)."""
+    typed = st.session_state.get(passphrase_key)
+    if passphrase_key in st.session_state:
+        st.session_state[passphrase_key] = ""   # used once, not kept in the box
     code, key, pin = new_code(), new_teacher_key(), new_pin()
     try:
-        cache.get_class_poll().open(code, key, lesson, question_choices(lesson), pin=pin)
+        open_as_teacher(cache.get_class_poll(), code, key, lesson, question_choices(lesson),
+                        pin=pin, starter=starter(), typed=typed, passphrase=teacher_passphrase())
     except PollError as exc:
         st.session_state["poll_error"] = (exc.template, exc.params)
         return
@@ -256,7 +303,8 @@ def draw_start_class(lesson: str) -> None:
         st.markdown(_("Start a class and your students answer each question on their own "
                       "device, anonymously; you see how many have answered and reveal the "
                       "answers when you choose."))
-        st.button(_("Start a class"), on_click=start_class, args=(lesson,),
+        passphrase_box(PASSPHRASE_KEY)
+        st.button(_("Start a class"), on_click=start_class, args=(lesson, PASSPHRASE_KEY),
                   icon=":material/groups:", type="primary")
         error = st.session_state.pop("poll_error", None)
         if error:
