@@ -19,6 +19,7 @@ from core.attribution import (
     integrated_gradients,
     norm_weighted_attention,
 )
+from core.compare import layer_similarity
 from core.encoder import (
     CLARK_2019,
     EncoderSteps,
@@ -89,6 +90,7 @@ __all__ = [
     "residual_shares",
     "token_trajectory",
     "without_specials",
+    "layer_similarity",
     "PairContributions",
     "compare_pairs",
     "pair_contributions",
