@@ -33,7 +33,7 @@ from core.pretraining import (
     finetuning_patterns,
     has_mlm_head,
     has_nsp_head,
-    mask_by_layer,
+    mask_lens,
     mask_tokens,
     next_sentence,
 )
@@ -127,7 +127,7 @@ def test_default_model_has_no_heads(bundle):
     for call, head, words in [
         (lambda: fill_mask(bundle, "The [MASK] sat."), "cls.predictions",
          "masked-language-model head"),
-        (lambda: mask_by_layer(bundle, "The [MASK] sat."), "cls.predictions",
+        (lambda: mask_lens(bundle, "The [MASK] sat."), "cls.predictions",
          "masked-language-model head"),
         (lambda: next_sentence(bundle, "One.", "Two."), "cls.seq_relationship",
          "next-sentence-prediction head"),
@@ -156,7 +156,7 @@ def test_default_model_analysis_unchanged(bundle):
     assert np.array_equal(result.attentions, torch.stack(out.attentions)[:, 0].numpy())
 
 
-# ---------------------------------------------------------------- fill_mask / mask_by_layer
+# ---------------------------------------------------------------- fill_mask
 
 
 def test_fill_mask_equals_bert_for_pretraining(checkpoint):
@@ -173,34 +173,6 @@ def test_fill_mask_equals_bert_for_pretraining(checkpoint):
             assert [p.token_id for p in predictions] == ids.tolist()
             assert np.allclose([p.probability for p in predictions], values.numpy(), atol=TOL)
             assert [p.token for p in predictions] == pt_bundle.ids_to_tokens(ids.tolist())
-
-
-def test_mask_by_layer_follows_every_layer(checkpoint):
-    _, pt_bundle, reference = checkpoint
-    text = "The cat [MASK] on the [MASK] ."
-    encoding, out = reference_outputs(pt_bundle, reference, text)
-    traces = mask_by_layer(pt_bundle, text, top_k=3)
-    final = fill_mask(pt_bundle, text, top_k=3)
-    n_layers = pt_bundle.config.num_hidden_layers
-    assert [t.position for t in traces] == [i for i, t in enumerate(encoding.tokens)
-                                           if t == "[MASK]"]
-    for trace, predictions in zip(traces, final, strict=True):
-        assert [g.layer for g in trace.layers] == list(range(n_layers + 1))
-        last = trace.layers[-1]
-        assert [p.token_id for p in last.predictions] == [p.token_id for p in predictions]
-        assert np.allclose([p.probability for p in last.predictions],
-                           [p.probability for p in predictions], atol=TOL)
-        assert trace.answer.token_id == predictions[0].token_id and last.answer_rank == 1
-        assert 0 <= trace.appears_at <= n_layers
-        assert all(g.answer_rank == 1 for g in trace.layers[trace.appears_at:])
-        with torch.inference_mode():
-            for guess in trace.layers:  # the same head on transformers' own hidden states
-                row = torch.softmax(
-                    reference.cls.predictions(out.hidden_states[guess.layer][0, trace.position]),
-                    dim=-1)
-                assert math.isclose(guess.answer_probability, float(row[trace.answer.token_id]),
-                                    abs_tol=TOL)
-                assert guess.predictions[0].token_id == int(row.argmax())
 
 
 def test_typed_mask_spellings(checkpoint):

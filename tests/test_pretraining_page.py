@@ -1,25 +1,28 @@
 """The Pretraining page: every section on the default model (no heads: the notice), the numbers
-on a tiny checkpoint with both heads checked against core, bad input, and the Chinese interface.
+on a tiny checkpoint with both heads checked against core (the [MASK] by layer tab against
+core.mask_lens and the fill-mask view), bad input, and the Chinese interface.
 
 Only the open tab runs, so each test opens its section through the URL (``?pre_section=...``).
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 
 from components.i18n import _, set_language
 from core import load_model
-from core.pretraining import fill_mask, mask_by_layer, mask_tokens, next_sentence
+from core.pretraining import fill_mask, mask_lens, mask_tokens, next_sentence
 from pages.pretraining import cache as page_cache
 from pages.pretraining.page import EXPLANATION, SECTIONS, TITLE
 from tests.conftest import assert_clean, html_tables, open_app
-from tests.pretraining_folders import make_pretraining_folder
+from tests.pretraining_folders import make_chinese_checkpoint, make_pretraining_folder
 
 PAGE = "pages/pretraining/page.py"
-MASKING, FILL, NSP, FINETUNE = (s.label for s in SECTIONS)
+MASKING, FILL, LENS, NSP, FINETUNE = (s.label for s in SECTIONS)
 A, B = "The quick brown fox jumps over the lazy dog near the river bank.", "It ran away."
 
 
@@ -50,12 +53,12 @@ def heads_folder(folder_models_allowed, bundle):
 # ---------------------------------------------------------------- the default model
 
 
-@pytest.mark.parametrize("section", [MASKING, FILL, NSP, FINETUNE])
+@pytest.mark.parametrize("section", [MASKING, FILL, LENS, NSP, FINETUNE])
 def test_every_section_renders_on_the_default_model(section):
     at = open_tab(section, b=B)
     assert_clean(at)
     notice = messages(at)
-    if section in (FILL, NSP):
+    if section in (FILL, LENS, NSP):
         assert "pretraining heads" in notice
         assert "python3 -m serving.download bert-base-uncased" in notice   # tested against a hub
         assert any(b.label == "Use bert-base-uncased" for b in at.button)   # one click
@@ -125,9 +128,6 @@ def test_fill_mask_top_k_equals_core(heads_folder):
     bars = figures(at)["pre_topk"]["data"][0]
     assert list(bars["y"])[::-1] == [p.token for p in expected]
     assert list(bars["x"])[::-1] == pytest.approx([p.probability for p in expected])
-    assert "pre_layers" in figures(at)
-    trace = mask_by_layer(pt, text)[0]
-    assert f"layer {trace.appears_at} on" in " ".join(m.value for m in at.markdown)
     assert "pretraining heads" not in messages(at)
 
 
@@ -152,6 +152,111 @@ def test_mask_a_token_of_sentence_a(heads_folder):
     expected = fill_mask(pt, "this is a [MASK] sentence")[0]
     assert list(figures(at)["pre_topk"]["data"][0]["y"])[::-1] == [p.token for p in expected]
     assert "The hidden token was `test`" in " ".join(m.value for m in at.markdown)
+
+
+LENS_CELL = re.compile(r'<td class="([^"]*)">(.*?)</td>')
+
+
+def lens_table(at) -> list[list[tuple[str, str]]]:
+    """The [MASK] by layer table as drawn: a row per layer, each cell (its class, its first line
+    of text, unescaped)."""
+    [body] = [h.proto.body for h in at.get("html") if 'data-table="pre_lens"' in h.proto.body]
+    rows = body.split("<tbody>")[1].split("</tr>")[:-1]
+    return [[(kind, html.unescape(text.split("<br>")[0])) for kind, text in LENS_CELL.findall(r)]
+            for r in rows]
+
+
+def said(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_mask_by_layer_equals_core_and_the_fill_mask_view(heads_folder):
+    """Every layer's guesses and the answer's rank as core.mask_lens gives them, the answer
+    highlighted wherever it is, the sentence's layer counted from the ranks, the curve's points;
+    the last layer's first guess is the Fill the mask tab's."""
+    text = "The cat [MASK] on the [MASK] ."
+    pt = load_model(str(heads_folder))
+    fill = open_tab(FILL, model=str(heads_folder), pre_text=text, pre_reveal="true")
+    for mask in (0, 1):
+        at = open_tab(LENS, model=str(heads_folder), pre_text=text,
+                      **({"pre_lens_mask": "2"} if mask else {}))
+        assert_clean(at)
+        lens = mask_lens(pt, text, k=5)
+        rows = lens_table(at)
+        assert len(rows) == pt.config.num_hidden_layers + 1
+        for layer, row in enumerate(rows):
+            (_, name), (_, rank), *guesses = row
+            assert name == ("0 (embeddings)" if layer == 0 else str(layer))
+            assert rank == f"{lens.answer_ranks[mask, layer]:,}"
+            assert [t for _, t in guesses] == lens.tokens[mask][layer]
+            assert ["answer" in kind for kind, _ in guesses] == [
+                i == lens.answer_ids[mask] for i in lens.token_ids[mask, layer]]
+        first = next(layer for layer, r in enumerate(lens.answer_ranks[mask]) if r == 1)
+        assert f"first reaches the top at layer `{first}` of `{lens.n_layers}`" in said(at)
+        assert f"number {mask + 1} (position {lens.positions[mask]})" in rows_caption(at)
+        curve = figures(at)["pre_lens"]["data"]
+        assert curve[0]["y"] == pytest.approx(lens.answer_probs[mask].tolist(), abs=1e-6)
+        assert curve[1]["y"] == lens.answer_ranks[mask].tolist()
+    # The last layer's best guess is the fill-mask view's first bar (its first [MASK]).
+    first_bar = list(figures(fill)["pre_topk"]["data"][0]["y"])[-1]
+    assert first_bar == mask_lens(pt, text).answer_tokens[0]
+
+
+def rows_caption(at) -> str:
+    [body] = [h.proto.body for h in at.get("html") if 'data-table="pre_lens"' in h.proto.body]
+    return html.unescape(re.search(r"<caption[^>]*>(.*?)</caption>", body).group(1))
+
+
+def test_the_decoder_alone_beside_the_whole_head(heads_folder):
+    pt = load_model(str(heads_folder))
+    text = "The capital of France is [MASK]."
+    at = open_tab(LENS, model=str(heads_folder), pre_lens_decoder="true")
+    assert_clean(at)
+    alone, whole = mask_lens(pt, text, k=5, transform=False), mask_lens(pt, text, k=5)
+    assert [[t for _, t in row[2:]] for row in lens_table(at)] == alone.tokens[0]
+    assert alone.answer_tokens == whole.answer_tokens        # the model's answer either way
+    assert "With the decoder alone" in said(at) and "dense layer, GELU and LayerNorm" in said(at)
+    lines = {(d["name"], d["yaxis"]): d["y"] for d in figures(at)["pre_lens"]["data"]}
+    assert lines[("the whole head", "y2")] == whole.answer_ranks[0].tolist()
+    assert lines[("the decoder alone", "y2")] == alone.answer_ranks[0].tolist()
+
+
+@pytest.mark.parametrize("query", [
+    {"pre_lens_mask": "9"}, {"pre_lens_mask": "abc"}, {"pre_lens_mask": "-1"},
+    {"pre_lens_decoder": "maybe"}, {"pre_text": "No mask here."},
+    {"pre_text": " ".join(["[MASK]"] * 30)},
+])
+def test_mask_by_layer_with_garbage(heads_folder, query):
+    at = open_tab(LENS, model=str(heads_folder), **{"pre_text": "The [MASK] sat on the [MASK].",
+                                                     **query})
+    assert_clean(at)
+    if "pre_text" in query:
+        assert "[MASK]" in messages(at)
+    else:
+        assert len(lens_table(at)) == 3
+
+
+def test_mask_by_layer_on_a_chinese_checkpoint_in_chinese(folder_models_allowed):
+    """A Chinese-reading checkpoint with both heads, as bert-base-chinese is, on a Chinese
+    sentence in the Chinese interface: every guess is one of its characters."""
+    folder = folder_models_allowed / "tiny-chinese"
+    make_chinese_checkpoint(folder, layers=3)
+    text = "今天天气真[MASK]。"
+    at = open_tab(_zh(LENS), model=str(folder), pre_text=text, lang="zh")
+    assert_clean(at)
+    lens = mask_lens(load_model(str(folder)), text, k=5)
+    rows = lens_table(at)
+    assert [[t for _, t in row[2:]] for row in rows] == lens.tokens[0] and len(rows) == 4
+    assert rows[0][0][1] == _zh("0 (embeddings)") != "0 (embeddings)"
+    assert "的回答" in said(at) or "答案" in said(at)
+
+
+def _zh(text: str) -> str:
+    set_language("zh")
+    try:
+        return _(text)
+    finally:
+        set_language("en")
 
 
 def test_next_sentence_equals_core(heads_folder):
@@ -247,11 +352,12 @@ def test_other_garbage_never_raises(query, heads_folder):
 # ---------------------------------------------------------------- Chinese
 
 
-@pytest.mark.parametrize("section", [MASKING, FILL, NSP, FINETUNE])
+@pytest.mark.parametrize("section", [MASKING, FILL, LENS, NSP, FINETUNE])
 def test_chinese_interface(section):
     set_language("zh")
     try:
-        zh = {label: _(label) for label in (TITLE, EXPLANATION, MASKING, FILL, NSP, FINETUNE)}
+        zh = {label: _(label) for label in (TITLE, EXPLANATION, MASKING, FILL, LENS, NSP,
+                                            FINETUNE)}
     finally:
         set_language("en")
     at = open_tab(zh[section], lang="zh", b=B)

@@ -16,19 +16,20 @@ from core.corpus import CORPUS
 from core.pretraining import (
     FinetuningPattern,
     Masking,
-    MaskTrace,
+    MaskLens,
     NextSentence,
     Prediction,
     fill_mask,
     finetuning_patterns,
     has_mlm_head,
     has_nsp_head,
-    mask_by_layer,
+    mask_lens,
     mask_tokens,
     next_sentence,
 )
 
 SHARE = 0.02   # of the results budget, for each cache: token lists and small probability tables
+LENS_K = 5     # guesses per layer the [MASK] by layer table shows
 
 
 def heads(model_name: str) -> tuple[bool, bool]:
@@ -52,9 +53,11 @@ def get_predictions(key: InputKey, top_k: int) -> list[list[Prediction]]:
     return fill_mask(get_model(key.model), key.text_a, top_k=top_k)
 
 
-@results_cache("pretraining: layer by layer", SHARE)
-def get_traces(key: InputKey) -> list[MaskTrace]:
-    return mask_by_layer(get_model(key.model), key.text_a)
+@results_cache("pretraining: [MASK] by layer", SHARE)
+def get_lens(key: InputKey, transform: bool) -> MaskLens:
+    """The MLM head (``transform``) or its decoder alone read at every layer, at each [MASK] of
+    ``key.text_a``."""
+    return mask_lens(get_model(key.model), key.text_a, k=LENS_K, transform=transform)
 
 
 @results_cache("pretraining: next sentence", SHARE)

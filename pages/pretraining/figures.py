@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from components import palette
 from components.graphs import Node, dot_graph
-from components.html_table import row_tint
+from components.html_table import STYLE, row_tint
 from components.i18n import N_, _
-from components.labels import plotly_text
-from core.pretraining import FinetuningPattern, Masking, MaskTrace, Prediction
+from components.labels import markdown_template, plotly_text
+from core.pretraining import FinetuningPattern, Masking, MaskLens, Prediction
 
 KIND_COLOURS = {"mask": palette.POSITION, "random": palette.TOKEN_TYPE, "kept": palette.WORD}
 KIND_NAMES = {None: N_("not picked"), "mask": N_("→ [MASK]"), "random": N_("random token"),
@@ -63,31 +66,107 @@ def predictions_figure(preds: list[Prediction], model_name: str) -> go.Figure:
     return fig
 
 
-def layers_figure(trace: MaskTrace, model_name: str) -> go.Figure:
-    """The probability of the final answer when the MLM head reads each layer."""
-    layers = [g.layer for g in trace.layers]
-    fig = go.Figure(go.Scatter(
-        x=layers, y=[g.answer_probability for g in trace.layers], mode="lines+markers",
-        line_color=palette.SEGMENT_A,
-        customdata=[[plotly_text(g.predictions[0].token), g.answer_rank] for g in trace.layers],
-        hovertemplate=_("layer %{x}<br>probability of the answer %{y:.4f}<br>rank %{customdata[1]}"
-                        "<br>best guess %{customdata[0]}") + "<extra></extra>",
-    ))
+def lens_sentence(lens: MaskLens, mask: int, model_name: str) -> str:
+    """Where the answer first reaches the top, as markdown (the model's words as code)."""
+    first, stays, n = lens.first_top(mask), lens.stays_top(mask), lens.n_layers
+    values = {"model": model_name, "token": lens.answer_tokens[mask], "n": n}
+    if not lens.transform:
+        if first is None:
+            ranks = lens.answer_ranks[mask]
+            best = int(ranks.argmin())
+            return markdown_template(_(
+                "With the decoder alone, {model}'s answer {token} is the top guess at no layer: "
+                "its best rank is {rank}, at layer {layer}."),
+                **values, rank=f"{int(ranks[best]):,}", layer=best)
+        return markdown_template(_(
+            "With the decoder alone, {model}'s answer {token} first reaches the top at layer "
+            "{layer} of {n}."), **values, layer=first)
+    if first == stays:
+        return markdown_template(_(
+            "{model}'s answer {token} first reaches the top at layer {layer} of {n}, and stays "
+            "there."), **values, layer=first)
+    return markdown_template(_(
+        "{model}'s answer {token} first reaches the top at layer {layer} of {n}, drops back, "
+        "and stays on top from layer {stays} on."), **values, layer=first, stays=stays)
+
+
+def _percent(p: float) -> str:
+    return f"{p:.1%}" if p >= 0.001 else "<0.1%"
+
+
+# The answer's cell: tinted, bold and underlined (not by colour alone).
+LENS_CSS = f"""<style>
+.lens td.guess {{ white-space:nowrap; line-height:1.25; }}
+.lens td.guess small {{ font-size:14px; color:{palette.SOFT_INK}; }}
+.lens td.answer {{ background:{palette.GOOD}33; box-shadow:inset 0 0 0 2px {palette.GOOD};
+  font-weight:700; text-decoration:underline; }}
+.lens td.layer {{ font-weight:600; }}
+</style>"""
+
+
+def lens_table_html(lens: MaskLens, mask: int, model_name: str) -> str:
+    """The layers as rows (layer 0, the embeddings, on top); in each, the head's best guesses
+    with their probabilities, the model's answer highlighted wherever it appears."""
+    answer = lens.answer_ids[mask]
+    k = lens.probs.shape[2]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in (
+        _("layer"), _("rank of the answer"), *(f"#{i + 1}" for i in range(k))))
+    rows = []
+    for layer in range(lens.n_layers + 1):
+        name = _("0 (embeddings)") if layer == 0 else str(layer)
+        cells = [f'<td class="layer">{html.escape(name)}</td>',
+                 f'<td class="num">{lens.answer_ranks[mask, layer]:,}</td>']
+        for token, token_id, p in zip(lens.tokens[mask][layer], lens.token_ids[mask, layer],
+                                      lens.probs[mask, layer], strict=True):
+            kind = "guess answer" if token_id == answer else "guess"
+            cells.append(f'<td class="{kind}">{html.escape(token)}<br>'
+                         f"<small>{_percent(float(p))}</small></td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    caption = _("{model}: the top guesses for [MASK] number {n} (position {position}) at each "
+                "layer, best first").format(model=model_name, n=mask + 1,
+                                            position=lens.positions[mask])
+    return (f'{STYLE}{LENS_CSS}<div class="tab-wrap" data-table="pre_lens">'
+            f'<table class="tab lens"><caption style="text-align:left;padding:4px 6px">'
+            f"{html.escape(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def lens_figure(lens: MaskLens, mask: int, model_name: str,
+                whole: MaskLens | None = None) -> go.Figure:
+    """The answer's probability (top) and rank (bottom, 1 at the top) at each layer; with the
+    decoder alone, the whole head's line beside it in grey."""
+    layers = list(range(lens.n_layers + 1))
+    token = plotly_text(lens.answer_tokens[mask])
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
+    lines = [(lens, palette.SEGMENT_A, "solid")]
+    if whole is not None:
+        lines.insert(0, (whole, palette.MUTED, "dash"))
+    for reading, colour, dash in lines:
+        name = _("the whole head") if reading.transform else _("the decoder alone")
+        style = {"color": colour, "dash": dash, "width": 3}
+        fig.add_scatter(x=layers, y=reading.answer_probs[mask].tolist(), mode="lines+markers",
+                        line=style, name=name, legendgroup=name, row=1, col=1,
+                        hovertemplate=_("layer %{x}<br>probability %{y:.4f}")
+                        + "<extra></extra>")
+        fig.add_scatter(x=layers, y=reading.answer_ranks[mask].tolist(), mode="lines+markers",
+                        line=style, name=name, legendgroup=name, showlegend=False, row=2, col=1,
+                        hovertemplate=_("layer %{x}<br>rank %{y:,}") + "<extra></extra>")
+    big = {"size": 14}
     fig.update_layout(
-        title=_("{model}: the answer “{token}” layer by layer").format(
-            model=plotly_text(model_name), token=plotly_text(trace.answer.token)),
-        xaxis_title=_("layer (0 = the embeddings)"), yaxis_title=_("probability"),
-        height=340, margin={"l": 10, "r": 10, "t": 60, "b": 40}, meta="pre_layers",
+        title={"text": _("{model}: “{token}” layer by layer").format(
+            model=plotly_text(model_name), token=token), "font": {"size": 16}},
+        height=460, margin={"l": 10, "r": 10, "t": 60, "b": 50}, meta="pre_lens",
+        font=big, showlegend=whole is not None,
+        legend={"orientation": "h", "y": -0.16, "font": big},
     )
-    fig.update_xaxes(dtick=1)
+    fig.update_xaxes(dtick=1, tickfont=big)
+    fig.update_xaxes(title={"text": _("layer (0 = the embeddings)"), "font": big}, row=2, col=1)
+    fig.update_yaxes(title={"text": _("probability"), "font": big}, tickfont=big,
+                     rangemode="tozero", row=1, col=1)
+    # Ranks run from 1 to the vocabulary's size: a log axis, the top guess (1) at the top.
+    fig.update_yaxes(title={"text": _("rank"), "font": big}, tickfont=big, type="log",
+                     autorange="reversed", row=2, col=1)
     return fig
-
-
-def layers_frame(trace: MaskTrace) -> pd.DataFrame:
-    rows = [[g.layer, g.predictions[0].token, round(g.predictions[0].probability, 4),
-             g.answer_rank, round(g.answer_probability, 4)] for g in trace.layers]
-    return pd.DataFrame(rows, columns=[_("layer"), _("best guess"), _("its probability"),
-                                       _("rank of the answer"), _("probability of the answer")])
 
 
 def guess_rank(guess: str, preds: list[Prediction]) -> int | None:

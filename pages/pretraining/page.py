@@ -4,6 +4,7 @@ ways it is fine-tuned, all on the current input."""
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.analysis_view import encoding_of, model_of, show_error
 from components.controls import whole_number
@@ -17,6 +18,7 @@ from components.sections import Section, draw_sections
 from components.unk_note import draw_unk_note
 from components.url_values import number_in_link
 from core import ExplorerError
+from core.pretraining import MaskLens
 from core.settings import prepare_command
 from pages.pretraining import cache
 from pages.pretraining import figures as fig
@@ -34,6 +36,7 @@ SEED_KEY, PROB_KEY, WWM_KEY = "pre_seed", "pre_prob", "pre_wwm"
 TEXT_KEY, SOURCE_KEY, PICK_KEY = "pre_text", "pre_source", "pre_pick"
 TOPK_KEY, GUESS_KEY, REVEAL_KEY = "pre_topk", "pre_guess", "pre_reveal"
 CLASSES_KEY = "pre_classes"
+LENS_DECODER_KEY, LENS_MASK_KEY = "pre_lens_decoder", "pre_lens_mask"
 NLI_CLASSES = 3   # entailment, neutral, contradiction
 MAX_SEED = 10**6
 PROB_MIN, PROB_MAX, PROB_STEP, PROB_DEFAULT = 0.05, 0.5, 0.05, 0.15
@@ -51,6 +54,7 @@ NO_HEAD = N_(
     "a folder to copy, which the app reads once {setting} names the folder that holds it."
 )
 FILL_TASK, NSP_TASK = N_("fill in [MASK]"), N_("say whether sentence B follows sentence A")
+LENS_TAB = N_("[MASK] by layer")
 
 
 def _link_number(key: str, low: float, high: float, default: float) -> None:
@@ -179,17 +183,16 @@ def draw_fill(ctx: Context) -> None:
                          key=TOPK_KEY)
     try:
         preds = cache.get_predictions(ctx.key.with_texts(text), top_k)
-        traces = cache.get_traces(ctx.key.with_texts(text))
     except ExplorerError as exc:
         show_error(exc)
         return
     guess = st.text_input(_("Your guess for the first [MASK]"), key=GUESS_KEY, max_chars=100)
     if not st.toggle(_("Reveal the model's answer"), key=REVEAL_KEY, bind="query-params"):
         return
-    draw_answer(ctx, preds, traces, guess, hidden)
+    draw_answer(ctx, preds, guess, hidden)
 
 
-def draw_answer(ctx: Context, preds: list, traces: list, guess: str, hidden: str | None) -> None:
+def draw_answer(ctx: Context, preds: list, guess: str, hidden: str | None) -> None:
     first = preds[0]
     if guess.strip():
         rank = fig.guess_rank(guess, first)
@@ -204,15 +207,57 @@ def draw_answer(ctx: Context, preds: list, traces: list, guess: str, hidden: str
         which = st.selectbox(_("Which [MASK]"), range(len(preds)),
                              format_func=lambda i: _("[MASK] number {n}").format(n=i + 1))
     st.plotly_chart(fig.predictions_figure(preds[which], ctx.bundle.label), width="stretch")
-    trace = traces[which]
-    st.subheader(_("Layer by layer"))
-    explain(_("The same head applied to every layer's vector (it was only trained on the last "
-              "one) shows at which depth the answer comes out: {token} is the best guess from "
-              "layer {layer} on.").format(token=markdown_code(trace.answer.token),
-                                          layer=trace.appears_at))
-    st.plotly_chart(fig.layers_figure(trace, ctx.bundle.label), width="stretch")
-    st.table(fig.layers_frame(trace).style.format(markdown_text, subset=[_("best guess")]),
-             hide_index=True)
+    st.markdown(_("Where in the network does this answer form? The {tab} tab applies the same "
+                  "head to every layer.").format(tab=f"**{_(LENS_TAB)}**"))
+
+
+def draw_lens(ctx: Context) -> None:
+    explain(_("The masked-language-model head was trained on the last layer's vector only. "
+              "Applied to the [MASK] vector after every layer (layer 0 is the embeddings' "
+              "output), it shows what the model would fill in at that depth, and where its "
+              "final answer forms. With bert-base-uncased the answer is often on top well "
+              "before the last layer (Din et al. 2023)."))
+    if not cache.heads(ctx.key.model)[0]:
+        draw_no_head(ctx.bundle.label, FILL_TASK)
+        return
+    text, _hidden = fill_input(ctx)
+    if not text:
+        return
+    left, right = st.columns(2, vertical_alignment="bottom")
+    decoder_only = right.toggle(
+        _("The decoder alone, without the head's transform"), key=LENS_DECODER_KEY,
+        bind="query-params",
+        help=_("The head's last step, the word table and its bias, on the raw vector."))
+    try:
+        lens = cache.get_lens(ctx.key.with_texts(text), not decoder_only)
+        whole = cache.get_lens(ctx.key.with_texts(text), True) if decoder_only else None
+    except ExplorerError as exc:
+        show_error(exc)
+        return
+    mask = pick_mask(left, lens)
+    st.markdown(fig.lens_sentence(lens, mask, ctx.bundle.label))
+    if decoder_only:
+        explain(_("The whole head first passes the vector through a dense layer, GELU and "
+                  "LayerNorm, then multiplies it by the word table and adds a bias. The decoder "
+                  "alone skips the first three: for bert-base-uncased its guesses are noise at "
+                  "every layer (Din et al. 2023). The grey line is the whole head."))
+    st.html(fig.lens_table_html(lens, mask, ctx.bundle.label))
+    st.markdown(markdown_template(
+        _("The highlighted cells are the model's answer {token}, the whole head's first guess at "
+          "the last layer; a rank is its place among all {vocab} tokens."),
+        token=lens.answer_tokens[mask], vocab=f"{ctx.bundle.config.vocab_size:,}"))
+    st.plotly_chart(fig.lens_figure(lens, mask, ctx.bundle.label, whole), width="stretch")
+
+
+def pick_mask(area: DeltaGenerator, lens: MaskLens) -> int:
+    """Which [MASK] to follow, numbered from the left, when there are several. The options are
+    the numbers themselves, so the link carries the same value in either language."""
+    if len(lens.positions) == 1:
+        return 0
+    options = [str(n) for n in range(1, len(lens.positions) + 1)]
+    picked = area.selectbox(_("Which [MASK], counted from the left"), options, key=LENS_MASK_KEY,
+                            bind="query-params")
+    return options.index(picked) if picked in options else 0
 
 
 def draw_next_sentence(ctx: Context) -> None:
@@ -275,6 +320,7 @@ def draw_finetuning(ctx: Context) -> None:
 SECTIONS = (
     Section(label=N_("Masking"), draw=draw_masking),
     Section(label=N_("Fill the mask"), draw=draw_fill),
+    Section(label=LENS_TAB, draw=draw_lens),
     Section(label=N_("Next sentence"), draw=draw_next_sentence),
     Section(label=N_("Fine-tuning patterns"), draw=draw_finetuning),
 )
