@@ -35,6 +35,7 @@ import numpy as np
 
 from core.models import ModelBundle
 from core.tokens import Encoding, encode
+from core.vocabulary import is_cjk
 
 _SEGMENTER_IMPORT = threading.Lock()
 
@@ -55,15 +56,6 @@ class Word:
 
     def __len__(self) -> int:
         return len(self.positions)
-
-
-def is_cjk(ch: str) -> bool:
-    """A CJK ideograph, as BERT's BasicTokenizer decides (_is_chinese_char): each is a token of
-    its own there."""
-    cp = ord(ch)
-    return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF
-            or 0x2A700 <= cp <= 0x2B73F or 0x2B740 <= cp <= 0x2B81F or 0x2B820 <= cp <= 0x2CEAF
-            or 0xF900 <= cp <= 0xFAFF or 0x2F800 <= cp <= 0x2FA1F)
 
 
 def segment(text: str) -> list[tuple[str, int, int]]:

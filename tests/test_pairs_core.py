@@ -20,10 +20,11 @@ from core.similarity import pair_lists
 from core.similarity.pair_examples import ONE_PAIR, SCORED, SCORED_EN, SCORED_ZH, example_text
 from core.similarity.pair_lists import (
     BINARY,
-    COLUMNS,
     EMPTY,
+    EXTRA,
     HEADER,
     MAX_PAIRS,
+    MISSING,
     NOTHING,
     SCORE,
     TOO_LARGE,
@@ -195,13 +196,18 @@ def test_bad_lines_are_named_and_good_ones_kept():
     ])
     parsed = read_text(text)
     assert parsed.delimiter == ","
-    assert parsed.lines == (5, 8, 9)
-    assert parsed.pairs[0] == ("Hello, world", 'She said "hi", then left')
-    assert parsed.pairs[1] == ("<img src=x onerror=alert(1)>", "# heading")   # kept as text
-    assert parsed.scores == (4.5, 1.0, None)
+    assert parsed.lines == (3, 5, 8, 9)
+    assert parsed.pairs[0] == ("a", "b") and parsed.extra == ((3, 1),)   # its columns kept
+    assert parsed.pairs[1] == ("Hello, world", 'She said "hi", then left')
+    assert parsed.pairs[2] == ("<img src=x onerror=alert(1)>", "# heading")   # kept as text
+    assert parsed.scores == (3.0, 4.5, 1.0, None)
     reasons = {s.line: (s.reason, s.detail) for s in parsed.skipped}
-    assert reasons == {1: (HEADER, ""), 2: (COLUMNS, "1"), 3: (COLUMNS, "4"), 4: (EMPTY, ""),
-                       7: (SCORE, "two")}
+    assert reasons == {1: (HEADER, ""), 2: (MISSING, "1"), 4: (EMPTY, ""), 7: (SCORE, "two")}
+    # The line with an extra field skipped, when asked.
+    table = pair_lists.read_table(text)
+    skipped = pair_lists.pairs_from(table, 0, 1, 2, skip_extra=True)
+    assert skipped.lines == (5, 8, 9) and not skipped.extra
+    assert {s.line: (s.reason, s.detail) for s in skipped.skipped}[3] == (EXTRA, "1")
 
 
 def test_tabs_and_charsets():

@@ -174,12 +174,17 @@ def test_a_bad_list_names_its_lines_and_compares_the_rest():
     results(at.text_area(key="pr_text").input(BAD_LIST).run())
     assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)
-    assert "2–3" in warnings and "its fields do not fit the columns" in warnings
-    assert "(sentence A or B is empty): 4" in warnings
-    assert "(the score is not a number): 5" in warnings
+    assert "Skipped 1 lines with missing fields: 2. " in warnings
+    assert "Skipped 1 lines with an empty sentence A or B: 4. " in warnings
+    assert "Skipped 1 lines whose score is not a number: 5. " in warnings
+    assert "quotation marks" not in warnings      # no comma advice for a tab-separated list
+    info = " ".join(i.value for i in at.info)
+    assert "1 lines hold more fields than most lines (3; 1 more): 3. " in info
+    assert "A tab inside a sentence also makes an extra field" in info
     table = at.dataframe[0].value
-    assert table["line"].tolist() == [1, 6, 7]
-    assert table["a"].iloc[1] == "<img src=x onerror=alert(1)>"   # kept as text
+    assert table["line"].tolist() == [1, 3, 6, 7]
+    assert table["a"].iloc[2] == "<img src=x onerror=alert(1)>"   # kept as text
+    assert "not the whole list's figures" in " ".join(w.value for w in at.warning)
     at.number_input(key="pr_row").set_value(6).run()                # opens line 6
     assert_clean(at)
     assert "pairs_matrix" in image_heatmaps(at)

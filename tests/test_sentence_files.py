@@ -211,3 +211,151 @@ def test_labels_get_auc_and_the_best_threshold():
     assert agreement.labels == result and (agreement.low, agreement.high) == (0.0, 1.0)
     assert score_agreement(cosines, [c * 7 for c in cosines]).labels is None    # a 0-7 scale
     assert read_file(b"a,b,1\nc,d,0\ne,f,1\n").scores == (1.0, 0.0, 1.0)
+
+
+# --- files as they ship: ragged lines ------------------------------------------------------------
+
+# The STS benchmark's test file as it ships: 1,379 lines, 7 tab-separated fields on most, 9 on
+# lines 626-879 and 1350-1379 (the last two name the source).
+STS_LINES = 1379
+STS_NINE = (range(626, 880), range(1350, 1380))
+
+
+def sts_rows(n: int = STS_LINES) -> list[list[str]]:
+    """The benchmark's shape: benchmark_rows' seven fields, two more on the lines of STS_NINE."""
+    rows = benchmark_rows(n)
+    for k, row in enumerate(rows, start=1):
+        if any(k in r for r in STS_NINE):
+            row += ["sts-source", f"file-{k % 9}.txt"]
+    return rows
+
+
+def test_a_file_shaped_as_the_sts_benchmark_reads_every_pair():
+    rows = sts_rows()
+    assert sum(len(r) == 9 for r in rows) == 284
+    table = read_table(benchmark_bytes(rows), "sts-test.csv")
+    assert table.width == 7 and table.delimiter == "\t" and not table.skipped
+    assert [r.line for r in table.extra_rows] == [k for r in STS_NINE for k in r]
+    assert {r.extra for r in table.extra_rows} == {2}
+    p = propose_columns(table)
+    assert (p.a, p.b, p.score) == (5, 6, 4)
+    pairs = pairs_from(table, p.a, p.b, p.score)
+    assert len(pairs.pairs) == STS_LINES and not pairs.skipped and len(pairs.extra) == 284
+    for (a, b), score, row in zip(pairs.pairs, pairs.scores, rows, strict=True):
+        assert (a, b) == (row[5], row[6]) and score == float(row[4])
+    # The user's switch: those lines skipped, with their reason and the fields they had over.
+    skipped = pairs_from(table, p.a, p.b, p.score, skip_extra=True)
+    assert len(skipped.pairs) == STS_LINES - 284 and not skipped.extra
+    assert {(s.reason, s.detail) for s in skipped.skipped} == {(Reason.EXTRA, "2")}
+    # Pasted rather than uploaded: the same pairs.
+    pasted = read_table(benchmark_bytes(rows).decode())
+    assert pairs_from(pasted, 5, 6, 4).pairs == pairs.pairs
+
+
+def test_ragged_middles_missing_fields_and_trailing_tabs():
+    lines = [
+        "genre\tscore\tsentence1\tsentence2",              # 1: a header
+        "news\t4.0\tA man plays.\tSomeone plays.",         # 2
+        "news\t3.5\tA tab\tinside A.\tB here.",            # 3: a tab in A, B shifted
+        "news\t2.0\tOnly A, no B.",                        # 4: B missing
+        "news\t1.0\t\"Quoted at the start\tand B.",         # 5: a quote at the start of A
+        "news\t0.5\tTrailing tabs.\tB.\t\t",               # 6: empty fields after: not extra
+        "news\t5",                                         # 7: no sentences
+    ]
+    table = read_table("\n".join(lines).encode(), "x.tsv")
+    assert table.header_line == 1 and table.width == 4 and table.quoting == Quoting.NONE
+    assert [(r.line, r.extra) for r in table.extra_rows] == [(3, 1)]
+    pairs = pairs_from(table, 2, 3, 1)
+    assert pairs.lines == (2, 3, 5, 6)
+    assert pairs.pairs[1] == ("A tab", "inside A.")            # as the fields fall: the user's call
+    assert pairs.pairs[2] == ('"Quoted at the start', "and B.")
+    assert pairs.pairs[3] == ("Trailing tabs.", "B.")
+    assert {s.line: (s.reason, s.detail) for s in pairs.skipped} == {
+        1: (Reason.HEADER, ""), 4: (Reason.MISSING, "3"), 7: (Reason.MISSING, "2")}
+    assert pairs_from(table, 2, 3, 1, skip_extra=True).lines == (2, 5, 6)
+
+
+def test_comma_files_extra_fields_and_quoted_commas():
+    text = ('sentence1,sentence2,score\n'
+            '"Hello, world","She said ""hi"", then left",4.5\n'     # 2: quoted commas
+            'A dog runs.,A dog is running.,4,source-b\n'            # 3: an extra field at the end
+            'An unquoted, comma,B,3\n'                              # 4: the columns shifted
+            '"never closed,b,2\n'                                   # 5: an open quote
+            'x,y,1\n')
+    table = read_table(text)
+    pairs = pairs_from(table, 0, 1, 2)
+    assert pairs.pairs == (("Hello, world", 'She said "hi", then left'),
+                           ("A dog runs.", "A dog is running."), ("x", "y"))
+    assert pairs.scores == (4.5, 4.0, 1.0) and pairs.lines == (2, 3, 6)
+    assert pairs.extra == ((3, 1),)
+    assert [(s.line, s.reason, s.detail) for s in pairs.skipped] == [
+        (1, Reason.HEADER, ""), (4, Reason.SHIFTED, "1"),     # "B" is no score: shifted
+        (5, Reason.UNREADABLE, "unexpected end of data")]
+
+
+def deep_json(depth: int = 2000) -> str:
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+@pytest.mark.parametrize("name", ["deep.jsonl", "deep.csv", "deep.tsv", None])
+def test_json_too_deep_is_a_skipped_line_under_any_name(name):
+    good = json.dumps({"sentence1": "A cat sleeps.", "sentence2": "A cat naps.", "score": 4})
+    for text in (deep_json() + "\n" + good + "\n", good + "\n" + deep_json() + "\n"):
+        table = read_table(text.encode(), name)
+        assert table.format == Format.JSONL and table.refused is None, name
+        deep = 1 if text.startswith("{\"a\"") else 2
+        assert [(s.line, s.reason) for s in table.skipped] == [(deep, Reason.DEEP)]
+        assert pairs_from(table, 0, 1, 2).pairs == (("A cat sleeps.", "A cat naps."),)
+    alone = read_table(deep_json().encode(), name)
+    assert alone.refused == Refusal.NOTHING and alone.skipped[0].reason == Reason.DEEP
+    # Nested just under the parser's limit: read, its value written as JSON.
+    value = read_table(('{"s1": "x", "s2": ' + deep_json(300) + "}").encode(), name)
+    assert value.refused is None and value.rows[0].cells[1] == json.dumps(
+        json.loads(deep_json(300)))
+
+
+def test_too_long_lines_and_odd_files_never_raise():
+    from core.sentence_files.reader import MAX_LINE_CHARS
+
+    long = "x" * (MAX_LINE_CHARS + 1)
+    for text in (f"a\tb\t1\n{long}\tc\t2\n", f'a,b,1\n"{long}",c,2\n',
+                 '{"s": "a", "t": "b"}\n{"s": "' + long + '", "t": "c"}\n'):
+        table = read_table(text)
+        assert [(s.line, s.reason) for s in table.skipped] == [(2, Reason.LONG)], text[:20]
+        assert len(table.rows) == 1
+    rng = random.Random(3)
+    pieces = ["\t", ",", ";", '"', "'", "{", "}", "[", "]", ":", "\n", "\r", "\\", "a", "句",
+              " ", "\x0c", "1.5", "nan", "\u2028", "\ufeff", '""', '{"a":', "null"]
+    for _ in range(300):
+        text = "".join(rng.choices(pieces, k=rng.randint(1, 200)))
+        for name in (None, "x.csv", "x.jsonl", "x.tsv"):
+            table = read_table(text.encode(), name)
+            if table.refused is None:
+                p = propose_columns(table)
+                for skip in (False, True):
+                    pairs_from(table, p.a, p.b, p.score, skip_extra=skip)
+
+
+def test_corpora_read_through_the_same_reader():
+    from core.contexts.user_corpus import (
+        label_column,
+        sentence_column,
+        table_of_file,
+        table_of_text,
+    )
+
+    pasted = table_of_text('"Hi," she said; and left.\nA line, with commas.\n')
+    assert pasted.width == 1 and pasted.header_line is None
+    assert [r.cells for r in pasted.rows] == [('"Hi," she said; and left.',),
+                                              ("A line, with commas.",)]
+    labelled = table_of_file(b"The bank lends.\tmoney\nWe sat on the bank.\triver\n",
+                             "senses.txt")
+    s = sentence_column(labelled)
+    assert (s, label_column(labelled, s)) == (0, 1)
+    rows = sts_rows(40)
+    sts = table_of_file(benchmark_bytes(rows), "sts.tsv")
+    assert sentence_column(sts) in (5, 6) and len(sts.rows) == 40
+    for name in ("deep.txt", "deep.csv", "deep.jsonl"):
+        table = table_of_file(deep_json().encode(), name)
+        assert table.refused == Refusal.NOTHING or not table.rows, name
+    assert table_of_file(b"x" * (MAX_BYTES + 1), "big.txt").refused == Refusal.TOO_LARGE

@@ -1,9 +1,11 @@
 """A corpus a user brings: pasted lines, or a column of a CSV, TSV, JSON Lines or Parquet file.
 
-Files are read by ``core.sentence_files.reader`` (each cell as written, stripped of surrounding
-white space; a quote in tab-separated text is a character). Pasted text and ``.txt`` files are one
+Everything is read by ``core.sentence_files.reader``, the pair lists' reader (each cell as written,
+stripped of surrounding white space; a quote in tab-separated text is a character; sizes, charsets
+and binary files checked there). Pasted text and ``.txt`` files are read with ``lines=True``: one
 sentence a line, commas and quotes included; a line ``sentence<TAB>label`` (when at least half of
-the lines hold one tab) gives each sentence a label. At most ``MAX_SENTENCES`` sentences or
+the lines hold a tab) gives each sentence a label. The sentence and label columns are found by
+the reader's ``named_column`` and ``text_columns``. At most ``MAX_SENTENCES`` sentences or
 ``MAX_TOKENS`` tokens ([CLS] and [SEP] counted), whichever comes first; the rows after are
 counted, not read.
 """
@@ -12,21 +14,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 
 from core.contexts.corpus_data import CorpusRecord
 from core.models import ModelBundle
 from core.sentence_files.reader import (
     Refusal,
-    Row,
+    Skipped,
     Table,
-    column_key,
-    decode,
-    looks_binary,
+    named_column,
     read_table,
-    size_refusal,
+    text_columns,
 )
+from core.vocabulary import is_cjk
 
 MAX_SENTENCES = 2_000
 MAX_TOKENS = 32_000
@@ -34,7 +34,6 @@ MAX_LABELS = 12          # distinct labels a map can colour apart
 SENTENCE_NAMES = ("sentence", "sentences", "text", "texts", "content", "句子", "文本", "内容")
 LABEL_NAMES = ("label", "labels", "sense", "class", "category", "tag", "group", "标签", "类别",
                "词义")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -52,6 +51,7 @@ class UserCorpus:
     labels: tuple[str, ...] = ()     # distinct labels, in order of appearance
     refused: str | None = None       # a core.sentence_files.reader Refusal
     read: int = 0                    # rows read from the table
+    skipped: tuple[Skipped, ...] = ()   # lines the reader skipped (Skipped.reason says why)
 
     @property
     def labelled(self) -> bool:
@@ -63,39 +63,15 @@ class UserCorpus:
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def _lines_table(text: str) -> Table:
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    rows = tuple(Row(k, (line.strip(),)) for k, line in enumerate(lines, start=1) if line.strip())
-    return Table(columns=("",), rows=rows, lines=len(rows),
-                 size=len(text.encode("utf-8", errors="replace")))
-
-
-def _tabbed(text: str) -> bool:
-    lines = [line for line in text.splitlines() if line.strip()][:200]
-    return bool(lines) and sum(line.count("\t") == 1 for line in lines) * 2 >= len(lines)
-
-
 def table_of_text(text: str) -> Table:
     """Pasted text: one sentence a line, or ``sentence<TAB>label`` lines."""
-    if looks_binary(text):
-        return Table(refused=Refusal.BINARY, charset="binary")
-    if _tabbed(text):
-        return read_table(text)
-    return _lines_table(text)
+    return read_table(text, lines=True)
 
 
 def table_of_file(data: bytes, name: str) -> Table:
-    """An uploaded file: ``.txt`` one sentence a line (or tab and label); others through the
-    table reader (CSV, TSV, JSON Lines, Parquet)."""
-    if name.lower().endswith(".txt"):
-        too_large = size_refusal(len(data))
-        if too_large is not None:
-            return too_large
-        text, charset = decode(data)
-        if text is None or looks_binary(text):
-            return Table(refused=Refusal.BINARY, size=len(data), charset="binary")
-        return table_of_text(text)
-    return read_table(data, name)
+    """An uploaded file: ``.txt`` one sentence a line (or tab and label); others as the table
+    they are (CSV, TSV, JSON Lines, Parquet)."""
+    return read_table(data, name, lines=name.lower().endswith(".txt"))
 
 
 def _cells(table: Table, k: int) -> list[str]:
@@ -105,23 +81,20 @@ def _cells(table: Table, k: int) -> list[str]:
 def sentence_column(table: Table) -> int:
     """The column named like a sentence (sentence, text, 句子 ...), else the one with the
     longest cells on average."""
-    keys = [column_key(c) for c in table.columns]
-    for name in SENTENCE_NAMES:
-        if column_key(name) in keys:
-            return keys.index(column_key(name))
-    if table.width <= 1:
-        return 0
-    return max(range(table.width), key=lambda k: sum(len(c) for c in _cells(table, k)))
+    named = named_column(table, SENTENCE_NAMES)
+    if named is not None:
+        return named
+    longest = text_columns(table)
+    return longest[0] if longest else 0
 
 
 def label_column(table: Table, sentence: int) -> int | None:
     """A column named like a label (label, sense, 标签 ...) other than the sentence's, else a
     column with 2 to ``MAX_LABELS`` distinct values (1 to, when it is the only other column:
     ``sentence<TAB>label`` lines); None when there is none."""
-    keys = [column_key(c) for c in table.columns]
-    for name in LABEL_NAMES:
-        if column_key(name) in keys and keys.index(column_key(name)) != sentence:
-            return keys.index(column_key(name))
+    named = named_column(table, LABEL_NAMES, [sentence])
+    if named is not None:
+        return named
     for k in range(table.width):
         least = 1 if table.width == 2 else 2
         if k != sentence and least <= len(set(_cells(table, k)) - {""}) <= MAX_LABELS:
@@ -132,14 +105,14 @@ def label_column(table: Table, sentence: int) -> int | None:
 def language_of(sentence: str) -> str:
     """"zh" when a third or more of the letters are Chinese characters, else "en"."""
     letters = [ch for ch in sentence if ch.isalpha()]
-    return "zh" if letters and len(_CJK.findall(sentence)) * 3 >= len(letters) else "en"
+    return "zh" if letters and sum(map(is_cjk, letters)) * 3 >= len(letters) else "en"
 
 
 def corpus_from(bundle: ModelBundle, table: Table, sentence: int,
                 label: int | None = None) -> UserCorpus:
     """The sentences of column ``sentence`` (labels from column ``label``), up to the limits."""
     if table.refused:
-        return UserCorpus(refused=table.refused)
+        return UserCorpus(refused=table.refused, skipped=table.skipped)
     rows = [(row.line, row.cells[sentence] if sentence < len(row.cells) else "",
              (row.cells[label] if label is not None and label < len(row.cells) else "") or None)
             for row in table.rows]
@@ -163,8 +136,9 @@ def corpus_from(bundle: ModelBundle, table: Table, sentence: int,
     records = tuple(CorpusRecord(t, None, lab, language_of(t)) for _, t, lab in used)
     labels = tuple(dict.fromkeys(r.sense for r in records if r.sense))
     if not records:
-        return UserCorpus(empty=empty, refused=Refusal.NOTHING, read=len(rows))
+        return UserCorpus(empty=empty, refused=Refusal.NOTHING, read=len(rows),
+                          skipped=table.skipped)
     return UserCorpus(records=records, lines=tuple(line for line, _, _ in used), tokens=total,
                       empty=empty, beyond=beyond, beyond_from=beyond_from, by_tokens=by_tokens,
                       truncated=sum(n > limit for n in lengths[:kept]), labels=labels,
-                      read=len(rows))
+                      read=len(rows), skipped=table.skipped)

@@ -1,5 +1,9 @@
-"""Read a table as people have it (pasted text, CSV, TSV, JSON Lines, Parquet) without changing
-a single cell, and take sentence pairs out of it.
+"""Read a file of sentences as people have it (pasted text, CSV, TSV, JSON Lines, Parquet)
+without changing a single cell: pair lists (``pairs_from``) and corpora (core.contexts.user_corpus)
+both read through here.
+
+No input raises out of the reader: a whole input it cannot use is refused with a code
+(``Refusal``), a line it cannot use is skipped with its line number and a code (``Reason``).
 
 What is read, and how (the page shows the choice made):
 
@@ -14,10 +18,13 @@ What is read, and how (the page shows the choice made):
   valid GB2312 (a Chinese file saved by an older Windows), else Latin-1. The charset used is
   part of the table, and the page says so when it is not UTF-8.
 - **Lines.** ``\\r\\n`` and ``\\r`` end a line as ``\\n`` does; no other character does (a form
-  feed or a U+2028 inside a sentence stays in it). Blank lines are counted, never read as rows.
+  feed or a U+2028 inside a sentence stays in it). Blank lines are counted, never read as rows. A
+  line over ``MAX_LINE_CHARS`` characters is skipped (``LONG``): no sentence a model reads is that
+  long, and the csv module refuses a field over 131,072 characters.
 - **Delimiter.** A tab when at least half of the first 50 lines with text hold one; else a comma
   when they hold commas, a semicolon when they hold semicolons and no commas; else the line is one
-  field.
+  field. ``lines=True`` (a corpus pasted or in a ``.txt`` file, one sentence a line) splits on
+  tabs only, so commas and semicolons stay in the sentence.
 - **Quoting, tab-separated.** A quote is a character: ``"Hi," she said`` reaches the model as
   written, tabs alone split fields. The file is read with CSV quoting only when it says so: every
   field that holds a ``"`` is wholly quoted the CSV way (starts and ends with ``"``, every quote
@@ -26,6 +33,9 @@ What is read, and how (the page shows the choice made):
 - **Quoting, comma- or semicolon-separated.** CSV quoting (a field in quotes may hold the
   delimiter; ``""`` is a quote), one line at a time and strict: a line whose quotes do not close
   is skipped with its line number (``UNREADABLE``), never merged with the next line.
+- **JSON Lines.** A line that is not a JSON object is skipped (``JSON``); one nested deeper than
+  Python's parser goes (it raises RecursionError) is skipped as ``DEEP``. A first line that is an
+  object too deep to parse still makes the file JSON Lines, whatever its name.
 - **Cells.** Each cell is stripped of surrounding whitespace (``str.strip``), and nothing else is
   done to it. In JSON Lines a string value is the cell; a number or true/false is written as JSON
   writes it; null is an empty cell. In Parquet, text is the cell, numbers as Python writes them.
@@ -33,13 +43,21 @@ What is read, and how (the page shows the choice made):
   known column name (sentence1, text_a, score, label, 句子1, 分数 ...) or holds text in a column
   whose other rows are numbers. JSON Lines and Parquet name their columns themselves.
 - **Rows.** Every row keeps its line number (a record's number for Parquet). The table has as
-  many columns as its header, or as most rows have; a row with more fields is skipped
-  (``COLUMNS``), never cut. At most ``MAX_ROWS`` rows are read; the lines after are counted.
+  many columns as its header, or as most rows have. A row with more fields keeps its first
+  ``width`` cells and says how many more it had (``Row.extra``, trailing empty fields not
+  counted): the STS benchmark's test file, as it ships, has 7 fields on most lines and 9 on 284,
+  whose last two name the source. A tab inside a sentence makes an extra field too (and shifts
+  the columns after it), so the reader of the pairs decides (``skip_extra``). At most
+  ``MAX_ROWS`` rows are read; the lines after are counted.
 
-``pairs_from(table, a, b, score)`` takes pairs out: a row is skipped when a sentence cell is
-missing (``COLUMNS``) or empty (``EMPTY``), or its score is not a number (``SCORE``); when most of
-the score column is not numbers the column is not scores, and the pairs come without scores
-(``PairList.score_text``). Reasons and refusals are codes; the page words them.
+``pairs_from(table, a, b, score, skip_extra=False)`` takes pairs out: a row is skipped when it
+lacks a field for sentence A or B (``MISSING``), a sentence cell is empty (``EMPTY``), or its score
+is not a number (``SCORE``); a row with extra fields is kept (listed in ``PairList.extra``) or,
+with ``skip_extra``, skipped (``EXTRA``); one whose cells do not fit is skipped as ``SHIFTED``
+(a delimiter inside a sentence moved the columns after it). A row without a score field is kept
+without a score (the score is optional on a pasted line). When most of the score column is not
+numbers the column is not scores, and the pairs come without scores (``PairList.score_text``).
+Reasons and refusals are codes; the page words them.
 """
 
 from __future__ import annotations
@@ -54,12 +72,13 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 MAX_BYTES = 10_000_000     # a file or pasted text; an upload over this is never read
 MAX_ROWS = 20_000          # rows read (pairs compared); the lines after are counted
+MAX_LINE_CHARS = 100_000   # a longer line is skipped (Reason.LONG)
 SNIFF_LINES = 50
 SAMPLE_ROWS = 400          # rows looked at to propose columns
 
@@ -79,11 +98,15 @@ class Reason(StrEnum):
     """Why a line was skipped (``Skipped.reason``)."""
 
     HEADER = "header"          # the first line names the columns
-    COLUMNS = "columns"        # more fields than the table's columns, or no cell for a sentence
+    EXTRA = "extra"            # more fields than the columns, skipped when asked (detail: how many)
+    MISSING = "missing"        # no field for a picked sentence column (detail: fields it has)
     EMPTY = "empty"            # sentence A or B is empty
     SCORE = "score"            # the score is not a number (detail: the cell, cut)
-    UNREADABLE = "unreadable"  # quotes that do not close (detail: the csv module's words)
+    SHIFTED = "shifted"        # extra fields, and the picked cells do not fit (detail: how many)
+    UNREADABLE = "unreadable"  # quotes that break CSV's rules (detail: the csv module's words)
+    LONG = "long"              # a line over MAX_LINE_CHARS (detail: its length)
     JSON = "json"              # not a JSON object (detail: why)
+    DEEP = "deep"              # a JSON value nested deeper than the parser goes
 
 
 class Refusal(StrEnum):
@@ -128,7 +151,8 @@ class Skipped:
 @dataclass(frozen=True)
 class Row:
     line: int
-    cells: tuple[str, ...]
+    cells: tuple[str, ...]     # at most the table's width; fewer when the line had fewer fields
+    extra: int = 0             # fields after the table's width (at least one of them not empty)
 
 
 @dataclass(frozen=True)
@@ -155,6 +179,11 @@ class Table:
     def width(self) -> int:
         return len(self.columns)
 
+    @property
+    def extra_rows(self) -> tuple[Row, ...]:
+        """The rows that had more fields than the table's columns."""
+        return tuple(r for r in self.rows if r.extra)
+
 
 @dataclass(frozen=True)
 class PairList:
@@ -172,10 +201,19 @@ class PairList:
     delimiter: str = "\t"
     columns: tuple[int, int, int | None] = (0, 1, None)   # a, b, score: the table's columns
     score_text: bool = False   # the score column holds text, not numbers: no scores read
+    extra: tuple[tuple[int, int], ...] = ()   # (line, extra fields) of rows kept despite extras
+    width: int = 0             # the table's columns (what "extra" is counted beyond)
+    header_line: int | None = None
+    format: str = Format.TEXT
 
     @property
     def has_scores(self) -> bool:
         return any(s is not None for s in self.scores)
+
+    @property
+    def scored(self) -> int:
+        """Pairs with a score (what an agreement with the scores is computed over)."""
+        return sum(s is not None for s in self.scores)
 
     def key(self) -> str:
         """A hash of the pairs and scores: the same list, however it was typed, is one key."""
@@ -242,9 +280,10 @@ def _kind_of_bytes(data: bytes, name: str) -> str | None:
 
 # --- reading -------------------------------------------------------------------------------------
 
-def read_table(data: bytes | str, name: str | None = None) -> Table:
+def read_table(data: bytes | str, name: str | None = None, *, lines: bool = False) -> Table:
     """A table from a file's bytes (``name``: the file's name, for its extension) or from pasted
-    text. Never raises for bad input: a refused table says why (``refused``)."""
+    text. Never raises for bad input: a refused table says why (``refused``). ``lines``: text is
+    one sentence a line unless tabs split it (a corpus; the module's docstring)."""
     if isinstance(data, str):
         size = len(data.encode("utf-8", errors="replace"))
         too_large = size_refusal(size)
@@ -252,7 +291,7 @@ def read_table(data: bytes | str, name: str | None = None) -> Table:
             return too_large
         if looks_binary(data):
             return Table(refused=Refusal.BINARY, size=size, charset="binary")
-        return replace(_read_text(data, name or ""), size=size)
+        return replace(_read_text(data, name or "", lines), size=size)
     too_large = size_refusal(len(data))
     if too_large is not None:
         return too_large
@@ -264,7 +303,7 @@ def read_table(data: bytes | str, name: str | None = None) -> Table:
     text, charset = decode(data)
     if text is None or looks_binary(text):
         return Table(refused=Refusal.BINARY, size=len(data), charset="binary")
-    return replace(_read_text(text, name or ""), size=len(data), charset=charset)
+    return replace(_read_text(text, name or "", lines), size=len(data), charset=charset)
 
 
 def read_upload(upload: Any, name: str | None = None) -> Table:   # any binary file object
@@ -286,12 +325,12 @@ def _split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _read_text(text: str, name: str) -> Table:
+def _read_text(text: str, name: str, one_a_line: bool = False) -> Table:
     lines = _split_lines(text)
     first = next((line for line in lines if line.strip()), "")
     if name.lower().endswith((".jsonl", ".json", ".ndjson")) or _json_object(first):
         return _read_json_lines(lines)
-    delimiter = sniff_delimiter(lines)
+    delimiter = sniff_delimiter(lines, tabs_only=one_a_line)
     quoting = sniff_quoting(lines, delimiter)
     raw: list[tuple[int, list[str]]] = []
     skipped: list[Skipped] = []
@@ -304,24 +343,31 @@ def _read_text(text: str, name: str) -> Table:
             beyond += 1
             beyond_from = beyond_from or number
             continue
+        if len(line) > MAX_LINE_CHARS:
+            skipped.append(Skipped(number, Reason.LONG, str(len(line))))
+            continue
         fields = split_line(line, delimiter, quoting)
         if isinstance(fields, str):
             skipped.append(Skipped(number, Reason.UNREADABLE, fields[:80]))
         else:
             raw.append((number, [f.strip() for f in fields]))
     return _table(raw, skipped, Format.TEXT, delimiter, quoting, blank, beyond, beyond_from,
-                  lines=sum(1 for line in lines if line.strip()))
+                  lines=sum(1 for line in lines if line.strip()),
+                  header=not (one_a_line and delimiter == ""))
 
 
-def sniff_delimiter(lines: Sequence[str]) -> str:
+def sniff_delimiter(lines: Sequence[str], tabs_only: bool = False) -> str:
     """Tab when at least half of the first lines with text hold a tab; else comma, or semicolon
     where there are semicolons and no commas: sentences are full of commas, so csv.Sniffer's
-    guess from character counts is often a comma inside a sentence."""
+    guess from character counts is often a comma inside a sentence. ``tabs_only``: a tab or
+    nothing ("": the line is one field)."""
     sample = [line for line in lines[:SNIFF_LINES * 4] if line.strip()][:SNIFF_LINES]
     if not sample:
-        return "\t"
+        return "" if tabs_only else "\t"
     if sum("\t" in line for line in sample) * 2 >= len(sample):
         return "\t"
+    if tabs_only:
+        return ""
     commas = sum("," in line for line in sample)
     semicolons = sum(";" in line for line in sample)
     if semicolons * 2 >= len(sample) and not commas:
@@ -340,6 +386,8 @@ def _csv_quoted(cell: str) -> bool:
 def sniff_quoting(lines: Sequence[str], delimiter: str) -> str:
     """CSV quoting for comma and semicolon; for tabs, only when the file says so (the module's
     docstring): every field holding a quote is CSV-quoted and one holds a doubled quote."""
+    if not delimiter:
+        return Quoting.NONE      # one field a line: nothing to quote
     if delimiter != "\t":
         return Quoting.CSV
     doubled = False
@@ -356,6 +404,8 @@ def sniff_quoting(lines: Sequence[str], delimiter: str) -> str:
 
 def split_line(line: str, delimiter: str, quoting: str) -> list[str] | str:
     """A line's fields, or the csv module's words when its quotes do not close."""
+    if not delimiter:
+        return [line]
     if quoting == Quoting.NONE:
         return line.split(delimiter)
     try:
@@ -368,11 +418,15 @@ def split_line(line: str, delimiter: str, quoting: str) -> list[str] | str:
 
 
 def _json_object(line: str) -> bool:
+    """Whether a line is a JSON object: one too deep to parse counts (its line is then skipped
+    as DEEP, with the file read as JSON Lines, whatever its name)."""
     line = line.strip()
-    if not (line.startswith("{") and line.endswith("}")):
+    if not (line.startswith("{") and line.endswith("}")) or len(line) > MAX_LINE_CHARS:
         return False
     try:
         return isinstance(json.loads(line), dict)
+    except RecursionError:
+        return True
     except ValueError:
         return False
 
@@ -386,7 +440,7 @@ def _json_cell(value: object) -> str:
 
 
 def _read_json_lines(lines: list[str]) -> Table:
-    records: list[tuple[int, dict]] = []
+    records: list[tuple[int, dict[str, str]]] = []
     skipped: list[Skipped] = []
     blank = beyond = beyond_from = 0
     for number, line in enumerate(lines, start=1):
@@ -397,17 +451,26 @@ def _read_json_lines(lines: list[str]) -> Table:
             beyond += 1
             beyond_from = beyond_from or number
             continue
+        if len(line) > MAX_LINE_CHARS:
+            skipped.append(Skipped(number, Reason.LONG, str(len(line))))
+            continue
         try:
             value = json.loads(line)
+            # Cells now, inside the try: dumping a nested value recurses as loading it did.
+            cells = ({str(k): _json_cell(v) for k, v in value.items()}
+                     if isinstance(value, dict) else None)
+        except RecursionError:
+            skipped.append(Skipped(number, Reason.DEEP))
+            continue
         except ValueError as exc:
             skipped.append(Skipped(number, Reason.JSON, str(exc)[:80]))
             continue
-        if not isinstance(value, dict):
+        if cells is None:
             skipped.append(Skipped(number, Reason.JSON, type(value).__name__))
             continue
-        records.append((number, value))
-    names = list(dict.fromkeys(str(k) for _, record in records for k in record))
-    rows = tuple(Row(number, tuple(_json_cell(record.get(k)) for k in names))
+        records.append((number, cells))
+    names = list(dict.fromkeys(k for _, record in records for k in record))
+    rows = tuple(Row(number, tuple(record.get(k, "") for k in names))
                  for number, record in records)
     return Table(columns=tuple(names), rows=rows, skipped=tuple(skipped), format=Format.JSONL,
                  blank=blank, beyond=beyond, beyond_from=beyond_from,
@@ -431,14 +494,17 @@ def _read_parquet(data: bytes) -> Table:
 
     try:
         table = pq.read_table(io.BytesIO(data))
-    except (pa.ArrowException, OSError, ValueError) as exc:
+        names = tuple(str(n) for n in table.column_names)
+        total = table.num_rows
+        kept = table.slice(0, MAX_ROWS)
+        columns = [kept.column(i).to_pylist() for i in range(len(names))]
+        rows = tuple(Row(i + 1, tuple(_parquet_cell(col[i]) for col in columns))
+                     for i in range(kept.num_rows))
+    # pyarrow raises many kinds (ArrowException and its subclasses, OSError, ValueError,
+    # TypeError from a column type with no Python form, RecursionError from a deep nesting): a
+    # file it cannot turn into rows is one it could not read.
+    except (pa.ArrowException, OSError, ValueError, TypeError, RecursionError) as exc:
         return Table(refused=Refusal.NOT_PARQUET, detail=str(exc)[:120], charset="binary")
-    names = tuple(str(n) for n in table.column_names)
-    total = table.num_rows
-    kept = table.slice(0, MAX_ROWS)
-    columns = [kept.column(i).to_pylist() for i in range(len(names))]
-    rows = tuple(Row(i + 1, tuple(_parquet_cell(col[i]) for col in columns))
-                 for i in range(kept.num_rows))
     return Table(columns=names, rows=rows, format=Format.PARQUET, charset="binary",
                  lines=total, beyond=max(0, total - MAX_ROWS),
                  beyond_from=MAX_ROWS + 1 if total > MAX_ROWS else 0,
@@ -472,14 +538,15 @@ def _is_header(first: list[str], rest: list[list[str]]) -> bool:
 
 
 def _table(raw: list[tuple[int, list[str]]], skipped: list[Skipped], fmt: str, delimiter: str,
-           quoting: str, blank: int, beyond: int, beyond_from: int, lines: int) -> Table:
+           quoting: str, blank: int, beyond: int, beyond_from: int, lines: int,
+           header: bool = True) -> Table:
     base = Table(format=fmt, delimiter=delimiter, quoting=quoting, blank=blank, lines=lines)
     if not raw:
         return replace(base, skipped=tuple(skipped),
                        refused=Refusal.NOTHING)
     header_line = None
     names: list[str] = []
-    if _is_header(raw[0][1], [f for _, f in raw[1:]]):
+    if header and _is_header(raw[0][1], [f for _, f in raw[1:]]):
         header_line, names = raw[0][0], raw[0][1]
         skipped.insert(0, Skipped(header_line, Reason.HEADER))
         raw = raw[1:]
@@ -499,10 +566,10 @@ def _table(raw: list[tuple[int, list[str]]], skipped: list[Skipped], fmt: str, d
         names = [""] * width
     rows = []
     for number_, fields in raw:
-        if len(fields) > width and any(fields[width:]):
-            skipped.append(Skipped(number_, Reason.COLUMNS, str(len(fields))))
-        else:
-            rows.append(Row(number_, tuple(fields[:width])))
+        used = len(fields)
+        while used > width and not fields[used - 1]:   # a line ending in delimiters
+            used -= 1
+        rows.append(Row(number_, tuple(fields[:width]), used - min(used, width)))
     skipped.sort(key=lambda s: s.line)
     return replace(base, columns=tuple(names), rows=tuple(rows), skipped=tuple(skipped),
                    header_line=header_line, beyond=beyond, beyond_from=beyond_from,
@@ -523,6 +590,29 @@ class Proposal:
 
 def _column(table: Table, k: int) -> list[str]:
     return [r.cells[k] for r in table.rows[:SAMPLE_ROWS] if k < len(r.cells) and r.cells[k]]
+
+
+def named_column(table: Table, names: Sequence[str], taken: Sequence[int] = ()) -> int | None:
+    """The first column (not in ``taken``) named like one of ``names``, tried in their order;
+    names are compared lowercased, without spaces, _ and - (``column_key``)."""
+    keys = [column_key(c) for c in table.columns]
+    for name in names:
+        wanted = column_key(name)
+        for k, key in enumerate(keys):
+            if key == wanted and k not in taken:
+                return k
+    return None
+
+
+def text_columns(table: Table) -> list[int]:
+    """The columns that hold text (under a fifth of their cells numbers), longest cells on
+    average first (over the first ``SAMPLE_ROWS`` rows)."""
+    text = []
+    for k in range(table.width):
+        cells = _column(table, k)
+        if cells and _numeric_share(cells) < 0.2:
+            text.append((-sum(len(c) for c in cells) / len(cells), k))
+    return [k for _, k in sorted(text)]
 
 
 def _numeric_share(cells: list[str]) -> float:
@@ -548,35 +638,20 @@ def propose_columns(table: Table) -> Proposal:
     (A, B, score); else by content: the two text columns with the longest cells, in file order,
     and the numeric column that looks like scores (small numbers, not a running count)."""
     width = table.width
-    keys = [column_key(c) for c in table.columns]
-
-    def named(names: Sequence[str], taken: set[int]) -> int | None:
-        wanted = [column_key(n) for n in names]
-        for name in wanted:
-            for k, key in enumerate(keys):
-                if key == name and k not in taken:
-                    return k
-        return None
-
-    a = named(A_NAMES, set())
-    b = named(B_NAMES, {a} if a is not None else set())
-    score = named(SCORE_NAMES, {x for x in (a, b) if x is not None})
+    a = named_column(table, A_NAMES)
+    b = named_column(table, B_NAMES, [a] if a is not None else [])
+    score = named_column(table, SCORE_NAMES, [x for x in (a, b) if x is not None])
     if a is not None and b is not None:
         return Proposal(a, b, score, "names")
     if width <= 3:
         return Proposal(0, 1, 2 if width == 3 else None, "order")
-    text = []
     ranked = []
     for k in range(width):
         cells = _column(table, k)
-        if not cells:
-            continue
-        if _numeric_share(cells) < 0.2:
-            text.append((sum(len(c) for c in cells) / len(cells), k))
-        rank = _score_rank(cells)
+        rank = _score_rank(cells) if cells else None
         if rank is not None:
             ranked.append((rank, k))
-    longest = sorted(k for _, k in sorted(text, reverse=True)[:2])
+    longest = sorted(text_columns(table)[:2])
     if len(longest) < 2:
         longest = [0, 1]
     if score is None and ranked:
@@ -584,12 +659,32 @@ def propose_columns(table: Table) -> Proposal:
     return Proposal(longest[0], longest[1], score, "content")
 
 
-def pairs_from(table: Table, a: int, b: int, score: int | None = None) -> PairList:
-    """The pairs of columns ``a`` and ``b`` (0-based), with ``score``'s numbers when given.
+def _pair_of(row: Row, a: int, b: int,
+             score: int | None) -> tuple[tuple[str, str], float | None] | Skipped:
+    """The row's pair and score, or why it holds none."""
+    cells = row.cells
+    if max(a, b) >= len(cells):
+        return Skipped(row.line, Reason.MISSING, str(len(cells)))
+    if not cells[a] or not cells[b]:
+        return Skipped(row.line, Reason.EMPTY)
+    value = None
+    if score is not None and score < len(cells) and cells[score]:
+        value = number(cells[score])
+        if value is None:
+            return Skipped(row.line, Reason.SCORE, cells[score][:40])
+    return (cells[a], cells[b]), value
+
+
+def pairs_from(table: Table, a: int, b: int, score: int | None = None, *,
+               skip_extra: bool = False) -> PairList:
+    """The pairs of columns ``a`` and ``b`` (0-based), with ``score``'s numbers when given; a
+    row with more fields than the columns is kept (its picked cells all come before the extra
+    fields) unless ``skip_extra``.
 
     A sentence is its cell, exactly (the reader stripped only surrounding whitespace)."""
     base = PairList(size=table.size, charset=table.charset, delimiter=table.delimiter,
-                    beyond=table.beyond, beyond_from=table.beyond_from, columns=(a, b, score))
+                    beyond=table.beyond, beyond_from=table.beyond_from, columns=(a, b, score),
+                    width=table.width, header_line=table.header_line, format=table.format)
     if table.refused is not None:
         return replace(base, skipped=table.skipped, refused=table.refused)
     if score is not None:
@@ -601,43 +696,26 @@ def pairs_from(table: Table, a: int, b: int, score: int | None = None) -> PairLi
     pairs: list[tuple[str, str]] = []
     scores: list[float | None] = []
     numbers: list[int] = []
+    extra: list[tuple[int, int]] = []
     skipped = list(table.skipped)
     for row in table.rows:
-        cells = row.cells
-        if max(a, b) >= len(cells):
-            skipped.append(Skipped(row.line, Reason.COLUMNS, str(len(cells))))
+        if row.extra and skip_extra:
+            skipped.append(Skipped(row.line, Reason.EXTRA, str(row.extra)))
             continue
-        if not cells[a] or not cells[b]:
-            skipped.append(Skipped(row.line, Reason.EMPTY))
+        found = _pair_of(row, a, b, use)
+        if isinstance(found, Skipped):
+            if row.extra and found.reason in (Reason.EMPTY, Reason.SCORE):
+                # Extra fields and cells that do not fit: a delimiter inside a sentence shifted
+                # the columns after it, the cause worth naming.
+                found = Skipped(row.line, Reason.SHIFTED, str(row.extra))
+            skipped.append(found)
             continue
-        value = None
-        if use is not None and use < len(cells) and cells[use]:
-            value = number(cells[use])
-            if value is None:
-                skipped.append(Skipped(row.line, Reason.SCORE, cells[use][:40]))
-                continue
-        pairs.append((cells[a], cells[b]))
-        scores.append(value)
+        pairs.append(found[0])
+        scores.append(found[1])
         numbers.append(row.line)
+        if row.extra:
+            extra.append((row.line, row.extra))
     skipped.sort(key=lambda s: s.line)
     return replace(base, pairs=tuple(pairs), scores=tuple(scores), lines=tuple(numbers),
-                   skipped=tuple(skipped), score_text=score_text,
+                   skipped=tuple(skipped), score_text=score_text, extra=tuple(extra),
                    refused=None if pairs else Refusal.NOTHING)
-
-
-@dataclass(frozen=True)
-class Counts:
-    """Lines read, used and skipped, for the page's one-line summary."""
-
-    read: int
-    used: int
-    skipped: int
-    blank: int
-    beyond: int
-    reasons: dict[str, int] = field(default_factory=dict)
-
-
-def counts(table: Table, pairs: PairList) -> Counts:
-    reasons = Counter(s.reason for s in pairs.skipped)
-    return Counts(read=table.lines, used=len(pairs.pairs), skipped=len(pairs.skipped),
-                  blank=table.blank, beyond=table.beyond, reasons=dict(reasons))

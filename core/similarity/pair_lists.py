@@ -34,8 +34,9 @@ from core.sentence_files.reader import (
 MAX_PAIRS = MAX_ROWS
 
 # Why a line was skipped (Skipped.reason), and why a whole input was refused (PairList.refused).
-COLUMNS, EMPTY, SCORE = Reason.COLUMNS, Reason.EMPTY, Reason.SCORE
+EXTRA, MISSING, EMPTY, SCORE = Reason.EXTRA, Reason.MISSING, Reason.EMPTY, Reason.SCORE
 UNREADABLE, HEADER, JSON = Reason.UNREADABLE, Reason.HEADER, Reason.JSON
+LONG, DEEP, SHIFTED = Reason.LONG, Reason.DEEP, Reason.SHIFTED
 BINARY, TOO_LARGE, NOTHING = Refusal.BINARY, Refusal.TOO_LARGE, Refusal.NOTHING
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).

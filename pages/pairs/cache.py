@@ -117,10 +117,11 @@ def get_table(model_name: str, source: ListSource) -> Table:
 
 
 @results_cache("pairs: pair lists", LISTS_SHARE, heavy=False)
-def get_pair_list(model_name: str, source: ListSource,
-                  columns: tuple[int, int, int | None]) -> PairList:
-    """The pairs of the columns (sentence A, sentence B, score or None; 0-based)."""
-    return pairs_from(get_table(model_name, source), *columns)
+def get_pair_list(model_name: str, source: ListSource, columns: tuple[int, int, int | None],
+                  skip_extra: bool = False) -> PairList:
+    """The pairs of the columns (sentence A, sentence B, score or None; 0-based), lines with
+    more fields than the columns read or, with ``skip_extra``, skipped."""
+    return pairs_from(get_table(model_name, source), *columns, skip_extra=skip_extra)
 
 
 def job_key(model: str, pairs: PairList) -> tuple[str, str, str]:

@@ -6,9 +6,11 @@ Two sections shown as tabs; only the open one runs (components.sections).
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.analysis_view import encoding_or_none, model_of, stop_on_input_error
 from components.controls import by_word_toggle, whole_number
@@ -21,6 +23,7 @@ from components.html_table import draw_table, table_html
 from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
+from components.kept_upload import KeptUpload
 from components.labels import markdown_code, markdown_text
 from components.sections import Section, draw_sections, run_part
 from core import ModelBundle, PairContributions
@@ -40,7 +43,7 @@ from pages.pairs.figures import (
     word_contribution_figure,
     word_contribution_image,
 )
-from pages.pairs.records import Context, ListSource, SortOrder
+from pages.pairs.records import Context, ListSource, PairsState, Picked, SortOrder
 from serving import jobs
 
 TITLE = N_("Pairs")
@@ -55,10 +58,10 @@ SECTION_KEY, LAYER_KEY, ROW_KEY, EXACT_KEY = "pr_section", "pr_layer", "pr_row",
 WORDS_KEY = "pr_words"
 EXAMPLES_PARAM = "pr_list"          # ?pr_list=examples: the built-in scored set
 LIST_KEY, FILE_KEY, TABLE_KEY = "pr_text", "pr_file", "pr_table"
-KEPT_TEXT, KEPT_FILE, ROUND_KEY = "pr_text_kept", "pr_file_kept", "pr_file_round"
 COLUMN_KEYS = ("pr_col_a", "pr_col_b", "pr_col_score")
-COLUMNS_FOR = "pr_columns_for"       # the table the column pickers were proposed for
-SORT_KEY, PAGE_KEY, SHOWN_LINES = "pr_sort", "pr_page", "pr_shown_lines"
+SKIP_KEY = "pr_skip_extra"          # skip the lines with more fields than the columns
+SORT_KEY, PAGE_KEY = "pr_sort", "pr_page"
+STATE_KEY = "pr_state"              # the tab's PairsState (records.py)
 PAGE_ROWS = 100                     # rows of the results table sent to the browser at once
 UPLOAD_MB = 12                      # the uploader's own limit; the reader's is MAX_BYTES
 PROGRESS_EVERY_S = 0.5
@@ -111,14 +114,62 @@ NO_EXACT_SPLIT = N_(
     "does not split exactly into token pairs. The picture below splits the cosine of the mean "
     "token vectors instead, a different figure. To see which tokens move the model's own "
     "figure, open the Attribution page:")
-REASONS = {
-    lists.COLUMNS: N_("its fields do not fit the columns"),
-    lists.EMPTY: N_("sentence A or B is empty"),
-    lists.SCORE: N_("the score is not a number"),
-    lists.UNREADABLE: N_("its quotation marks do not close"),
-    lists.HEADER: N_("read as the column names"),
-    lists.JSON: N_("not a JSON object"),
+# Why lines were skipped, and what to do about it: {n} lines, {lines} their numbers as ranges.
+SKIPPED = {
+    lists.MISSING: N_("Skipped {n} lines with missing fields: {lines}. They hold fewer fields "
+                      "than the columns picked need: give each line sentence A and sentence B, "
+                      "separated by {separator}, or pick other columns."),
+    lists.EMPTY: N_("Skipped {n} lines with an empty sentence A or B: {lines}. Write both "
+                    "sentences on the line, or remove it."),
+    lists.SCORE: N_("Skipped {n} lines whose score is not a number: {lines}. A score is a "
+                    "number, such as 3 or 4.5: correct it, or pick no score column."),
+    lists.UNREADABLE: N_("Skipped {n} lines with an open quote: {lines}. A quotation mark opens a "
+                         "field and does not close, or text follows the closing one. Put the "
+                         "whole sentence in quotation marks and double each quotation mark "
+                         "inside it: \"She said \"\"hi\"\".\""),
+    lists.LONG: N_("Skipped {n} lines longer than {chars} characters: {lines}. A line holds one "
+                   "pair: check that the lines end where the pairs do."),
+    lists.JSON: N_("Skipped {n} lines that are not JSON objects (bad JSON): {lines}. In JSON "
+                   "Lines each line is one object, such as {example}."),
+    lists.DEEP: N_("Skipped {n} lines of JSON nested too deep to read: {lines}. In JSON Lines "
+                   "each line is one flat object, such as {example}."),
+    lists.EXTRA: N_("Skipped {n} lines with more fields than the columns, as asked: {lines}. "
+                    "Untick the box to read their picked columns."),
 }
+# Extra fields whose picked cells do not fit: a separator inside a sentence moved the columns.
+SHIFTED = {
+    "\t": N_("Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than "
+             "the columns, and the picked cells do not fit (an empty sentence, or a score that "
+             "is not a number): a tab inside a sentence split it. Replace the tab in the "
+             "sentence with a space."),
+    ",": N_("Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than "
+            "the columns, and the picked cells do not fit (an empty sentence, or a score that is "
+            "not a number): a comma outside quotation marks split a sentence. Put a sentence "
+            "that holds a comma in quotation marks."),
+    ";": N_("Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than "
+            "the columns, and the picked cells do not fit (an empty sentence, or a score that is "
+            "not a number): a semicolon outside quotation marks split a sentence. Put a "
+            "sentence that holds a semicolon in quotation marks."),
+}
+HEADER_WORDS = N_("Line {lines} holds the column names, not a pair.")
+# The lines kept with more fields than the columns: one line, beside the switch that skips them.
+EXTRA_KEPT = {
+    True: N_("{n} lines hold more fields than the header names ({width}; {extra} more): "
+             "{lines}. Their picked columns come before the extra fields and are read."),
+    False: N_("{n} lines hold more fields than most lines ({width}; {extra} more): {lines}. "
+              "Their picked columns come before the extra fields and are read."),
+}
+EXTRA_WHY = {
+    "\t": N_("A tab inside a sentence also makes an extra field, and moves the columns after "
+             "it: if these lines are like that, skip them."),
+    ",": N_("A comma outside quotation marks also makes an extra field, and moves the columns "
+            "after it: if these lines are like that, quote those sentences or skip the lines."),
+    ";": N_("A semicolon outside quotation marks also makes an extra field, and moves the "
+            "columns after it: if these lines are like that, quote those sentences or skip the "
+            "lines."),
+}
+SEPARATOR_WORDS = {"\t": N_("a tab"), ",": N_("a comma"), ";": N_("a semicolon")}
+JSON_EXAMPLE = '{"sentence1": "…", "sentence2": "…", "score": 4.5}'
 DELIMITER_WORDS = {"\t": N_("tabs"), ",": N_("commas"), ";": N_("semicolons")}
 QUOTING_WORDS = {
     reader.Quoting.NONE: N_("a quotation mark is part of the sentence"),
@@ -140,8 +191,30 @@ SORT_LABELS = {
 
 # --- one pair ------------------------------------------------------------------------------------
 
+# --- state: the page's only reads and writes of st.session_state ---------------------------------
+
+def state() -> PairsState:
+    """The Many pairs tab's state (records.PairsState), made on the session's first run."""
+    kept = st.session_state.get(STATE_KEY)
+    if not isinstance(kept, PairsState):
+        kept = st.session_state[STATE_KEY] = PairsState()
+    return kept
+
+
+def widget(key: str) -> object:
+    """A widget's value this session (None: never drawn, or forgotten on a run that did not
+    draw it)."""
+    return st.session_state.get(key)
+
+
+def set_widget(key: str, value: object) -> None:
+    """Set a widget's value before it is drawn (or from a callback): a reset, an example."""
+    st.session_state[key] = value
+
+
 def _use_example(a: str, b: str) -> None:
-    st.session_state["a"], st.session_state["b"] = a, b
+    set_widget("a", a)
+    set_widget("b", b)
 
 
 def example_buttons() -> None:
@@ -171,11 +244,11 @@ def draw_one_pair(ctx: Context) -> None:
 
 def pick_layer(bundle: ModelBundle) -> int:
     layers = int(bundle.config.num_hidden_layers)
-    asked = st.session_state.get(LAYER_KEY)
+    asked = widget(LAYER_KEY)
     if isinstance(asked, int) and not 0 <= asked <= layers:   # a link from a deeper model
-        st.session_state[LAYER_KEY] = layers
+        set_widget(LAYER_KEY, layers)
     linked = st.query_params.get(LAYER_KEY)
-    if LAYER_KEY not in st.session_state and linked is not None and linked.strip() not in {
+    if asked is None and linked is not None and linked.strip() not in {
             str(k) for k in range(layers + 1)}:
         st.info(_("The link asks for layer {asked}, but {model} has layers 0 to {last}: "
                   "showing layer {last}.").format(asked=markdown_code(linked[:20]),
@@ -322,44 +395,34 @@ def draw_shares(contrib: PairContributions, shown: cache.PairFigures) -> None:
 
 # --- many pairs ----------------------------------------------------------------------------------
 
+UPLOAD = KeptUpload(FILE_KEY, limit_bytes=reader.MAX_BYTES)
+
+
 def _load_examples() -> None:
-    st.session_state[LIST_KEY] = st.session_state[KEPT_TEXT] = example_text()
-    st.session_state[KEPT_FILE] = None
-    st.session_state[ROUND_KEY] = st.session_state.get(ROUND_KEY, 0) + 1   # a fresh uploader
+    set_widget(LIST_KEY, example_text())
+    state().text = example_text()
+    UPLOAD.forget()                    # a fresh uploader: the example set is what is compared
 
 
 def _keep_text() -> None:
-    st.session_state[KEPT_TEXT] = st.session_state.get(LIST_KEY) or ""
-
-
-def _keep_file(key: str) -> None:
-    """Keep the upload's name and bytes, its size checked first: a file over the limit is kept
-    as its size alone, never read."""
-    upload = st.session_state.get(key)
-    if upload is None:
-        st.session_state[KEPT_FILE] = None
-    elif reader.size_refusal(upload.size) is not None:
-        st.session_state[KEPT_FILE] = (upload.name, None, upload.size)
-    else:
-        st.session_state[KEPT_FILE] = (upload.name, upload.getvalue(), upload.size)
-
-
-def _forget_file() -> None:
-    st.session_state[KEPT_FILE] = None
+    state().text = str(widget(LIST_KEY) or "")
 
 
 def read_source() -> ListSource | Table | None:
     """The list in the box, or the uploaded file (which wins): its source, a refused table (a
     file too large, refused from its size before it is read), or None when there is neither.
 
-    Both are kept apart from their widgets: Streamlit forgets a widget's value on a run that
-    does not draw it, so opening the One pair tab would otherwise lose the list.
+    Both are kept apart from their widgets (the box's text in PairsState, the file by
+    KeptUpload): Streamlit forgets a widget's value on a run that does not draw it, so opening
+    the One pair tab would otherwise lose the list.
     """
-    if LIST_KEY not in st.session_state:
-        if KEPT_TEXT in st.session_state:
-            st.session_state[LIST_KEY] = st.session_state[KEPT_TEXT]
+    kept = state()
+    if widget(LIST_KEY) is None:
+        if kept.text is not None:
+            set_widget(LIST_KEY, kept.text)
         elif st.query_params.get(EXAMPLES_PARAM) == "examples":   # a link to the example set
-            st.session_state[LIST_KEY] = st.session_state[KEPT_TEXT] = example_text()
+            kept.text = example_text()
+            set_widget(LIST_KEY, kept.text)
     row = st.container(horizontal=True)
     row.button(_("Load the example set ({n} pairs)").format(n=len(SCORED)), key="pr_examples",
                on_click=_load_examples, icon=":material/playlist_add:")
@@ -370,11 +433,10 @@ def read_source() -> ListSource | Table | None:
         _("Pairs, one a line: sentence A, sentence B and an optional score, separated by a tab "
           "or a comma"), key=LIST_KEY, height=160, on_change=_keep_text,
         placeholder="A man is playing the guitar.\tSomeone is strumming a guitar.\t4.6")
-    file_key = f"{FILE_KEY}_{st.session_state.get(ROUND_KEY, 0)}"
-    upload = st.file_uploader(
+    upload = UPLOAD.draw(
         _("…or a file: CSV, TSV, JSON Lines or Parquet, with as many columns as it has"),
-        type=["csv", "tsv", "txt", "jsonl", "json", "parquet"], key=file_key,
-        max_upload_size=UPLOAD_MB, on_change=_keep_file, args=(file_key,))
+        types=["csv", "tsv", "txt", "jsonl", "json", "parquet"], max_mb=UPLOAD_MB,
+        before=_("Comparing {name}, the file uploaded before."), forget=_("Forget the file"))
     explain(_("At most {pairs} pairs and {mb} MB. A file keeps its own columns (a benchmark's "
               "genre, year, score, sentence 1, sentence 2, ...): the sentence and score columns "
               "are picked from their names or what they hold, and you can change them. Each "
@@ -382,24 +444,17 @@ def read_source() -> ListSource | Table | None:
               "it removed; in tab-separated text a quotation mark is part of the sentence. "
               "Text may be UTF-8, UTF-16, GB18030 or Latin-1.").format(
         pairs=f"{lists.MAX_PAIRS:,}", mb=reader.MAX_BYTES // 1_000_000))
-    if upload is not None and st.session_state.get(KEPT_FILE) is None:
-        _keep_file(file_key)          # a file given before this run's callbacks
-    kept = st.session_state.get(KEPT_FILE)
-    if upload is None and kept is not None:   # uploaded before the other tab was opened
-        st.info(_("Comparing {name}, the file uploaded before.").format(
-            name=markdown_code(kept[0])), icon=":material/upload_file:")
-        st.button(_("Forget the file"), key="pr_forget_file", on_click=_forget_file)
-    examples = (text or "") == example_text() and kept is None
+    examples = (text or "") == example_text() and upload is None
     if examples:
         st.query_params[EXAMPLES_PARAM] = "examples"
     else:
         st.query_params.pop(EXAMPLES_PARAM, None)
-    if kept is not None:
+    if upload is not None:
         if (text or "").strip():
             st.info(_("The uploaded file is compared, not the pairs in the box: remove the file "
                       "to compare those."), icon=":material/upload_file:")
-        name, data, size = kept
-        return reader.size_refusal(size) if data is None else ListSource(data, name)
+        return (reader.size_refusal(upload.size) if upload.data is None
+                else ListSource(upload.data, upload.name))
     return ListSource(text) if (text or "").strip() else None
 
 
@@ -415,25 +470,25 @@ def column_label(table: Table, k: int) -> str:
     return f"{k + 1} · {name}" if name else str(k + 1)
 
 
-def pick_columns(table: Table, source: ListSource) -> tuple[int, int, int | None, str]:
+def pick_columns(table: Table) -> Picked:
     """Sentence A, B and score columns (0-based; score None): proposed for each new list, shown
     as pickers bound to the link where the table has a choice to make."""
     proposal = reader.propose_columns(table)
     proposed = (proposal.a, proposal.b, -1 if proposal.score is None else proposal.score)
     width = table.width
     if width <= 3 and table.header_line is None:
-        return proposal.a, proposal.b, proposal.score, proposal.how
+        return Picked(proposal.a, proposal.b, proposal.score, how=proposal.how)
     options = list(range(width))
     identity = (width, table.columns, len(table.rows), table.rows[0].line if table.rows else 0)
-    first_list = COLUMNS_FOR not in st.session_state
-    if st.session_state.get(COLUMNS_FOR) != identity:
-        st.session_state[COLUMNS_FOR] = identity
+    kept = state()
+    if kept.proposed_for != identity:
+        first_list = kept.proposed_for is None
+        kept.proposed_for = identity
         for key, value, allowed in zip(COLUMN_KEYS, proposed, (options, options, [-1, *options]),
                                        strict=True):
             linked = st.query_params.get(key) if first_list else None
             asked = _column_number(linked)
-            st.session_state[key] = asked if asked in allowed else value
-    how = proposal.how
+            set_widget(key, asked if asked in allowed else value)
     left, middle, right = st.columns(3)
     picked = []
     for where, key, label, allowed in zip(
@@ -443,10 +498,9 @@ def pick_columns(table: Table, source: ListSource) -> tuple[int, int, int | None
         value = where.selectbox(label, allowed, key=key, bind="query-params",
                                 format_func=lambda k, t=table: column_label(t, k))
         picked.append(int(value) if value is not None else allowed[0])
-    if tuple(picked) != proposed:
-        how = "yours"
     a, b, score = picked
-    return a, b, None if score < 0 else score, how
+    return Picked(a, b, None if score < 0 else score,
+                  how="yours" if tuple(picked) != proposed else proposal.how)
 
 
 def _column_number(value: str | None) -> int | None:
@@ -478,8 +532,7 @@ def report_refusal(table: Table) -> None:
     st.error(refused[table.refused], icon=":material/block:")
 
 
-def read_summary(table: Table, parsed: lists.PairList, a: int, b: int, score: int | None,
-                 how: str) -> None:
+def read_summary(table: Table, parsed: lists.PairList, picked: Picked) -> None:
     """What was read and how: lines read, used, skipped; delimiter, quoting, charset; columns."""
     if table.format == reader.Format.TEXT:
         how_read = _("separated by {delimiter}; {quoting}").format(
@@ -490,10 +543,11 @@ def read_summary(table: Table, parsed: lists.PairList, a: int, b: int, score: in
     explain(_("Read {read} lines: {used} pairs used, {skipped} skipped. The file is {how}. "
               "Sentence A: {a}; sentence B: {b}; score: {score} ({why}).").format(
         read=f"{table.lines:,}", used=f"{len(parsed.pairs):,}", skipped=f"{len(parsed.skipped):,}",
-        how=how_read, a=markdown_text(column_label(table, a)),
-        b=markdown_text(column_label(table, b)),
-        score=markdown_text(column_label(table, -1 if score is None else score)),
-        why=_(HOW_WORDS[how])))
+        how=how_read, a=markdown_text(column_label(table, picked.a)),
+        b=markdown_text(column_label(table, picked.b)),
+        score=markdown_text(column_label(table, -1 if picked.score is None else picked.score)),
+        why=_(HOW_WORDS[picked.how])))
+    score = picked.score
     if table.charset not in ("utf-8", "utf-16", "binary"):
         st.warning(_("This file is not UTF-8: it was read as {charset}. If the sentences below "
                      "look wrong, save it as UTF-8 and upload it again.").format(
@@ -506,19 +560,27 @@ def read_summary(table: Table, parsed: lists.PairList, a: int, b: int, score: in
             example=markdown_code(example[:40])), icon=":material/pin:")
 
 
+def lines_words(numbers: list[int]) -> str:
+    """Line numbers as ranges ("626–879, 1350–1379"), and how many more when there are many."""
+    lines, more = lists.line_ranges(numbers)
+    return lines + (" " + _("and {more} more").format(more=f"{more:,}") if more else "")
+
+
 def report_list(parsed: lists.PairList, table: Table | None = None) -> bool:
-    """Say what was left out and why; False when nothing can be compared."""
+    """Say what was left out, why and what to do; False when nothing can be compared."""
     for reason, items in parsed.skipped_by_reason().items():
-        lines, more = lists.line_ranges(s.line for s in items)
-        text = _("Skipped {n} lines ({why}): {lines}").format(
-            n=len(items), why=_(REASONS[reason]), lines=lines)
-        if more:
-            text += " " + _("and {more} more").format(more=f"{more:,}")
-        if reason == lists.SCORE:
-            text += ". " + _("A score is a number, such as 3 or 4.5.")
-        if reason == lists.COLUMNS:
-            text += ". " + _("Quote a sentence that holds a comma.")
-        (st.info if reason == lists.HEADER else st.warning)(text, icon=":material/rule:")
+        lines = lines_words([s.line for s in items])
+        if reason == lists.HEADER:
+            st.info(_(HEADER_WORDS).format(lines=lines), icon=":material/rule:")
+            continue
+        if reason == lists.SHIFTED:
+            message = SHIFTED.get(parsed.delimiter, SHIFTED["\t"])
+        else:
+            message = SKIPPED[reason]
+        st.warning(_(message).format(
+            n=f"{len(items):,}", lines=lines, chars=f"{reader.MAX_LINE_CHARS:,}",
+            separator=_(SEPARATOR_WORDS.get(parsed.delimiter, SEPARATOR_WORDS["\t"])),
+            example=markdown_code(JSON_EXAMPLE)), icon=":material/rule:")
     if parsed.beyond:
         st.warning(_("Only the first {max} pairs are compared: {n} more lines from line {line} "
                      "on were not read.").format(max=f"{lists.MAX_PAIRS:,}",
@@ -530,6 +592,44 @@ def report_list(parsed: lists.PairList, table: Table | None = None) -> bool:
                        else Table(refused=parsed.refused, size=parsed.size))
         return False
     return True
+
+
+def skip_extra_switch(table: Table) -> tuple[bool, DeltaGenerator]:
+    """The switch that skips the lines with more fields than the columns (bound to the link),
+    under a slot where ``report_extra`` says which lines those are."""
+    slot = st.container()
+    skip = st.checkbox(_("Skip the lines with extra fields"), key=SKIP_KEY, bind="query-params",
+                       help=_("Off: those lines are read in the columns picked, which come "
+                              "before their extra fields. On: they are left out."))
+    return bool(skip), slot
+
+
+def report_extra(slot: DeltaGenerator, table: Table, parsed: lists.PairList) -> None:
+    """One line: how many lines were read despite extra fields, which, how many extra."""
+    if not parsed.extra:
+        return    # skipped as asked, or for another reason: said with the other skips
+    counts = sorted({k for _line, k in parsed.extra})
+    extra = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    text = _(EXTRA_KEPT[table.header_line is not None]).format(
+        n=f"{len(parsed.extra):,}", width=table.width, extra=extra,
+        lines=lines_words([line for line, _k in parsed.extra]))
+    why = EXTRA_WHY.get(parsed.delimiter)
+    slot.info(text + (" " + _(why) if why else ""), icon=":material/view_column:")
+
+
+def figures_cover(parsed: lists.PairList, n: int) -> None:
+    """Over how many pairs the headline figures are, and whether that is the whole list."""
+    left_out = sum(s.reason != lists.HEADER for s in parsed.skipped) + parsed.beyond
+    text = _("These figures are over {n} scored pairs.").format(n=f"{n:,}")
+    unscored = len(parsed.pairs) - parsed.scored
+    if unscored:
+        text += " " + _("{k} pairs without a score are not counted.").format(k=f"{unscored:,}")
+    if left_out:
+        st.warning(text + " " + _("{k} lines of the list were not read as pairs (said above), "
+                                  "so they are not the whole list's figures.").format(
+            k=f"{left_out:,}"), icon=":material/functions:")
+    else:
+        explain(text + ("" if unscored else " " + _("Every line of the list is counted.")))
 
 
 @st.fragment(run_every=PROGRESS_EVERY_S)
@@ -555,14 +655,18 @@ def draw_many_pairs(ctx: Context) -> None:
     if table.refused is not None and not table.skipped:
         report_refusal(table)
         return
-    a, b, score = 0, 1, None
-    how = "order"
-    if table.refused is None:
-        a, b, score, how = pick_columns(table, source)
-    parsed = (cache.get_pair_list(ctx.key.model, source, (a, b, score)) if table.refused is None
-              else reader.pairs_from(table, a, b, score))
-    if table.refused is None:
-        read_summary(table, parsed, a, b, score, how)
+    kept = state()
+    if table.refused is None and isinstance(source, ListSource):
+        picked = pick_columns(table)
+        skip, slot = skip_extra_switch(table) if table.extra_rows else (False, None)
+        kept.picked = replace(picked, skip_extra=skip)
+        parsed = cache.get_pair_list(ctx.key.model, source, kept.picked.columns, skip)
+        read_summary(table, parsed, kept.picked)
+        if slot is not None:
+            report_extra(slot, table, parsed)
+    else:
+        kept.picked = Picked()
+        parsed = reader.pairs_from(table, 0, 1, None)
     if not report_list(parsed, table):
         return
     model = ctx.key.model
@@ -601,7 +705,7 @@ def draw_results(ctx: Context, parsed: lists.PairList) -> None:
                        safe_filename(_("pair_cosines")) + ".csv", "text/csv",
                        icon=":material/download:", on_click="ignore", key="pr_csv")
     if parsed.has_scores:
-        draw_agreement(frame, cache.get_score_view(name, parsed, language()), name)
+        draw_agreement(frame, cache.get_score_view(name, parsed, language()), name, parsed)
     draw_row(ctx, frame, rows)
 
 
@@ -610,10 +714,10 @@ def draw_table_page(frame: pd.DataFrame, parsed: lists.PairList, model: str) -> 
     orders = [o for o in SortOrder if parsed.has_scores or o not in (SortOrder.SCORE_HIGH,
                                                                      SortOrder.GAP)]
     pages = max(1, -(-len(frame) // PAGE_ROWS))
-    if SORT_KEY in st.session_state and st.session_state[SORT_KEY] not in orders:
-        st.session_state[SORT_KEY] = SortOrder.LINE      # a list without scores now
-    if PAGE_KEY in st.session_state and st.session_state[PAGE_KEY] not in range(1, pages + 1):
-        st.session_state[PAGE_KEY] = 1                    # a shorter list than before
+    if widget(SORT_KEY) is not None and widget(SORT_KEY) not in orders:
+        set_widget(SORT_KEY, SortOrder.LINE)      # a list without scores now
+    if widget(PAGE_KEY) is not None and widget(PAGE_KEY) not in range(1, pages + 1):
+        set_widget(PAGE_KEY, 1)                   # a shorter list than before
     left, right = st.columns(2)
     order = left.selectbox(_("Order"), orders, key=SORT_KEY, bind="query-params",
                            format_func=lambda o: _(SORT_LABELS[o]))
@@ -640,18 +744,21 @@ def draw_table_page(frame: pd.DataFrame, parsed: lists.PairList, model: str) -> 
                                     help=_("[UNK] tokens in A and B: words the model's "
                                            "vocabulary has no entry for.")),
                                 **number})
-    st.session_state[SHOWN_LINES] = shown["line"].tolist()
+    state().shown_lines = tuple(int(line) for line in shown["line"])
     return shown
 
 
 def _pick_row() -> None:
-    rows = st.session_state[TABLE_KEY].selection.rows
-    lines = st.session_state.get(SHOWN_LINES) or []
+    """A click on a row of the table opens its line (the table's on_select)."""
+    selection = widget(TABLE_KEY)
+    rows = selection.selection.rows if selection is not None else []   # type: ignore[attr-defined]
+    lines = state().shown_lines
     if rows and rows[0] < len(lines):
-        st.session_state[ROW_KEY] = float(lines[rows[0]])
+        set_widget(ROW_KEY, float(lines[rows[0]]))
 
 
-def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str) -> None:
+def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str,
+                   parsed: lists.PairList) -> None:
     if view is None:
         st.info(_("Scores need at least three pairs and more than one value to compare with."),
                 icon=":material/info:")
@@ -675,6 +782,7 @@ def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str
     first.metric(_("scored pairs"), f"{agreement.n:,}")
     second.metric("Spearman ρ", f"{agreement.spearman:.3f}")
     third.metric("Pearson r", f"{agreement.pearson:.3f}")
+    figures_cover(parsed, agreement.n)
     labels = agreement.labels
     if labels is not None:
         first, second, third = st.columns(3)
@@ -702,11 +810,12 @@ def draw_row(ctx: Context, frame: pd.DataFrame, shown: pd.DataFrame) -> None:
     the view's figures would otherwise cost every rerun of a list nobody has opened yet."""
     st.markdown("**" + _("One pair of the list, token by token") + "**")
     last = int(frame["line"].max()) if len(frame) else 0
-    if float(st.session_state.get(ROW_KEY) or 0) > last:   # a shorter list than before
-        st.session_state[ROW_KEY] = 0.0
+    if float(widget(ROW_KEY) or 0) > last:   # a shorter list than before
+        set_widget(ROW_KEY, 0.0)
     line = whole_number(st, _("Line of the list to open (0: none)"), min_value=0,
                         max_value=last, value=0, key=ROW_KEY,
                         help=_("Or click a row of the table."))
+    state().row = int(line)
     if line < 1:
         explain(_("Click a row of the table (or give its line) to see which token pairs make "
                   "its cosine."))
