@@ -11,10 +11,14 @@ import sys
 
 import pytest
 
+from components.i18n import translations
+from components.labels import markdown_text
 from core import DEFAULT_MODEL
 from core.lessons import setup_cell
 from pages.lesson.cache import LESSON_CELLS, get_class_poll, lesson_cells
 from pages.lesson.figures import LESSONS
+from pages.lesson.poll_view import PASSPHRASE_KEY
+from serving.classpoll import BROWSER_CLASSES
 from tests.conftest import ROOT, assert_clean, open_app
 
 PAGE = "pages/lesson/page.py"
@@ -288,3 +292,85 @@ def test_a_class_lost_to_a_restart_says_so_and_offers_to_start_again():
     student.text_input(key="poll_join_code").input(new.lower()).run()
     assert_clean(student)
     assert any(f"You are in class {new}" in m.value for m in student.markdown)
+
+
+# -- a server that asks for a teacher passphrase --------------------------------------------------
+
+PASSPHRASE = "maple orbit lantern 42"
+PASSPHRASE_ENV = "BERT_EXPLORER_TEACHER_PASSPHRASE"
+
+
+def on_screen(at) -> str:
+    """Every text the page shows (and its link), to check the passphrase is nowhere."""
+    texts = [e.value for kind in ("markdown", "warning", "info", "success", "error", "code",
+                                  "caption", "title", "subheader") for e in at.get(kind)]
+    return " ".join(map(str, texts)) + " " + repr(dict(at.query_params))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_server_with_a_teacher_passphrase(monkeypatch, lang):
+    """Empty, wrong, then right: each a clear message in the reader's language, the page
+    usable, the passphrase never on screen nor in the link, and the box emptied by each try."""
+    monkeypatch.setenv(PASSPHRASE_ENV, PASSPHRASE)
+    t = translations(lang).gettext
+    at = open_app(PAGE, lesson="pretraining", present="1", step="2", lang=lang)
+    assert_clean(at)
+    box = at.text_input(key=PASSPHRASE_KEY)
+    assert box.label == t("Teacher passphrase") and box.proto.type == box.proto.PASSWORD
+
+    def press_start() -> None:
+        next(b for b in at.button if b.label == t("Start a class")).click().run()
+        assert_clean(at)
+
+    press_start()                                            # nothing typed
+    assert any(t("This server asks for its teacher passphrase to start a class: type it in the "
+                 "box above.")[:12] in w.value for w in at.warning)
+    for guess in ("maple orbit lantern", "<b>" + PASSPHRASE):
+        at.text_input(key=PASSPHRASE_KEY).input(guess)
+        press_start()
+        wrong = t("That is not this server's teacher passphrase, so no class was started. "
+                  "Whoever runs this server gives it to its teachers; the lesson itself works "
+                  "without a class.")
+        assert any(markdown_text(wrong)[:20] in w.value for w in at.warning), at.warning
+        assert "class" not in at.query_params and at.text_input(key=PASSPHRASE_KEY).value == ""
+        assert at.subheader[0].value.startswith("2.")       # the lesson goes on
+        assert guess not in on_screen(at)
+    at.text_input(key=PASSPHRASE_KEY).input(f" {PASSPHRASE} ")
+    press_start()
+    code = class_of(at)
+    assert any(b.label == t("Reveal the answer") for b in at.button)
+    assert PASSPHRASE not in on_screen(at) and "maple" not in on_screen(at)
+    at.run()                                                 # the teacher's tab goes on
+    assert class_of(at) == code and any(b.label == t("Reveal the answer") for b in at.button)
+    # A student needs no passphrase.
+    student = open_app(PAGE, lang=lang, **{"class": code, "step": "2"})
+    assert_clean(student)
+    assert student.radio(key=f"class_q_{code}_2") is not None
+
+
+def test_a_server_without_a_passphrase_asks_for_none(monkeypatch):
+    monkeypatch.delenv(PASSPHRASE_ENV, raising=False)
+    at = open_app(PAGE, lesson="pretraining", present="1")
+    assert not any(w.key == PASSPHRASE_KEY for w in at.text_input)
+    next(b for b in at.button if b.label == "Start a class").click().run()
+    assert_clean(at)
+    assert class_of(at) and any(b.label == "Reveal the answer" for b in at.button)
+
+
+def test_one_browser_starts_a_handful_of_classes(monkeypatch):
+    """The page counts its browser's starts (its anonymous id): the fifth of one tab is refused
+    with a message, and the lesson goes on."""
+    monkeypatch.delenv(PASSPHRASE_ENV, raising=False)
+    at = open_app(PAGE, lesson="pretraining", present="1")
+    codes = set()
+    for _ in range(BROWSER_CLASSES + 1):
+        if "class" in at.query_params:
+            del at.query_params["class"]
+            at.run()
+        next(b for b in at.button if b.label == "Start a class").click().run()
+        assert_clean(at)
+        if "class" in at.query_params:
+            codes.add(class_of(at))
+    assert len(codes) == BROWSER_CLASSES
+    assert any(f"This browser already runs `{BROWSER_CLASSES}` classes" in w.value
+               for w in at.warning), [w.value for w in at.warning]
