@@ -1,7 +1,8 @@
 """Published figures, reproduced live: one row per check, with its source, our value and a verdict.
 
-    python3 -m core.checks                 # the table in a terminal; exit 1 if a check did not hold
-    python3 -m core.checks --sts FILE      # and the STS benchmark's test split, from FILE
+The computation only: functions that return ``CheckRow`` records. The /checks page draws them
+(pages/checks/), and the terminal command prints them (serving/checks.py:
+``python3 -m serving.checks [--sts FILE]``).
 
 Every published figure is a constant here with its source named in words (``Published``).
 ``published_checks(bundle)`` computes our value for each one the way the app does (the shipped
@@ -12,19 +13,16 @@ says which model and the command that prepares it (``core.settings.prepare_comma
 downloaded here. ``sts_check`` takes a list of scored pairs (the STS benchmark's test split, read by
 ``core.similarity.pair_lists``) and sets the cosine Spearman beside the published one.
 
-Texts are English templates marked with ``N_`` (the app translates them; this terminal prints
+Texts are English templates marked with ``N_`` (the app translates them; the terminal prints
 them as they are); values are language-neutral text (numbers, tokens).
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from transformers import AutoTokenizer, BertConfig
@@ -376,7 +374,7 @@ def published_checks(bundle: ModelBundle | None = None, sts: CheckRow | None = N
             fill_mask_check(load), sts if sts is not None else sts_needed()]
 
 
-# --- the terminal -------------------------------------------------------------------------------
+# --- a row in words (the page and the terminal) ------------------------------------------------
 
 VERDICT_WORDS = {
     Verdict.HELD: N_("held"),
@@ -397,72 +395,7 @@ def tolerance_text(row: CheckRow, translate: Callable[[str], str] = str) -> str:
     return f"±{row.tolerance:g}" if row.tolerance else translate(N_("exact"))
 
 
-def table_lines(rows: Sequence[CheckRow]) -> list[str]:
-    """The table as plain text, two or three lines a check."""
-    width = max(len(verdict_text(r)) for r in rows) + 2
-    lines = []
-    for group in Group:
-        members = [r for r in rows if r.group == group]
-        if not members:
-            continue
-        lines += ["", GROUP_LABELS[group]]
-        for row in members:
-            pad = " " * width
-            lines.append(f"{verdict_text(row):<{width}}{row.model} · {row.text(row.what)}")
-            ours = row.ours if row.ours is not None else "not run here"
-            lines.append(f"{pad}published {row.published} · source: {row.source}")
-            lines.append(f"{pad}ours {ours} · tolerance {tolerance_text(row)}")
-            if row.note:
-                lines.append(f"{pad}{row.text(row.note)}")
-            if row.command:
-                lines.append(f"{pad}to run it: {row.command}")
-    return lines
+if __name__ == "__main__":   # the command moved out of core: say where, never a silent exit 0
+    import sys
 
-
-def summary(rows: Sequence[CheckRow]) -> str:
-    count = {v: sum(1 for r in rows if r.verdict == v) for v in Verdict}
-    return (f"{count[Verdict.HELD]} held, {count[Verdict.EXPLAINED]} explained, "
-            f"{count[Verdict.OFF]} off; not run here: {count[Verdict.NEEDS_MODEL]} (a model "
-            f"not on this machine), {count[Verdict.NEEDS_FILE]} (a file to give).")
-
-
-def _read_sts(bundle: ModelBundle, path: Path) -> CheckRow:
-    parsed = pair_lists.read_file(path.read_bytes())
-    if parsed.refused or not parsed.pairs:
-        raise InputError(N_("No pair could be read from this file. Give {expected}."),
-                         expected=STS_EXPECTED)
-    return sts_check(bundle, parsed.pairs, parsed.scores)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python3 -m core.checks",
-        description="Published figures reproduced live; exit status 1 when a check that could "
-                    "run did not hold.")
-    parser.add_argument("--sts", type=Path, metavar="FILE",
-                        help="the STS benchmark's test split as CSV or TSV (sentence 1, "
-                             "sentence 2, score): its cosine Spearman against MTEB's")
-    args = parser.parse_args(argv)
-    from transformers.utils import logging as transformers_logging
-
-    transformers_logging.disable_progress_bar()   # this process's terminal only
-    bundle = load_model(DEFAULT_MODEL)
-    sts = None
-    if args.sts is not None:
-        try:
-            sts = _read_sts(bundle, args.sts)
-        except (OSError, InputError) as exc:
-            print(f"{args.sts}: {exc}", file=sys.stderr)
-            return 2
-    rows = published_checks(bundle, sts)
-    print("Published figures, reproduced live by python3 -m core.checks "
-          f"({DEFAULT_MODEL} is the embedded model)")
-    print("\n".join(table_lines(rows)))
-    print()
-    print(summary(rows))
-    return 0 if all(r.held for r in rows if r.ran) else 1
-
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit("The checks' command is python3 -m serving.checks (core holds the checks only).")

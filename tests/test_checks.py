@@ -1,4 +1,4 @@
-"""Published figures reproduced live (core.checks, python3 -m core.checks, the Checks page),
+"""Published figures reproduced live (core.checks, python3 -m serving.checks, the Checks page),
 against sentence-transformers, transformers and scipy computed here, not through the app."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from core.models import default_model_path
 from core.parameters.presets import preset_config
 from core.settings import PREPARE_COMMAND
 from core.similarity import pair_lists, sentences
+from serving import checks as command
 from tests.conftest import ARTIFACTS, ROOT, assert_clean, html_tables, open_app, open_in_browser
 from tests.pretraining_folders import (
     make_chinese_checkpoint,
@@ -213,7 +214,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_the_command_exits_0_here_and_1_with_a_planted_error(monkeypatch, capsys):
-    good = run("-m", "core.checks")
+    good = run("-m", "serving.checks")
     assert good.returncode == 0, good.stderr[-2000:]
     out = good.stdout
     for figure in ("0.6660", "0.1046", "0.1411", "22,713,216", "109,482,240", "110,106,428",
@@ -227,8 +228,31 @@ def test_the_command_exits_0_here_and_1_with_a_planted_error(monkeypatch, capsys
     monkeypatch.setattr(sentences, "normalize", lambda x: x)
     # main turns transformers' progress bars off for its own terminal: not for this worker's.
     monkeypatch.setattr(transformers_logging, "disable_progress_bar", lambda: None)
-    assert checks.main([]) == 1
+    assert command.main([]) == 1
     assert capsys.readouterr().out.count("off by") == 3
+
+
+def test_the_old_command_says_where_the_command_is():
+    """core holds the checks only; typing the command as it was must not exit 0 in silence."""
+    import runpy
+
+    with pytest.raises(SystemExit) as stopped:   # what `python3 -m core.checks` runs
+        runpy.run_path(str(ROOT / "core" / "checks.py"), run_name="__main__")
+    assert "python3 -m serving.checks" in str(stopped.value.code)
+
+
+def test_the_commands_sts_file_is_read_or_refused(bundle, tmp_path, capsys):
+    path = tmp_path / "sts-small.tsv"
+    path.write_text(SMALL_FILE, encoding="utf-8")
+    parsed = pair_lists.read_file(SMALL_FILE.encode("utf-8"))
+    assert command.read_sts(bundle, path) == checks.sts_check(bundle, parsed.pairs,
+                                                              parsed.scores)
+    empty = tmp_path / "empty.tsv"
+    empty.write_bytes(b"")
+    with pytest.raises(InputError, match="No pair could be read"):
+        command.read_sts(bundle, empty)
+    assert command.main(["--sts", str(tmp_path / "missing.tsv")]) == 2
+    assert "missing.tsv" in capsys.readouterr().err
 
 
 # --- the benchmark from a file ------------------------------------------------------------------

@@ -62,6 +62,7 @@ CORE_THEN_SERVING = [
     "import serving.session_memory",
     "import serving.streamlit_private, serving.hub_private",
     "import serving.classpoll, serving.classpoll_redis",
+    "import serving.checks",
 ]
 
 

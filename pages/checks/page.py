@@ -1,7 +1,8 @@
 """Checks: figures published in papers, READMEs and model cards, reproduced live on this machine.
 
 One table (core.checks), then the commands that prepare a model a check needs, then the
-benchmark: a file the user gives, compared in a background job with progress.
+benchmark: a file the user gives, compared in a background job with progress. The same table in a
+terminal: python3 -m serving.checks (serving/checks.py).
 """
 
 from __future__ import annotations
