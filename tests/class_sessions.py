@@ -5,6 +5,7 @@ load test and the proxy test."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from urllib.parse import parse_qs, urlencode
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -22,23 +23,41 @@ def click(session: StreamlitSession, label: str):
     return widget_id, WidgetState(id=widget_id, trigger_value=True)
 
 
-async def press(session: StreamlitSession, label: str) -> RunResult:
+async def press(session: StreamlitSession, label: str,
+                typed: Mapping[str, str] | None = None) -> RunResult:
+    """A button press, with what was typed in text boxes (label -> text) before it."""
     widget_id, state = click(session, label)
-    result = await session.rerun(widget_states={widget_id: state})
+    result = await session.rerun(widget_states={**(typed or {}), widget_id: state})
     session._states.pop(widget_id, None)   # a browser sends a trigger once, never again
     return result
 
 
-async def start_class(base: str, cookies: dict[str, str] | None = None,
-                      ) -> tuple[StreamlitSession, str]:
-    """The teacher's presenter view, then "Start a class": returns the session and the code."""
-    teacher = StreamlitSession(base, path="lesson", cookies=cookies, timeout_s=60,
+async def presenter(base: str, cookies: dict[str, str] | None = None,
+                    headers: Mapping[str, str] | None = None) -> StreamlitSession:
+    """A teacher's presenter view of the lesson, before any class."""
+    teacher = StreamlitSession(base, path="lesson", cookies=cookies, headers=headers,
+                               timeout_s=60,
                                query=urlencode({"lesson": LESSON, "present": 1, "step": STEP}))
     await teacher.open()
     assert not teacher.first.exception, teacher.first.exceptions
-    result = await press(teacher, "Start a class")
+    return teacher
+
+
+async def try_start(teacher: StreamlitSession, passphrase: str | None = None,
+                    ) -> tuple[str | None, RunResult]:
+    """Press "Start a class" (after typing ``passphrase`` in its box): the new class's code, or
+    None when the page refused (its message is in the result's texts)."""
+    typed = {"Teacher passphrase": passphrase} if passphrase is not None else None
+    result = await press(teacher, "Start a class", typed)
     assert not result.exception, result.exceptions
-    code = parse_qs(teacher.query_string).get("class", [None])[0]
+    return parse_qs(teacher.query_string).get("class", [None])[0], result
+
+
+async def start_class(base: str, cookies: dict[str, str] | None = None,
+                      passphrase: str | None = None) -> tuple[StreamlitSession, str]:
+    """The teacher's presenter view, then "Start a class": returns the session and the code."""
+    teacher = await presenter(base, cookies)
+    code, result = await try_start(teacher, passphrase)
     assert code, (teacher.query_string, result.texts[:10])
     return teacher, code
 

@@ -607,6 +607,41 @@ def test_a_small_class_follows_its_teacher_over_websockets(server):
     assert figures["per_step"][0]["answers_in_all"] == 3
 
 
+def test_a_script_starting_classes_over_websockets_is_bounded_by_its_address(server):
+    """The attack as the report runs it, against a real server: a client of Streamlit's own
+    protocol, with no cookies (a new browser each time), starts classes as fast as it can from
+    one address. The address reaches the app as a proxy gives it (X-Forwarded-For from a peer
+    the server trusts: here the proxy is this machine, uvicorn's default). The address's bound
+    stops it; a teacher elsewhere still starts a class."""
+    async def main():
+        started, refusal = 0, None
+        t0 = time.perf_counter()
+        for _ in range(NETWORK_CLASSES + 1):
+            session = await class_sessions.presenter(
+                server, headers={"X-Forwarded-For": "203.0.113.250"})
+            try:
+                code, result = await class_sessions.try_start(session)
+            finally:
+                await session.close()
+            if code is None:
+                refusal = next((t for t in result.texts if "from this network" in t), None)
+                break
+            started += 1
+        seconds = time.perf_counter() - t0
+        teacher = await class_sessions.presenter(
+            server, headers={"X-Forwarded-For": "198.51.100.250"})
+        try:
+            code, _ = await class_sessions.try_start(teacher)
+        finally:
+            await teacher.close()
+        return started, refusal, code, seconds
+
+    started, refusal, code, seconds = run_async(asyncio.wait_for(main(), 240))
+    assert started == NETWORK_CLASSES and refusal is not None, (started, refusal)
+    assert code is not None
+    print(f"\n{started} classes started from one address in {seconds:.1f} s, then refused")
+
+
 def test_a_store_that_does_not_answer_is_a_message_not_a_crash(monkeypatch):
     dead = RedisClassPoll(f"redis://127.0.0.1:{free_port()}/0")
     for call in (lambda: dead.open(new_code(), "k", "pretraining", CHOICES),
