@@ -384,3 +384,95 @@ def test_a_cls_model_gets_its_own_figure_and_a_link_to_attribution(folder_models
     table = at.dataframe[0].value
     np.testing.assert_allclose(table["cosine"].iloc[:5],
                                st_cosines(folder, [(x, y) for x, y, _ in SCORED[:5]]), atol=1e-5)
+
+
+def sts_shaped(lines: int = 1379) -> list[list[str]]:
+    """The STS benchmark's test file's shape (tests.test_sentence_files.sts_rows: 7 tab-separated
+    fields, 9 on lines 626-879 and 1350-1379), its sentences drawn from 40 distinct ones so that
+    compare_pairs encodes 40 sentences, not 2,758, and the test stays fast."""
+    from tests.test_sentence_files import QUOTED, sts_rows
+
+    pool = [*QUOTED, *(f"A sentence about topic {k}, with words." for k in range(29))]
+    rows = sts_rows(lines)
+    for k, row in enumerate(rows):
+        row[5], row[6] = pool[k % 40], pool[(k * 7 + 3) % 40]
+    return rows
+
+
+def test_the_sts_benchmark_as_it_ships_reads_every_pair(bundle):
+    """All 1,379 pairs of a file shaped as the benchmark ships (284 lines with two more fields),
+    each sentence the file's cell, the Spearman on screen scipy's on compare_pairs of all the
+    pairs; the switch skips the 284 lines and the figures say they are not the whole file's."""
+    from tests.test_sentence_files import benchmark_bytes
+
+    rows = sts_shaped()
+    at = upload(many(), "sts-test.csv", benchmark_bytes(rows))
+    assert_clean(at)
+    assert "Read 1,379 lines: 1,379 pairs used, 0 skipped" in " ".join(m.value for m in at.markdown)
+    info = " ".join(i.value for i in at.info)
+    assert ("284 lines hold more fields than most lines (7; 2 more): 626–879, 1350–1379. Their "
+            "picked columns come before the extra fields and are read.") in info
+    assert "A tab inside a sentence also makes an extra field" in info
+    assert not any("Skipped" in w.value or "whole" in w.value for w in at.warning)
+    assert len(at.dataframe[0].value) == 100        # the table's first page
+    frame = pairs_cache.get_compared(bundle.name, pairs_cache.get_pair_list(
+        bundle.name, pairs_cache.ListSource(benchmark_bytes(rows), "sts-test.csv"), (5, 6, 4)))
+    assert frame["a"].tolist() == [r[5] for r in rows]
+    assert frame["b"].tolist() == [r[6] for r in rows]
+    expected = compare_pairs(bundle, [(r[5], r[6]) for r in rows])
+    np.testing.assert_allclose(frame["cosine"], expected["cosine"], atol=1e-6)
+    rho = stats.spearmanr(expected["cosine"], [float(r[4]) for r in rows]).statistic
+    assert metrics(at)["Spearman ρ"] == f"{rho:.3f}" and metrics(at)["scored pairs"] == "1,379"
+    assert "over 1,379 scored pairs. Every line of the list is counted." in " ".join(
+        m.value for m in at.markdown)
+    # Skipped instead, as the switch asks.
+    at.checkbox(key="pr_skip_extra").check().run()
+    results(at)
+    assert_clean(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert ("Skipped 284 lines with more fields than the columns, as asked: 626–879, "
+            "1350–1379.") in warnings
+    assert "284 lines of the list were not read as pairs" in warnings
+    kept = [r for r in rows if len(r) == 7]
+    rho = stats.spearmanr(compare_pairs(bundle, [(r[5], r[6]) for r in kept])["cosine"],
+                          [float(r[4]) for r in kept]).statistic
+    assert metrics(at)["Spearman ρ"] == f"{rho:.3f}" and metrics(at)["scored pairs"] == "1,095"
+
+
+def test_extra_fields_in_chinese_and_from_the_link():
+    from tests.test_sentence_files import benchmark_bytes
+
+    rows = sts_shaped(900)              # lines 626-879 with two more fields
+    at = upload(open_app(PAGE, lang="zh", pr_section="多组句子"), "sts.tsv", benchmark_bytes(rows))
+    assert_clean(at)
+    info = " ".join(i.value for i in at.info)
+    assert "254 行的字段多于大多数行（7 个；多 2 个）：626–879。所选的列都在多出的字段之前" in info
+    at = upload(open_app(PAGE, lang="zh", pr_section="多组句子", pr_skip_extra="true"), "sts.tsv",
+                benchmark_bytes(rows))
+    assert_clean(at)
+    assert at.checkbox(key="pr_skip_extra").value
+    warnings = " ".join(w.value for w in at.warning)
+    assert "按你的选择，跳过了 254 行字段多于列数的行：626–879。" in warnings
+    assert "不代表整个列表" in warnings
+    assert len(pairs_cache.get_compared("all-MiniLM-L6-v2", pairs_cache.get_pair_list(
+        "all-MiniLM-L6-v2", pairs_cache.ListSource(benchmark_bytes(rows), "sts.tsv"), (5, 6, 4),
+        True))) == 900 - 254
+
+
+def test_a_pasted_csv_names_shifted_fields_and_open_quotes():
+    text = "\n".join([
+        '"A man, with a hat, plays.",Someone plays.,4.5',       # 1: quoted commas
+        "An unquoted, comma here,B,3",                          # 2: shifted: "B" is no score
+        '"An open quote,b,2',                                   # 3
+        "The cat sleeps.,Interest rates rose.,0",              # 4
+        "A dog runs.,A dog is running.,4",                     # 5
+    ])
+    at = many()
+    results(at.text_area(key="pr_text").input(text).run())
+    assert_clean(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert ("Skipped 1 lines whose fields are shifted: 2. They hold more fields than the columns"
+            in warnings and "Put a sentence that holds a comma in quotation marks." in warnings)
+    assert "Skipped 1 lines with an open quote: 3. " in warnings
+    table = at.dataframe[0].value
+    assert table["line"].tolist() == [1, 4, 5] and table["a"].iloc[0] == "A man, with a hat, plays."

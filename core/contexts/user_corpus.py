@@ -49,7 +49,7 @@ class UserCorpus:
     by_tokens: bool = False          # the token limit (not the sentence limit) cut the corpus
     truncated: int = 0               # sentences longer than the model reads (cut)
     labels: tuple[str, ...] = ()     # distinct labels, in order of appearance
-    refused: str | None = None       # a core.sentence_files.reader Refusal
+    refused: Refusal | None = None   # why nothing could be read
     read: int = 0                    # rows read from the table
     skipped: tuple[Skipped, ...] = ()   # lines the reader skipped (Skipped.reason says why)
 

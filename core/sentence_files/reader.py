@@ -144,7 +144,7 @@ KNOWN_NAMES = frozenset(column_key(n) for n in (*A_NAMES, *B_NAMES, *SCORE_NAMES
 @dataclass(frozen=True)
 class Skipped:
     line: int          # 1-based line of the file (a record's number for Parquet)
-    reason: str        # a Reason
+    reason: Reason
     detail: str = ""
 
 
@@ -162,9 +162,9 @@ class Table:
     columns: tuple[str, ...] = ()    # the header's names ("" where the file names none)
     rows: tuple[Row, ...] = ()
     skipped: tuple[Skipped, ...] = ()
-    format: str = Format.TEXT
+    format: Format = Format.TEXT
     delimiter: str = ""              # "\t", ",", ";" (text), "" for JSON Lines and Parquet
-    quoting: str = Quoting.NONE
+    quoting: Quoting = Quoting.NONE
     charset: str = "utf-8"
     size: int = 0                    # bytes (a file) or UTF-8 bytes (pasted text)
     lines: int = 0                   # lines (records) with text, the header included
@@ -172,7 +172,7 @@ class Table:
     header_line: int | None = None
     beyond: int = 0                  # lines with text after the MAX_ROWS-th row, not read
     beyond_from: int = 0
-    refused: str | None = None       # a Refusal: nothing could be read
+    refused: Refusal | None = None   # nothing could be read, and why
     detail: str = ""                 # what the refusal saw (a parser's words)
 
     @property
@@ -195,7 +195,7 @@ class PairList:
     skipped: tuple[Skipped, ...] = ()
     beyond: int = 0
     beyond_from: int = 0
-    refused: str | None = None
+    refused: Refusal | None = None
     size: int = 0
     charset: str = "utf-8"
     delimiter: str = "\t"
@@ -204,7 +204,7 @@ class PairList:
     extra: tuple[tuple[int, int], ...] = ()   # (line, extra fields) of rows kept despite extras
     width: int = 0             # the table's columns (what "extra" is counted beyond)
     header_line: int | None = None
-    format: str = Format.TEXT
+    format: Format = Format.TEXT
 
     @property
     def has_scores(self) -> bool:
@@ -220,8 +220,8 @@ class PairList:
         payload = json.dumps([self.pairs, self.scores], ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
-    def skipped_by_reason(self) -> dict[str, list[Skipped]]:
-        out: dict[str, list[Skipped]] = {}
+    def skipped_by_reason(self) -> dict[Reason, list[Skipped]]:
+        out: dict[Reason, list[Skipped]] = {}
         for item in self.skipped:
             out.setdefault(item.reason, []).append(item)
         return out
@@ -263,7 +263,7 @@ def looks_binary(text: str) -> bool:
     return controls > max(2, len(sample) // 100)
 
 
-def _kind_of_bytes(data: bytes, name: str) -> str | None:
+def _kind_of_bytes(data: bytes, name: str) -> Format | Refusal | None:
     """Format.PARQUET, Refusal.EXCEL / NOT_PARQUET / BINARY, or None for text."""
     lower = name.lower()
     if data[:4] == b"PAR1" and data[-4:] == b"PAR1":
@@ -298,7 +298,7 @@ def read_table(data: bytes | str, name: str | None = None, *, lines: bool = Fals
     kind = _kind_of_bytes(data, name or "")
     if kind == Format.PARQUET:
         return replace(_read_parquet(data), size=len(data))
-    if kind is not None:
+    if isinstance(kind, Refusal):
         return Table(refused=kind, size=len(data), charset="binary")
     text, charset = decode(data)
     if text is None or looks_binary(text):
@@ -383,7 +383,7 @@ def _csv_quoted(cell: str) -> bool:
     return inner.replace('""', "").count('"') == 0
 
 
-def sniff_quoting(lines: Sequence[str], delimiter: str) -> str:
+def sniff_quoting(lines: Sequence[str], delimiter: str) -> Quoting:
     """CSV quoting for comma and semicolon; for tabs, only when the file says so (the module's
     docstring): every field holding a quote is CSV-quoted and one holds a doubled quote."""
     if not delimiter:
@@ -537,8 +537,8 @@ def _is_header(first: list[str], rest: list[list[str]]) -> bool:
     return False
 
 
-def _table(raw: list[tuple[int, list[str]]], skipped: list[Skipped], fmt: str, delimiter: str,
-           quoting: str, blank: int, beyond: int, beyond_from: int, lines: int,
+def _table(raw: list[tuple[int, list[str]]], skipped: list[Skipped], fmt: Format, delimiter: str,
+           quoting: Quoting, blank: int, beyond: int, beyond_from: int, lines: int,
            header: bool = True) -> Table:
     base = Table(format=fmt, delimiter=delimiter, quoting=quoting, blank=blank, lines=lines)
     if not raw:

@@ -75,10 +75,11 @@ def get_contributions(key: InputKey, layer: int | None) -> PairContributions:
     model's own figure by its own recipe."""
     bundle = get_model(key.model)
     recipe = get_recipe(key.model)
-    return contributions_of(get_alone(key.model, key.text_a), get_alone(key.model, key.text_b),
+    text_a, text_b = key.pair()
+    return contributions_of(get_alone(key.model, text_a), get_alone(key.model, text_b),
                             layer, own=recipe.own and recipe.mean_only,
                             unk_id=bundle.tokenizer.unk_token_id, recipe=recipe,
-                            model_cosine=own_cosine(bundle, key.text_a, key.text_b, recipe))
+                            model_cosine=own_cosine(bundle, text_a, text_b, recipe))
 
 
 @results_cache("pairs: contributions by word", SHARE)

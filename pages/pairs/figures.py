@@ -130,8 +130,8 @@ def shares_html(contrib: PairContributions, side: str) -> str:
     name = _("sentence A") if side == "a" else _("sentence B")
     return bars_html(
         [f"{i} {token}" for i, token in enumerate(tokens)],   # escaped once, by bars_html
-        [Measure(_(SHARE), shares, SEGMENT_COLOURS[0 if side == "a" else 1]),
-         Measure(_(EFFECT), effect, palette.MUTED)],
+        [Measure(_(SHARE), shares.tolist(), SEGMENT_COLOURS[0 if side == "a" else 1]),
+         Measure(_(EFFECT), effect.tolist(), palette.MUTED)],
         contrib.model_name + "\n" + _("each token of {sentence}").format(sentence=name),
         _("token"), f"pairs_shares_{side}")
 

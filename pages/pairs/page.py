@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import replace
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -496,7 +497,7 @@ def pick_columns(table: Table) -> Picked:
             (_("Sentence A column"), _("Sentence B column"), _("Score column")),
             (options, options, [-1, *options]), strict=True):
         value = where.selectbox(label, allowed, key=key, bind="query-params",
-                                format_func=lambda k, t=table: column_label(t, k))
+                                format_func=partial(column_label, table))
         picked.append(int(value) if value is not None else allowed[0])
     a, b, score = picked
     return Picked(a, b, None if score < 0 else score,
@@ -529,7 +530,7 @@ def report_refusal(table: Table) -> None:
                                       "{names}) and no pairs.").format(
             names=markdown_code(", ".join(table.columns)[:120])),
     }
-    st.error(refused[table.refused], icon=":material/block:")
+    st.error(refused[table.refused or reader.Refusal.NOTHING], icon=":material/block:")
 
 
 def read_summary(table: Table, parsed: lists.PairList, picked: Picked) -> None:
@@ -810,7 +811,8 @@ def draw_row(ctx: Context, frame: pd.DataFrame, shown: pd.DataFrame) -> None:
     the view's figures would otherwise cost every rerun of a list nobody has opened yet."""
     st.markdown("**" + _("One pair of the list, token by token") + "**")
     last = int(frame["line"].max()) if len(frame) else 0
-    if float(widget(ROW_KEY) or 0) > last:   # a shorter list than before
+    asked = widget(ROW_KEY)
+    if isinstance(asked, int | float) and asked > last:   # a shorter list than before
         set_widget(ROW_KEY, 0.0)
     line = whole_number(st, _("Line of the list to open (0: none)"), min_value=0,
                         max_value=last, value=0, key=ROW_KEY,
