@@ -48,6 +48,7 @@ PAGES = (
     PageSpec("pretraining", N_("Pretraining"), "pretraining", ":material/school:", MODEL),
     PageSpec("parameters", N_("Parameters"), "parameters", ":material/calculate:", MODEL),
     PageSpec("checks", N_("Checks"), "checks", ":material/fact_check:", MODEL),
+    PageSpec("compare", N_("Compare"), "compare", ":material/difference:", MODEL),
     PageSpec("lesson", N_("Lesson"), "lesson", ":material/menu_book:", LESSONS),
 )
 

@@ -9,12 +9,16 @@ no download, a model with random weights.
 
     core.compare.cka              linear CKA in feature space, float64 (cka_matrix, linear_cka)
     core.compare.layers           layer_similarity: rows matched token for token, or by word
+    core.compare.pairs            compare_on_pairs: two models on scored pairs, a paired
+                                  bootstrap interval of the difference
     core.compare.random_weights   random_weights
 """
 
 from core.compare.cka import cka_matrix, linear_cka
 from core.compare.layers import LayerSimilarity, MapChecks, RowUnit, layer_similarity, map_checks
+from core.compare.pairs import PairsComparison, compare_on_pairs, disagreements
 from core.compare.random_weights import random_name, random_weights, trained_name
 
-__all__ = ["LayerSimilarity", "MapChecks", "RowUnit", "cka_matrix", "layer_similarity",
-           "linear_cka", "map_checks", "random_name", "random_weights", "trained_name"]
+__all__ = ["LayerSimilarity", "MapChecks", "PairsComparison", "RowUnit", "cka_matrix",
+           "compare_on_pairs", "disagreements", "layer_similarity", "linear_cka", "map_checks",
+           "random_name", "random_weights", "trained_name"]

@@ -28,6 +28,8 @@ PAGE_BLURBS = {
     "parameters": N_("Where every parameter lives, counted from the config and from the model."),
     "checks": N_("Published figures (README cosines, parameter counts, token ids, a benchmark) "
                 "reproduced live, each beside its source."),
+    "compare": N_("Two models side by side: a map of how alike their layers are, one pair and "
+                  "its words on both, and a model against its own random weights."),
     "lesson": N_("The tutorials step by step, each printout live, with a question at every "
                  "step."),
 }

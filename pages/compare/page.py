@@ -1,0 +1,389 @@
+"""Compare: two models side by side: how alike their layers are, the same pair and the same
+corpus on both, and what pretraining bought (a model against its own random weights).
+
+Four sections shown as tabs; only the open one runs (components.sections).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import model_download
+from components.analysis_view import model_of, show_error, stop_on_input_error
+from components.cache import get_model
+from components.downloads import download_matrix
+from components.explain import explain, page_header
+from components.heatmap import png_config, show_figure
+from components.i18n import N_, _
+from components.inputs import shared_inputs
+from components.labels import markdown_template, markdown_text
+from components.sections import Section, draw_sections
+from core import ExplorerError, ModelLoadError
+from core.compare import LayerSimilarity, RowUnit, random_name
+from core.contexts.vectors import ContextVectors
+from core.models import needs_download
+from core.settings import allowed_name, folder_label, pickable_models
+from core.similarity.pair_examples import SCORED, example_text
+from core.similarity.pair_lists import line_ranges, results_csv
+from pages.compare import cache
+from pages.compare import figures as figs
+from pages.compare.records import Context
+from pages.contexts.figures import neighbours_html  # the Contexts page's own table
+from pages.pairs.figures import contribution_figure  # the Pairs page's own picture
+from serving import jobs
+
+TITLE = N_("Compare")
+EXPLANATION = N_(
+    "Two models side by side on the same input: model A is the one in the sidebar, model B is "
+    "picked here (by default A itself with random weights, the network before any training). "
+    "The layer map shows how alike every layer of A is to every layer of B; the other tabs put "
+    "the same sentence pair and the same words through both."
+)
+
+# URL keys (shared links must keep working: names and values stay as they are).
+SECTION_KEY, MODEL_KEY, RANDOM_KEY = "cmp_section", "cmp_model", "cmp_random"
+CORPUS_KEY, MINE_KEY = "cmp_corpus", "cmp_mine"
+TOKEN_KEY, LAYER_A_KEY, LAYER_B_KEY = "cmp_token", "cmp_layer_a", "cmp_layer_b"
+PAIRS_KEY = "cmp_pairs"   # not in the link: a list is too long for one
+PROGRESS_EVERY_S = 0.5
+WAIT_IN_RUN_S = 1.5
+REFUSED = N_("“{name}” is not one of the models this server offers. Comparing with {fallback} "
+             "instead; pick a model from the list.")
+MEANWHILE = N_("Comparing with {fallback} meanwhile.")
+
+
+# --- model B ------------------------------------------------------------------------------------
+
+def pick_model_b(model_a: str) -> tuple[str, str]:
+    """Model B's picker and its random-weights switch; B loaded. Returns B's cache name and its
+    name as shown. A model that is refused, fails to load or is still downloading leaves B at
+    A's random weights, with the reason said."""
+    options = [model_a, *(n for n in pickable_models() if n != model_a)]
+    asked = st.session_state.get(MODEL_KEY) or st.query_params.get(MODEL_KEY)
+    if asked and asked not in options:
+        options.append(asked)
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    typed = left.selectbox(
+        _("Model B"), options, key=MODEL_KEY, bind="query-params", accept_new_options=True,
+        format_func=folder_label,
+        help=_("Any model of the sidebar's list, a model folder this server offers, or a model "
+               "hub name; a model not on this machine is downloaded first."))
+    randomised = right.toggle(
+        _("with random weights"), value=True, key=RANDOM_KEY, bind="query-params",
+        help=_("The same architecture with the weights it has before any training (as the "
+               "transformers library initialises it): what pretraining bought."))
+    typed = (typed or "").strip() or model_a
+    fallback = random_name(model_a)
+    fallback_label = _(figs.RANDOM_LABEL).format(model=folder_label(model_a))
+    name = allowed_name(typed)
+    if name is None:
+        st.error(markdown_template(_(REFUSED), name=typed, fallback=fallback_label))
+        return fallback, fallback_label
+    try:
+        if needs_download(name):   # in the background, with progress; B stays on the fallback
+            model_download.draw_download(name, typed, fallback_label)
+            return fallback, fallback_label
+        get_model(name)
+    except ModelLoadError as exc:
+        st.error(markdown_template(_(exc.template), **{**exc.params, "name": typed}) + "\n\n"
+                 + markdown_template(_(MEANWHILE), fallback=fallback_label))
+        return fallback, fallback_label
+    if randomised:
+        return random_name(name), _(figs.RANDOM_LABEL).format(model=folder_label(name))
+    return name, folder_label(name)
+
+
+def context_of(key) -> Context:
+    name_b, label_b = pick_model_b(key.model)
+    bundle_a = model_of(key)
+    with st.spinner(_("Building {model}…").format(model=label_b)):
+        bundle_b = bundle_a if name_b == key.model else cache.second_model(name_b)
+    return Context(key, bundle_a, bundle_b, name_b, bundle_a.label, label_b,
+                   same=name_b == key.model)
+
+
+# --- layer map ----------------------------------------------------------------------------------
+
+@st.fragment(run_every=PROGRESS_EVERY_S)
+def draw_progress(job: jobs.Job) -> None:
+    """Redrawn every half second while the map is computed; then the whole page once more."""
+    if job.done():
+        st.rerun()
+    job.touch()   # someone still waits for it
+    progress = job.progress
+    st.progress(progress.fraction or 0.0)
+    explain(_("Sentences through the two models: {done} of {total} ({seconds} s)").format(
+        done=f"{progress.done:,}", total=f"{progress.total:,}" if progress.total else "…",
+        seconds=f"{job.seconds:.0f}"))
+
+
+def default_corpus(ctx: Context) -> str:
+    """The built-in corpus in model A's language: Chinese when a quarter of its vocabulary is
+    Chinese characters (bert-base-chinese), else English."""
+    vocab = ctx.bundle_a.tokenizer.get_vocab()
+    chinese = sum(len(t) == 1 and "\u4e00" <= t <= "\u9fff" for t in vocab)
+    return cache.CHINESE if chinese > 0.25 * len(vocab) else cache.ENGLISH
+
+
+def map_result(ctx: Context, corpus: str, extra: tuple[str, ...]) -> LayerSimilarity | None:
+    """The map when it is ready; else its progress (or its refusal) drawn, and None."""
+    job = cache.map_job(ctx.key.model, ctx.name_b, corpus, extra)
+    job.wait(WAIT_IN_RUN_S)   # a short wait: often done by then
+    if not job.done():
+        explain(_("Both models read every sentence once, in the background; the rest of the app "
+                  "keeps working meanwhile."))
+        draw_progress(job)
+        return None
+    error = job.exception()
+    if isinstance(error, ExplorerError):
+        show_error(error)
+        return None
+    if error is not None:
+        st.error(_("The comparison stopped with an error. Reload the page to try again."),
+                 icon=":material/error:")
+        return None
+    return job.result()
+
+
+def draw_layer_map(ctx: Context) -> None:
+    explain(_("Linear CKA (Kornblith et al. 2019) of every layer of A against every layer of "
+              "B, over the same tokens: 1 when two layers hold the same picture up to a "
+              "rotation and a scale, near 0 when they have nothing in common. Read a row: "
+              "which layer of B is most like this layer of A."))
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    corpus = row.segmented_control(
+        _("Sentences"), [cache.ENGLISH, cache.CHINESE, cache.YOURS], key=CORPUS_KEY,
+        bind="query-params", default=default_corpus(ctx), required=True,
+        help=_("The built-in corpus in English or in Chinese (the Contexts page's sentences), "
+               "or only the sentences A and B of the sidebar.")) or default_corpus(ctx)
+    mine = corpus == cache.YOURS or row.toggle(
+        _("Add sentences A and B"), key=MINE_KEY, bind="query-params",
+        help=_("Adds the sidebar's sentences to the built-in corpus."))
+    extra = tuple(t for t in (ctx.key.text_a, ctx.key.text_b or "") if t.strip()) if mine \
+        else ()
+    if ctx.same:
+        st.info(_("Model B is model A itself, trained weights and all: the map is A against "
+                  "itself, so its diagonal is exactly 1 and it is symmetric. Switch on random "
+                  "weights or pick another model B to compare two models."),
+                icon=":material/info:")
+    result = map_result(ctx, corpus, extra)
+    if result is None:
+        return
+    left, right = st.columns([3, 2])
+    with left:
+        show_figure(figs.map_figure(result, ctx.label_a, ctx.label_b),
+                    _("layer map"), key="cmp_map")
+    with right:
+        st.markdown("**" + _("Checks, on these rows") + "**")
+        for passed, line in figs.check_rows(result.checks):
+            icon = ":material/check_circle:" if passed else ":material/error:"
+            (st.success if passed else st.error)(line, icon=icon)
+    explain(map_note(ctx, result))
+    if result.rows < 2 * max(ctx.bundle_a.config.hidden_size, ctx.bundle_b.config.hidden_size):
+        st.warning(_("Only {rows} rows for vectors of {dims} numbers: with fewer rows than about "
+                     "twice the numbers per vector, CKA reads high even between unrelated "
+                     "layers. Use a built-in corpus for a map to trust.").format(
+            rows=result.rows, dims=max(ctx.bundle_a.config.hidden_size,
+                                       ctx.bundle_b.config.hidden_size)),
+                   icon=":material/warning:")
+    download_matrix("cka " + ctx.label_a + " vs " + ctx.label_b, result.cka,
+                    row_labels=[f"A{k}" for k in range(result.cka.shape[0])], key="cmp_cka")
+
+
+def map_note(ctx: Context, result: LayerSimilarity) -> str:
+    """What the map was computed on, in one sentence."""
+    if result.unit == RowUnit.WORD:
+        rows = _("The two tokenizers split {n} of the {texts} sentences into different pieces, "
+                 "so each row is a word (the mean of its pieces): {rows} words.").format(
+            n=result.split_differently, texts=result.texts, rows=f"{result.rows:,}")
+    else:
+        rows = _("Both tokenizers split every sentence the same way: {rows} tokens of {texts} "
+                 "sentences, [CLS] and [SEP] left out.").format(rows=f"{result.rows:,}",
+                                                                 texts=result.texts)
+    return rows + " " + _("Computed in {seconds} s.").format(seconds=f"{result.seconds:.1f}")
+
+
+# --- one pair -----------------------------------------------------------------------------------
+
+def draw_one_pair(ctx: Context) -> None:
+    explain(_("Sentences A and B of the sidebar, compared by each model as it compares "
+              "sentences (its own recipe: which vector stands for a sentence), at every layer. "
+              "Two models can agree at the last layer and take different roads there."))
+    if not (ctx.key.text_b or "").strip():
+        st.info(_("Type sentence B in the sidebar to compare a pair."), icon=":material/edit:")
+        return
+    with stop_on_input_error():
+        pair = cache.get_pair(ctx.key, ctx.name_b)
+    show_figure(figs.curves_figure(pair.curve_a, pair.curve_b, ctx.label_a, ctx.label_b),
+                _("one pair on two models"), key="cmp_curves")
+    st.table(figs.pair_table(pair.curve_a, pair.curve_b, pair.recipe_a, pair.recipe_b,
+                             ctx.label_a, ctx.label_b))
+    if pair.split_a is None or pair.split_b is None:
+        explain(_("The token-pair split is shown when both models make a sentence's vector as "
+                  "the mean of its tokens: only then does the cosine split exactly into one "
+                  "term per token pair."))
+        return
+    explain(_("Each last layer's cosine split into one term per token pair (a row of A's "
+              "tokens, a column of B's): where the two models find the likeness."))
+    left, right = st.columns(2)
+    for column, split, label, key in ((left, pair.split_a, ctx.label_a, "cmp_split_a"),
+                                      (right, pair.split_b, ctx.label_b, "cmp_split_b")):
+        with column:
+            st.markdown("**" + markdown_text(label) + "**")
+            st.plotly_chart(contribution_figure(split), width="stretch",
+                            config=png_config(label), key=key)
+
+
+# --- many pairs ---------------------------------------------------------------------------------
+
+def _load_examples() -> None:
+    st.session_state[PAIRS_KEY] = example_text()
+
+
+@st.fragment(run_every=PROGRESS_EVERY_S)
+def draw_pairs_progress(job: jobs.Job) -> None:
+    """Redrawn every half second while both models score the list; then the page once more."""
+    if job.done():
+        st.rerun()
+    job.touch()
+    progress = job.progress
+    st.progress(progress.fraction or 0.0)
+    explain(_("Sentences through the two models: {done} of {total} ({seconds} s)").format(
+        done=f"{progress.done:,}", total=f"{progress.total:,}" if progress.total else "…",
+        seconds=f"{job.seconds:.0f}"))
+
+
+def draw_many_pairs(ctx: Context) -> None:
+    explain(_("A list of sentence pairs scored by both models, each by its own recipe. With "
+              "people's scores beside the pairs, each model's agreement with them, and whether "
+              "the difference between the models is more than the luck of which pairs were "
+              "picked."))
+    st.button(_("Load the example set ({n} pairs)").format(n=len(SCORED)), key="cmp_examples",
+              on_click=_load_examples, icon=":material/playlist_add:")
+    text = st.text_area(
+        _("Pairs, one a line: sentence A, sentence B and an optional score, separated by a tab "
+          "or a comma"), key=PAIRS_KEY, height=150,
+        placeholder="A man is playing the guitar.\tSomeone is strumming a guitar.\t4.6")
+    explain(_("Read as the Pairs page reads a list: a header line, quotation marks and extra "
+              "columns are understood, each sentence reaches the models as written."))
+    if not (text or "").strip():
+        st.info(_("Paste pairs above, or load the example set."), icon=":material/edit:")
+        return
+    parsed = cache.get_pair_list(ctx.key.model, text)
+    if not parsed.pairs:
+        st.warning(_("No pair could be read: give one pair a line, sentence A and sentence B "
+                     "separated by a tab or a comma, and an optional score."),
+                   icon=":material/edit_note:")
+        return
+    skipped = [item.line for item in parsed.skipped]
+    lines, more = line_ranges(skipped)
+    explain(_("{pairs} pairs read, {scored} with a score; {skipped} lines skipped{where}.")
+            .format(pairs=f"{len(parsed.pairs):,}", scored=f"{parsed.scored:,}",
+                    skipped=len(skipped), where=f" ({lines})" if skipped else ""))
+    job = cache.pairs_job(ctx.key.model, ctx.name_b, parsed)
+    job.wait(WAIT_IN_RUN_S)
+    if not job.done():
+        draw_pairs_progress(job)
+        return
+    if isinstance(job.exception(), ExplorerError):
+        show_error(job.exception())
+        return
+    if job.failed:
+        st.error(_("The comparison stopped with an error. Reload the page to try again."),
+                 icon=":material/error:")
+        return
+    both = job.result()
+    comparison = both.comparison
+    if comparison is None:
+        explain(_("Without scores (at least three, not all the same), the models are compared "
+                  "with each other only."))
+    else:
+        st.table(figs.agreement_table(comparison, ctx.label_a, ctx.label_b))
+        st.markdown(figs.verdict(comparison))
+    st.markdown("**" + _("The pairs the two models rank furthest apart") + "**")
+    frame = figs.pairs_frame(parsed, both)
+    st.dataframe(frame.iloc[list(both.disagree)], hide_index=True,
+                 column_config=figs.pair_columns(), width="stretch")
+    st.download_button("CSV", data=lambda: results_csv(frame), file_name="pairs-two-models.csv",
+                       mime="text/csv", key="cmp_pairs_csv", icon=":material/download:",
+                       on_click="ignore")
+
+
+# --- neighbours in both -------------------------------------------------------------------------
+
+def corpus_or_progress(name: str, label: str) -> ContextVectors | None:
+    """The built-in corpus through model ``name``; None (its progress drawn) until then."""
+    job = cache.corpus_job(name)
+    job.wait(WAIT_IN_RUN_S)
+    if not job.done():
+        explain(_("The built-in corpus runs through {model} once, in the background.").format(
+            model=markdown_text(label)))
+        draw_pairs_progress(job)
+        return None
+    if job.failed:
+        st.error(_("The comparison stopped with an error. Reload the page to try again."),
+                 icon=":material/error:")
+        return None
+    return job.result()
+
+
+def draw_neighbours(ctx: Context) -> None:
+    explain(_("A token of sentence A and its nearest tokens in the built-in corpus (the "
+              "Contexts page's sentences), under each model at a layer of each. How many "
+              "neighbours the two lists share says how alike the models see that word there."))
+    with stop_on_input_error():
+        query_a, query_b, enc_a, enc_b = cache.get_queries(ctx.key, ctx.name_b)
+    positions = [p for p, special in enumerate(query_a.special) if not special]
+    if not positions:
+        st.info(_("Sentence A has no token besides [CLS] and [SEP]."), icon=":material/edit:")
+        return
+    position = st.selectbox(
+        _("Token of sentence A"), positions, key=TOKEN_KEY, bind="query-params",
+        format_func=lambda p: f"{p} {query_a.tokens[p]}")
+    if position not in positions:
+        position = positions[0]
+    position_b = figs.same_characters(enc_a, enc_b, position)
+    left, right = st.columns(2)
+    layers_a = int(ctx.bundle_a.config.num_hidden_layers)
+    layers_b = int(ctx.bundle_b.config.num_hidden_layers)
+    layer_a = left.slider(_("Layer of A"), 0, layers_a, layers_a, key=LAYER_A_KEY,
+                          bind="query-params")
+    layer_b = right.slider(_("Layer of B"), 0, layers_b, layers_b, key=LAYER_B_KEY,
+                           bind="query-params")
+    corpus_a = corpus_or_progress(ctx.key.model, ctx.label_a)
+    corpus_b = corpus_or_progress(ctx.name_b, ctx.label_b)
+    if corpus_a is None or corpus_b is None or position_b is None:
+        if position_b is None:
+            st.info(_("Model B has no token at the characters of this token."),
+                    icon=":material/info:")
+        return
+    found_a = cache.neighbours(ctx.key.model, corpus_a, query_a, position, layer_a)
+    found_b = cache.neighbours(ctx.name_b, corpus_b, query_b, position_b, layer_b)
+    shared = len({(n.record, n.start) for n in found_a} & {(n.record, n.start) for n in found_b})
+    st.markdown(markdown_template(
+        _("{shared} of their {k} nearest tokens are the same token of the same sentence."),
+        shared=shared, k=len(found_a)))
+    for column, found, label, token in (
+            (left, found_a, ctx.label_a, query_a.tokens[position]),
+            (right, found_b, ctx.label_b, query_b.tokens[position_b])):
+        with column:
+            st.markdown(markdown_template(_("{model}, token {token}"), model=label, token=token))
+            st.html(neighbours_html(found, {}, f"cmp_{label}"))
+
+
+SECTIONS = (
+    Section(label=N_("Layer map"), draw=draw_layer_map),
+    Section(label=N_("One pair, two models"), draw=draw_one_pair),
+    Section(label=N_("Many pairs, two models"), draw=draw_many_pairs),
+    Section(label=N_("Neighbours in both"), draw=draw_neighbours),
+)
+
+
+def main() -> None:
+    key = shared_inputs()
+    page_header(TITLE, EXPLANATION)
+    draw_sections(SECTIONS, SECTION_KEY, context_of(key))
+
+
+if __name__ == "__main__":   # Streamlit runs a page as __main__; tests import its names
+    main()
