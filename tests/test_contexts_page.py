@@ -7,12 +7,14 @@ import html as html_module
 import json
 import re
 import time
+import urllib.parse
 
 import numpy as np
 import pytest
 import torch
 
-from core.contexts import corpus_pass, nearest_tokens, sense_separation
+from core.contexts import corpus_pass, nearest_tokens, sense_separation, suggestion
+from core.contexts.corpus_data import CorpusRecord
 from tests.conftest import assert_clean, open_app
 
 PAGE = "pages/contexts/page.py"
@@ -110,7 +112,11 @@ def test_link_picks_token_and_layer():
 def test_bad_link_values_fall_back_with_a_message(bad):
     section = "Senses by layer" if "ctx_word" in bad else "Neighbours"
     at = page(section, **bad)
-    assert any("not available here" in w.value for w in at.warning), texts(at)
+    if "ctx_layer" in bad:   # the layer picker's own line (components/layer_picker.py)
+        assert any(f"There is no layer `{bad['ctx_layer']}` here" in i.value
+                   for i in at.info), texts(at)
+    else:
+        assert any("not available here" in w.value for w in at.warning), texts(at)
     if "ctx_word" in bad:
         assert at.selectbox(key="ctx_word").value == "bank"
     else:
@@ -176,3 +182,50 @@ def test_own_corpus_uploaded_files():
     assert "2 sentences" in texts(at) and "1 empty rows skipped." in texts(at)
     at.file_uploader[0].set_value(("b.txt", b"\x00\x01\x02" * 500, "text/plain")).run()
     assert "not text" in texts(at)
+
+
+def test_own_neighbours_equal_core(bundle):
+    """The table over a pasted corpus is what nearest_tokens returns over that corpus's pass."""
+    lines = ["The bank raised its rates.", "We sat on the river bank.",
+             "The bank lent them money.", "Ducks swam near the bank."]
+    at = own(page("Your own corpus", ctx_layer="3"), "\n".join(lines))
+    position = at.selectbox(key="ctx_token").value
+    own_corpus = corpus_pass(bundle, [CorpusRecord(line) for line in lines])
+    found = nearest_tokens(bundle, RIVER, position, 3, corpus=own_corpus)
+    rows = neighbour_rows(htmls(at))
+    np.testing.assert_allclose([c for c, _ in rows], [n.cosine for n in found], atol=6e-4)
+    assert [t for _, t in rows] == [n.token for n in found]
+
+
+def try_link(at) -> tuple[str, dict[str, list[str]]]:
+    """The sentence the page suggests and its link's query, from the one line that says so."""
+    line = next(m.value for m in at.markdown if "](?" in m.value)
+    text, link = re.search(r"\[(.*?)\]\((\?[^)]*)\)", line).groups()
+    return text.replace("\\", ""), urllib.parse.parse_qs(link[1:])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_first_look(lang):
+    """The tutorial's sentence holds no word the corpus has in two senses: the page says so in
+    one line and links this page with a sentence that has one, in the reader's language; that
+    link opens on the word. The word picker opens on a word of the reader's language."""
+    query = {"lang": "zh"} if lang == "zh" else {}
+    at = finished(open_app(PAGE, ctx_section=TABS[lang][0], **query))
+    assert at.selectbox(key="ctx_token").value == 1            # "this", the only kind it has
+    sentence, link = try_link(at)
+    assert sentence == suggestion(lang) and link["a"] == [sentence]
+    assert link.get("lang", ["en"]) == [lang] and "ctx_token" not in link
+    assert bool(CJK.search(sentence)) == (lang == "zh")
+    at = finished(open_app(PAGE, **{k: v[0] for k, v in link.items()}))
+    picker = at.selectbox(key="ctx_token")
+    assert picker.options[picker.index].split(": ")[1] == ("花" if lang == "zh" else "bank")
+    assert not any("](?" in m.value for m in at.markdown)
+    at = finished(open_app(PAGE, ctx_section=TABS[lang][1], **query))
+    word = at.selectbox(key="ctx_word").value
+    assert word == ("行" if lang == "zh" else "bank")
+
+
+def test_a_sentence_with_no_corpus_word_says_which_to_try():
+    at = finished(open_app(PAGE, ctx_section="Neighbours", a="Xyzzy qwrt"))
+    assert "No word of sentence A is in the corpus" in texts(at)
+    assert try_link(at)[0] == suggestion("en")

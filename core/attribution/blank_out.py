@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -30,6 +31,7 @@ from core.attribution.targets import (
 from core.errors import N_, InputError
 from core.models import ModelBundle
 
+K = TypeVar("K", bound=str)   # a method's name: a str or a Method (a StrEnum)
 _TOKENS_PER_BATCH = 2048   # tokens per batched forward pass of the left-out variants
 # Work budget: (tokens)^2 x layers x hidden, that of 128 tokens on the embedded model (6 layers,
 # 384 wide: about a second here). bert-base (12 x 768) gets 64 tokens.
@@ -122,7 +124,7 @@ def spearman(importance: np.ndarray, change: np.ndarray) -> float:
     return float(spearmanr(importance[ok], change[ok]).statistic)
 
 
-def agreement(importances: Mapping[str, np.ndarray], change: np.ndarray) -> dict[str, np.ndarray]:
+def agreement(importances: Mapping[K, np.ndarray], change: np.ndarray) -> dict[K, np.ndarray]:
     """For each method's (L, N) importance (one row per layer), Spearman with the change per
     layer; a (N,) importance (no layers, integrated gradients) gives one value."""
     return {name: np.array([spearman(row, change) for row in np.atleast_2d(values)])
@@ -138,7 +140,7 @@ class Best:
     rho: float
 
 
-def best_agreement(table: Mapping[str, np.ndarray]) -> Best | None:
+def best_agreement(table: Mapping[K, np.ndarray]) -> Best | None:
     """The highest rho in an ``agreement`` table; None when no method has one."""
     best: Best | None = None
     for name, rhos in table.items():

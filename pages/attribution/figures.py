@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from components import palette
+from core.attribution import Method
 
 NEGATIVE = palette.HIGHLIGHT
 STYLE = f"""<style>
@@ -90,7 +91,7 @@ def importance_html(rows_of: Rows, columns: Sequence[Column], position_title: st
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def agreement_frame(table: Mapping[str, np.ndarray], titles: Mapping[str, str],
+def agreement_frame(table: Mapping[Method, np.ndarray], titles: Mapping[Method, str],
                     layer_title: str, layer_label: str) -> pd.DataFrame:
     """One row per layer, one column per method that has layers (Spearman's rho, signed, two
     decimals; "–" where it is undefined)."""

@@ -384,7 +384,7 @@ def draw_blank_out(ctx: Context) -> None:
                                digits=4))
 
 
-def draw_verdict(ctx: Context, table: dict[str, np.ndarray]) -> None:
+def draw_verdict(ctx: Context, table: dict[Method, np.ndarray]) -> None:
     """One sentence, computed: which method agrees best with blank-out on this input."""
     best = best_agreement(table)
     if best is None:

@@ -5,8 +5,9 @@ progress), and the finished pass is kept per model in ``st.cache_resource`` (the
 which holds it: one copy). A user's corpus is keyed on the model, a hash of its sentences and
 labels and the layers kept, so every session that brings the same corpus shares one pass; the
 finished vectors move from the job into a ``results_cache`` bounded by the bytes they hold.
-Per-input results (the sentence's own run, its neighbours) are ``results_cache``s keyed on the
-InputKey first.
+Per-input results (the sentence's own run, its neighbours, the token a look starts on) are
+``results_cache``s keyed on the InputKey first; each is what core's public function returns
+(``query_of``, ``nearest_to_query``, ``start_token``), the call a notebook makes.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import streamlit as st
 
 from components.cache import MODEL_CACHE_ENTRIES, get_model, results_cache
 from components.input_key import InputKey
-from core.contexts import corpus_pass, nearest_to
-from core.contexts.neighbours import Neighbour, Query, query_of, with_tokens
+from core.contexts import corpus_pass
+from core.contexts.first_look import Start, first_word, start_token
+from core.contexts.neighbours import Neighbour, Query, nearest_to_query, query_of
 from core.contexts.senses import (
     Projection,
     SenseSeparation,
@@ -128,7 +130,7 @@ def get_user_corpus(model_name: str, source: tuple[str, str | bytes],
     """The table read from pasted text (``("text", text)``) or a file (``(name, bytes)``), the
     corpus taken from it, and the sentence and label columns used (proposed where None)."""
     kind, data = source
-    table = table_of_text(data) if kind == "text" else table_of_file(data, kind)
+    table = table_of_text(data) if isinstance(data, str) else table_of_file(data, kind)
     sentence = columns[0] if columns[0] is not None and columns[0] < max(1, table.width) \
         else sentence_column(table)
     label = columns[1] if columns[1] is not None else (
@@ -146,13 +148,28 @@ def get_query(key: InputKey) -> Query:
     return query_of(get_model(key.model), key.text_a)
 
 
-def get_neighbours(key: InputKey, corpus: ContextVectors, position: int, layer: int,
-                   k: int = 10) -> list[Neighbour]:
-    """The corpus tokens nearest to token ``position`` of sentence A at ``layer`` (a query over
-    the stored vectors takes milliseconds: not cached)."""
-    query = get_query(key)
-    return with_tokens(get_model(key.model), corpus,
-                       nearest_to(corpus, query.states[layer, position], layer, k))
+@results_cache("contexts: neighbours", SHARE, unkeyed=("corpus",))
+def get_neighbours(key: InputKey, source: tuple, position: int, layer: int, k: int,
+                   corpus: ContextVectors) -> list[Neighbour]:
+    """``core.contexts.nearest_to_query``: the ``k`` tokens of ``corpus`` nearest to token
+    ``position`` of sentence A at ``layer``, sentence A's run shared by every token and layer.
+    ``source`` names the corpus in the key (``("built-in",)``, or a user's corpus by its
+    digest and layers kept). InputError (not cached) for a position or layer core refuses."""
+    return nearest_to_query(get_model(key.model), corpus, get_query(key), position, layer, k)
+
+
+@results_cache("contexts: first token", SHARE, heavy=False, unkeyed=("corpus",))
+def get_start(key: InputKey, source: tuple, labelled: tuple[str, ...],
+              corpus: ContextVectors) -> Start:
+    """``core.contexts.start_token``: the token of sentence A a look starts on, for ``corpus``
+    (named by ``source`` in the key, as in get_neighbours)."""
+    return start_token(get_model(key.model), get_query(key), corpus, labelled)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def get_first_word(model_name: str, language: str) -> str | None:
+    """``core.contexts.first_word``: the labelled word shown first in ``language``."""
+    return first_word(get_model(model_name), language)
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)

@@ -6,6 +6,10 @@ Four sections shown as tabs; only the open one runs (components.sections).
 
 from __future__ import annotations
 
+import urllib.parse
+from collections.abc import Sequence
+from typing import TypeVar
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -14,19 +18,23 @@ from components.cache import get_encoding
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle
-from components.i18n import N_, _
+from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
+from components.job_progress import WAIT_IN_RUN_S, progress_card
 from components.labels import markdown_code, markdown_text
+from components.layer_picker import layer_picker
 from components.model_picker import offer_model
 from components.sections import Section, draw_sections, run_part
+from components.url_values import option_in_link
 from core import DEFAULT_MODEL, ExplorerError, InputError
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
+from core.contexts.first_look import Found, Start, suggestion
 from core.contexts.neighbours import Neighbour, Query
 from core.contexts.senses import labelled_words, sentence_map
 from core.contexts.user_corpus import MAX_SENTENCES, MAX_TOKENS, UserCorpus
 from core.contexts.vectors import ContextVectors, layers_within
-from core.sentence_files.reader import Refusal
+from core.sentence_files.reader import Refusal, Table
 from pages.contexts import cache
 from pages.contexts.figures import (
     map_figure,
@@ -37,8 +45,9 @@ from pages.contexts.figures import (
     sense_label,
     separation_figure,
 )
-from pages.contexts.records import Context
+from pages.contexts.records import Context, KeptFile, PageState
 
+T = TypeVar("T")
 TITLE = N_("Contexts")
 EXPLANATION = N_(
     "BERT gives a word a different vector in every sentence: context is what the layers add. "
@@ -51,12 +60,13 @@ SECTION_KEY, TOKEN_KEY, LAYER_KEY, WORD_KEY = "ctx_section", "ctx_token", "ctx_l
 MAP_KEY, EXACT_KEY = "ctx_map", "ctx_exact"
 TEXT_KEY, FILE_KEY, SENTENCE_COL_KEY, LABEL_COL_KEY = "ctx_text", "ctx_file", "ctx_col", \
     "ctx_label_col"
-KEPT_TEXT, KEPT_FILE = "ctx_text_kept", "ctx_file_kept"
-DEFAULT_WORD = "bank"
-PROGRESS_EVERY_S = 0.5
-WAIT_IN_RUN_S = 1.5
+STATE_KEY = "ctx_state"   # the session's PageState (not in the URL)
 K = 10
-BUILT_IN_WORDS = list(dict.fromkeys(r.word for r in NEIGHBOUR_CORPUS if r.word))
+BUILT_IN_WORDS = tuple(dict.fromkeys(r.word for r in NEIGHBOUR_CORPUS if r.word))
+WORDS_OF = {language: tuple(dict.fromkeys(r.word for r in NEIGHBOUR_CORPUS
+                                         if r.word and r.language == language))
+            for language in ("en", "zh")}
+BUILT_IN = ("built-in",)   # the built-in corpus, as the caches name a corpus
 MAP_WORD, MAP_SENTENCES = N_("one word in every sentence"), N_("every sentence")
 NO_LABEL = N_("no label column")
 WEAK_MODEL = N_(
@@ -78,34 +88,15 @@ REFUSALS = {
 
 # --- shared parts -------------------------------------------------------------------------------
 
-@st.fragment(run_every=PROGRESS_EVERY_S)
-def draw_progress(job, text: str) -> None:
-    """Redrawn every half second while the pass runs; then the whole page once more."""
-    if job.done():
-        st.rerun()
-    progress = job.progress
-    total = progress.total or 0
-    st.progress(progress.fraction or 0.0)
-    # In body text under the bar: the bar's own label is drawn at 15 px, small for a projector.
-    explain(text.format(done=f"{progress.done:,}", total=f"{total:,}" if total else "…",
-                        seconds=f"{job.seconds:.0f}"))
-
-
 def builtin_corpus(ctx: Context) -> ContextVectors | None:
     """The built-in corpus run through the model; None (and its progress drawn) until then."""
     job = cache.builtin_job(ctx.key.model)
-    if not job.done():
-        try:
-            job.future.exception(timeout=WAIT_IN_RUN_S)   # a short wait: often done by then
-        except TimeoutError:
-            pass
-    if not job.done():
+    if not job.wait(WAIT_IN_RUN_S):   # a short wait: often done by then
         explain(_("The corpus runs through {model} once, in the background; the rest of the "
                   "app keeps working meanwhile.").format(model=markdown_text(ctx.bundle.label)))
-        draw_progress(job, _("Corpus sentences through the model: {done} of {total} "
-                             "({seconds} s)"))
+        progress_card(job, _("Corpus sentences through the model: {amount} ({seconds} s)"))
         return None
-    if job.exception() is not None:
+    if job.failed:
         st.error(_("The corpus pass stopped with an error. Reload the page to try again."),
                  icon=":material/error:")
         return None
@@ -122,25 +113,38 @@ def weak_model_note(ctx: Context, chinese: bool = False) -> None:
     offer_model(larger, key=f"ctx_offer_{larger}")
 
 
-def link_value_note(key: str, valid: list[str], what: str) -> None:
-    """A value the link gives for ``key`` that is not one of ``valid``: say so, drop it."""
-    asked = st.query_params.get(key)
-    if asked is not None and key not in st.session_state and asked not in valid:
+def page_state() -> PageState:
+    """The session's PageState: the one place this page reads and writes state of its own."""
+    state = st.session_state.get(STATE_KEY)
+    if not isinstance(state, PageState):
+        state = st.session_state[STATE_KEY] = PageState()
+    return state
+
+
+def forget_stale(key: str, options: Sequence[object]) -> None:
+    """A widget's value kept from before that is not an option now (another sentence, another
+    corpus): dropped, so the widget starts on its default."""
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+
+
+def link_value(key: str, options: Sequence[T], what: str) -> T | None:
+    """On a session's first run, the option the link gives for ``key``; a value that is not
+    one says so in a line and is dropped from the link."""
+    valid, invalid = option_in_link(key, options, lambda _option: set())
+    if invalid is not None:
         st.warning(_("The link asks for {what} {value}, which is not available here: showing "
-                     "the default instead.").format(what=_(what), value=markdown_code(asked)),
+                     "the default instead.").format(what=_(what), value=markdown_code(invalid)),
                    icon=":material/link_off:")
         del st.query_params[key]
+    return valid
 
 
-def layer_slider(ctx: Context, layers: tuple[int, ...]) -> int:
+def layer_slider(layers: tuple[int, ...]) -> int:
     """The layer (an index of hidden_states: 0 is the embedding output), default the last."""
-    link_value_note(LAYER_KEY, [str(k) for k in layers], N_("layer"))
-    if st.session_state.get(LAYER_KEY) not in (None, *layers):
-        st.session_state[LAYER_KEY] = layers[-1]
-    return int(st.select_slider(
-        _("Layer"), options=list(layers), value=layers[-1], key=LAYER_KEY, bind="query-params",
-        help=_("0 is the embedding output (the lookups, summed and normalised); k is the "
-               "output of encoder layer k.")))
+    return layer_picker(LAYER_KEY, layers, _("Layer"), help=_(
+        "0 is the embedding output (the lookups, summed and normalised); k is the output of "
+        "encoder layer k."))
 
 
 def input_notices(key: InputKey) -> None:
@@ -161,28 +165,43 @@ def query_or_stop(ctx: Context) -> Query | None:
         return None
 
 
-def token_picker(ctx: Context, query: Query, words: list[str]) -> int | None:
-    """A word token of sentence A (its position in A's own encoding, [CLS] = 0); by default the
-    first token that is a labelled corpus word, else the first word. The link carries the
-    position as a number (``?ctx_token=5``)."""
+def token_picker(query: Query, start: Start) -> int | None:
+    """A word token of sentence A (its position in A's own encoding, [CLS] = 0); by default
+    ``start``, the first token whose word the corpus holds (core.contexts.first_look). The link
+    carries the position as a number (``?ctx_token=5``)."""
     options = [p for p, special in enumerate(query.special) if not special]
     if not options:
         st.info(_("Sentence A has no word token to search from."), icon=":material/info:")
         return None
-    link_value_note(TOKEN_KEY, [str(p) for p in options], N_("token position"))
-    if st.session_state.get(TOKEN_KEY) not in (None, *options):
-        del st.session_state[TOKEN_KEY]   # another sentence: its own default
-    lowered = {w.lower() for w in words}
-    default = next((p for p in options if query.tokens[p].lower() in lowered), options[0])
-    asked = st.query_params.get(TOKEN_KEY)
-    if TOKEN_KEY not in st.session_state and asked is not None and asked in map(str, options):
-        default = int(asked)
+    asked = link_value(TOKEN_KEY, [str(p) for p in options], N_("token position"))
+    forget_stale(TOKEN_KEY, options)   # another sentence: its own default
+    default = int(asked) if asked is not None else (
+        start.position if start.position in options else options[0])
     position = st.selectbox(
         _("Token of sentence A"), options, index=options.index(default), key=TOKEN_KEY,
         format_func=lambda p: f"{p}: {query.tokens[p]}",
         help=_("Numbered as in sentence A encoded alone: [CLS] is 0."))
     st.query_params[TOKEN_KEY] = str(position)
     return position
+
+
+def try_line(start: Start) -> None:
+    """When sentence A holds no word the corpus has in two senses: one line naming a sentence
+    that does, as this page's link with that sentence (the reader's language)."""
+    if start.found == Found.TWO_SENSES:
+        return
+    sentence = suggestion(language())
+    query = {k: v for k, v in st.query_params.to_dict().items() if k not in (TOKEN_KEY, "b")}
+    link = "?" + urllib.parse.urlencode(query | {"a": sentence}, quote_via=urllib.parse.quote)
+    shown = f"[{markdown_text(sentence)}]({link})"
+    if start.found > Found.NOT_IN_CORPUS:
+        words = WORDS_OF.get(language(), WORDS_OF["en"])
+        explain(_("Sentence A has no word the corpus holds in two senses (such as “{a}” or "
+                  "“{b}”), so its neighbours show little of context. Try: {sentence}").format(
+            a=words[0], b=words[1], sentence=shown))
+    else:
+        explain(_("No word of sentence A is in the corpus, so its neighbours say little. Try: "
+                  "{sentence}").format(sentence=shown))
 
 
 def notice(found: list[Neighbour], token: str, layer: int, first: list[Neighbour]) -> str:
@@ -222,9 +241,11 @@ def draw_neighbours(ctx: Context) -> None:
     query = query_or_stop(ctx)
     if corpus is None or query is None:
         return
+    start = cache.get_start(ctx.key, BUILT_IN, BUILT_IN_WORDS, corpus)
+    try_line(start)
     left, right = st.columns([1, 2])
     with left:
-        position = token_picker(ctx, query, labelled_words(corpus))
+        position = token_picker(query, start)
     # Its own fragment, the layer slider drawn in its place beside the token: a layer move
     # redraws the slider, what to notice and the table, nothing else.
     run_part(draw_neighbour_table, ctx, corpus, query, position, right)
@@ -235,16 +256,29 @@ def draw_neighbours(ctx: Context) -> None:
         s=f"{corpus.seconds:.1f}"))
 
 
+def neighbours_or_stop(ctx: Context, source: tuple, position: int, layer: int,
+                       corpus: ContextVectors) -> list[Neighbour] | None:
+    """``core.contexts.nearest_to_query`` of token ``position`` at ``layer`` (cached); None,
+    its message shown, for what core refuses."""
+    try:
+        return cache.get_neighbours(ctx.key, source, position, layer, K, corpus)
+    except ExplorerError as exc:
+        show_error(exc)
+        return None
+
+
 def draw_neighbour_table(ctx: Context, corpus: ContextVectors, query: Query,
                          position: int | None, slider_place: DeltaGenerator) -> None:
     """The layer slider (in ``slider_place``), the nearest corpus tokens to the token at
     ``position`` and what to notice in them."""
     with slider_place:
-        layer = layer_slider(ctx, corpus.layers)
+        layer = layer_slider(corpus.layers)
     if position is None:
         return
-    found = cache.get_neighbours(ctx.key, corpus, position, layer, K)
-    first = cache.get_neighbours(ctx.key, corpus, position, 0, K) if layer else []
+    found = neighbours_or_stop(ctx, BUILT_IN, position, layer, corpus)
+    first = neighbours_or_stop(ctx, BUILT_IN, position, 0, corpus) if layer else []
+    if found is None or first is None:
+        return
     token = query.tokens[position]
     senses = list(dict.fromkeys(n.sense for n in found if n.sense and n.word
                                 and n.word.lower() == token.lower()))
@@ -256,11 +290,13 @@ def draw_neighbour_table(ctx: Context, corpus: ContextVectors, query: Query,
             model=ctx.bundle.label), icon=":material/help:")
 
 
-def word_picker(words: list[str]) -> str:
-    link_value_note(WORD_KEY, words, N_("word"))
-    if st.session_state.get(WORD_KEY) not in (None, *words):
-        st.session_state[WORD_KEY] = None
-    default = DEFAULT_WORD if DEFAULT_WORD in words else words[0]
+def word_picker(ctx: Context, words: list[str]) -> str:
+    """A labelled word of the built-in corpus; by default the first of the reader's language
+    that the model reads without [UNK] (core.contexts.first_look.first_word)."""
+    link_value(WORD_KEY, words, N_("word"))
+    forget_stale(WORD_KEY, words)
+    default = cache.get_first_word(ctx.key.model, language()) or words[0]
+    default = default if default in words else words[0]
     return st.selectbox(_("Word"), words, index=words.index(default), key=WORD_KEY,
                         bind="query-params",
                         help=_("The built-in corpus holds each of these words in two senses, "
@@ -277,7 +313,7 @@ def draw_senses(ctx: Context) -> None:
     corpus = builtin_corpus(ctx)
     if corpus is None:
         return
-    word = word_picker(labelled_words(corpus))
+    word = word_picker(ctx, labelled_words(corpus))
     chinese = any(r.word == word and r.language == "zh" for r in corpus.records)
     weak_model_note(ctx, chinese)
     sep, mean, chance, words = cache.get_separation(ctx.key.model, word)
@@ -326,8 +362,8 @@ def draw_map(ctx: Context) -> None:
         kind = st.radio(_("Points"), (MAP_WORD, MAP_SENTENCES), format_func=_, key=MAP_KEY,
                         bind="query-params", horizontal=True)
     with mid:
-        word = word_picker(words)
-    layer = layer_slider(ctx, corpus.layers)
+        word = word_picker(ctx, words)
+    layer = layer_slider(corpus.layers)
     exact = exact_toggle(EXACT_KEY)
     if kind == MAP_SENTENCES:
         proj = cache.get_sentence_map(ctx.key.model, layer)
@@ -356,42 +392,36 @@ def draw_map(ctx: Context) -> None:
 
 # --- your own corpus ----------------------------------------------------------------------------
 
-def _keep_text() -> None:
-    st.session_state[KEPT_TEXT] = st.session_state.get(TEXT_KEY) or ""
+def _file_changed() -> None:
+    """The file was taken away (the uploader's x): forget it. (A file uploaded is kept as the
+    uploader returns it.)"""
+    if st.session_state.get(FILE_KEY) is None:
+        page_state().keep_file(None)
 
 
-def _keep_file() -> None:
-    upload = st.session_state.get(FILE_KEY)
-    st.session_state[KEPT_FILE] = None if upload is None else (upload.name, upload.getvalue())
-
-
-def read_source() -> tuple[str, str | bytes] | None:
-    """The pasted text or the uploaded file (which wins), kept apart from their widgets so the
-    other tabs do not lose them; None when there is neither."""
-    if TEXT_KEY not in st.session_state and KEPT_TEXT in st.session_state:
-        st.session_state[TEXT_KEY] = st.session_state[KEPT_TEXT]
-    text = st.text_area(_("Sentences, one a line (a tab and a label after a sentence colour the "
-                          "map by label)"), key=TEXT_KEY, height=150, on_change=_keep_text,
-                        placeholder="The bank raised its rates.\tmoney\n"
-                                    "We sat on the river bank.\triver")
+def read_source(state: PageState) -> tuple[str, str | bytes] | None:
+    """The pasted text or the uploaded file (which wins), kept in ``state`` apart from their
+    widgets so the other tabs do not lose them; None when there is neither."""
+    state.text = st.text_area(
+        _("Sentences, one a line (a tab and a label after a sentence colour the map by label)"),
+        value=state.text, key=TEXT_KEY, height=150,
+        placeholder="The bank raised its rates.\tmoney\nWe sat on the river bank.\triver") or ""
     upload = st.file_uploader(
         _("…or a file: one sentence a line (.txt), or a column of a CSV, TSV, JSON Lines or "
           "Parquet file"), type=["txt", "csv", "tsv", "jsonl", "json", "parquet"], key=FILE_KEY,
-        max_upload_size=20, on_change=_keep_file)
+        max_upload_size=20, on_change=_file_changed)
     explain(_("At most {sentences} sentences or {tokens} tokens, whichever comes first; a file "
               "of at most 10 MB.").format(sentences=f"{MAX_SENTENCES:,}",
                                            tokens=f"{MAX_TOKENS:,}"))
-    kept = st.session_state.get(KEPT_FILE)
     if upload is not None:
-        return upload.name, upload.getvalue()
-    if kept is not None:
-        st.info(_("Using {name}, the file uploaded before.").format(name=markdown_code(kept[0])),
-                icon=":material/upload_file:")
-        return kept
-    return ("text", text) if (text or "").strip() else None
+        state.keep_file(KeptFile(upload.name, upload.getvalue()))
+    elif state.file is not None:   # uploaded before another tab was opened
+        st.info(_("Using {name}, the file uploaded before.").format(
+            name=markdown_code(state.file.name)), icon=":material/upload_file:")
+    return state.source()
 
 
-def column_pickers(table, sentence: int, label: int | None) -> tuple[int, int | None]:
+def column_pickers(table: Table, sentence: int, label: int | None) -> tuple[int, int | None]:
     names = [c or _("column {k}").format(k=k + 1) for k, c in enumerate(table.columns)]
     left, right = st.columns(2)
     chosen = left.selectbox(_("Sentence column"), range(len(names)), index=sentence,
@@ -439,17 +469,17 @@ def draw_own_corpus(ctx: Context) -> None:
               "among yours, and your sentences are mapped, coloured by your labels. Everyone "
               "who brings the same sentences shares one run.").format(
         model=markdown_text(ctx.bundle.label)))
-    source = read_source()
+    state = page_state()
+    source = read_source(state)
     if source is None:
         st.info(_("Paste sentences above or upload a file."), icon=":material/playlist_add:")
         return
-    columns = (st.session_state.get(SENTENCE_COL_KEY), st.session_state.get(LABEL_COL_KEY))
-    if LABEL_COL_KEY not in st.session_state:
-        columns = (columns[0], None) if columns[0] is None else columns
+    columns = (state.sentence_column, state.label_column)
     table, corpus, sentence, label = cache.get_user_corpus(ctx.key.model, source, columns)
     if not table.refused and table.width > 1:
         chosen = column_pickers(table, sentence, label)
         if chosen != (sentence, label):
+            state.sentence_column, state.label_column = chosen
             table, corpus, sentence, label = cache.get_user_corpus(ctx.key.model, source, chosen)
     if not report_corpus(corpus, len(table.rows)):
         return
@@ -462,7 +492,7 @@ def draw_own_corpus(ctx: Context) -> None:
         explain(_("To stay within this server's memory for corpora, {n} of the model's layers "
                   "are kept for a corpus this large: {layers}.").format(
             n=len(layers), layers=", ".join(str(k) for k in layers)))
-    draw_own_results(ctx, vectors)
+    draw_own_results(ctx, vectors, corpus.key())
 
 
 def user_vectors(ctx: Context, corpus: UserCorpus, layers: tuple[int, ...]
@@ -471,16 +501,10 @@ def user_vectors(ctx: Context, corpus: UserCorpus, layers: tuple[int, ...]
     name = ctx.key.model
     if not cache.has_user_vectors(name, corpus, layers):
         job = cache.user_job(name, corpus, layers)
-        if not job.done():
-            try:
-                job.future.exception(timeout=WAIT_IN_RUN_S)
-            except TimeoutError:
-                pass
-        if not job.done():
-            draw_progress(job, _("Your sentences through the model: {done} of {total} "
-                                 "({seconds} s)"))
+        if not job.wait(WAIT_IN_RUN_S):
+            progress_card(job, _("Your sentences through the model: {amount} ({seconds} s)"))
             return None
-        if job.exception() is not None:
+        if job.failed:
             st.error(_("The run over your sentences stopped with an error. Try again, or fewer "
                        "sentences."), icon=":material/error:")
             return None
@@ -491,19 +515,22 @@ def user_vectors(ctx: Context, corpus: UserCorpus, layers: tuple[int, ...]
         return None
 
 
-def draw_own_results(ctx: Context, vectors: ContextVectors) -> None:
+def draw_own_results(ctx: Context, vectors: ContextVectors, digest: str) -> None:
     query = query_or_stop(ctx)
     if query is None:
         return
+    source = ("own", digest, vectors.layers)
     left, right = st.columns([1, 2])
     with left:
-        position = token_picker(ctx, query, BUILT_IN_WORDS)
+        position = token_picker(query, cache.get_start(ctx.key, source, BUILT_IN_WORDS,
+                                                       vectors))
     with right:
-        layer = layer_slider(ctx, vectors.layers)
-    if position is not None:
-        found = cache.get_neighbours(ctx.key, vectors, position, layer, K)
-        labels = list(dict.fromkeys(n.sense for n in found if n.sense))
-        st.html(neighbours_html(found, sense_colours(labels), "ctx_own_neighbours", own=True))
+        layer = layer_slider(vectors.layers)
+    found = None if position is None else neighbours_or_stop(ctx, source, position, layer,
+                                                             vectors)
+    if found is not None:
+        senses = list(dict.fromkeys(n.sense for n in found if n.sense))
+        st.html(neighbours_html(found, sense_colours(senses), "ctx_own_neighbours", own=True))
     if len(vectors.records) < 2:
         st.info(_("A map needs at least two sentences."), icon=":material/info:")
         return
