@@ -9,7 +9,9 @@ agree); /_stcore/metrics is refused through the proxy; framing is refused on eve
 websocket with a foreign Host header is refused by the replicas (server.allowedHosts); and when
 one replica dies its sessions fail at once with a clear error while the other replica's sessions
 go on and new sessions land on the survivor; and one class poll whose teacher and students are
-spread over both replicas has one tally, kept in the Redis they share (as compose.yaml runs it).
+spread over both replicas has one tally, kept in the Redis they share (as compose.yaml runs it),
+started with the deployment's teacher passphrase (a visitor without it starts none); and the
+replicas get the address the proxy saw in X-Forwarded-For, never one the visitor claims.
 """
 
 from __future__ import annotations
@@ -42,8 +44,12 @@ DEPLOY = ROOT / "deploy"
 # The image's own settings are taken from deploy/Dockerfile, except where it runs: the address
 # and port (start_server's flags win over them anyway) and the image's paths.
 NOT_FROM_IMAGE = {"STREAMLIT_SERVER_ADDRESS", "STREAMLIT_SERVER_PORT", "HF_HOME"}
-# What compose.yaml / k8s set per deployment: the names students type.
-DEPLOYMENT_ENV = {"STREAMLIT_SERVER_ALLOWED_HOSTS": "127.0.0.1 localhost"}
+# What compose.yaml / k8s set per deployment: the names students type, the teacher passphrase,
+# and the proxy's X-Forwarded-For trusted.
+TEACHER_PASSPHRASE = "3fa9c1-07be44-9d2e10"
+DEPLOYMENT_ENV = {"STREAMLIT_SERVER_ALLOWED_HOSTS": "127.0.0.1 localhost",
+                  "BERT_EXPLORER_TEACHER_PASSPHRASE": TEACHER_PASSPHRASE,
+                  "FORWARDED_ALLOW_IPS": "*"}
 WAIT_S = 60.0          # replicas and proxy healthy
 CLOSED_WITHIN_S = 10.0  # a dead replica's session fails within this
 
@@ -202,6 +208,40 @@ def test_a_busy_replica_is_not_taken_out():
         replica.shutdown()
 
 
+class _EchoForwardedFor(http.server.BaseHTTPRequestHandler):
+    """A replica that answers with the X-Forwarded-For lines it was sent."""
+
+    def do_GET(self) -> None:
+        body = json.dumps(self.headers.get_all("X-Forwarded-For") or []).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:   # quiet
+        pass
+
+
+def test_replicas_get_the_visitors_address_and_never_one_it_claims():
+    """The class poll bounds the classes one address starts, and the replicas take the address
+    from the proxy's X-Forwarded-For (FORWARDED_ALLOW_IPS). A visitor's own X-Forwarded-For,
+    which a script would change on every request, never reaches them: only the address the
+    proxy saw (this machine, here)."""
+    replica = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _EchoForwardedFor)
+    threading.Thread(target=replica.serve_forever, daemon=True).start()
+    proxy, url = start_proxy([f"127.0.0.1:{replica.server_address[1]}"],
+                             ARTIFACTS / "haproxy-forwarded-for.log")
+    try:
+        for claimed in (None, "203.0.113.1", "203.0.113.1, 10.0.0.1"):
+            headers = {"X-Forwarded-For": claimed} if claimed else {}
+            response = run(http_get(f"{url}/lesson", headers=headers, timeout_s=10), 15)
+            assert json.loads(response.body) == ["127.0.0.1"], (claimed, response.body)
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=10)
+        replica.shutdown()
+
+
 def test_framing_is_refused_on_every_answer(cluster):
     for path in ("/", "/tokens?a=Hello", "/_stcore/health"):
         response = run(http_get(cluster.proxy + path))
@@ -305,13 +345,23 @@ def test_sessions_keep_their_replica(cluster):
 
 
 def test_one_class_spread_over_both_replicas_has_one_tally(cluster):
-    """The teacher's tab on one replica, students' tabs on both (the proxy places each new tab
-    by its connections, not by its class): every answer is in the teacher's tally."""
+    """The teacher's tab on one replica (started with the deployment's teacher passphrase),
+    students' tabs on both (the proxy places each new tab by its connections, not by its
+    class): every answer is in the teacher's tally."""
     if cluster.poll_store is None:
         pytest.skip("redis-server is not installed (.ci/run installs it)")
 
     async def main():
-        teacher, code = await class_sessions.start_class(cluster.proxy, cookies={})
+        visitor = await class_sessions.presenter(cluster.proxy, cookies={})
+        try:
+            refused = [await class_sessions.try_start(visitor, typed)
+                       for typed in (None, "let me in")]
+        finally:
+            await visitor.close()
+        assert [code for code, _ in refused] == [None, None]
+        assert any("teacher passphrase" in t for t in refused[1][1].texts)
+        teacher, code = await class_sessions.start_class(cluster.proxy, cookies={},
+                                                         passphrase=TEACHER_PASSPHRASE)
         students: list[StreamlitSession] = []
         try:
             for _ in range(10):   # leastconn spreads them; stop once each replica has three
