@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -94,13 +95,17 @@ def _percent(p: float) -> str:
     return f"{p:.1%}" if p >= 0.001 else "<0.1%"
 
 
-# The answer's cell: tinted, bold and underlined (not by colour alone).
+# The answer's cell: tinted, bold and underlined (not by colour alone). The layer and rank
+# columns take what their numbers need; the guesses share the rest, and a long word piece
+# breaks inside its cell rather than push the table past a 1024 px page.
 LENS_CSS = f"""<style>
-.lens td.guess {{ white-space:nowrap; line-height:1.25; }}
-.lens td.guess small {{ font-size:14px; color:{palette.SOFT_INK}; }}
+.lens td.layer, .lens td.num {{ width:1%; white-space:nowrap; font-weight:600; }}
+.lens td.guess {{ white-space:normal; overflow-wrap:anywhere; line-height:1.25; }}
+.lens td small {{ font-size:14px; font-weight:400; color:{palette.SOFT_INK}; }}
 .lens td.answer {{ background:{palette.GOOD}33; box-shadow:inset 0 0 0 2px {palette.GOOD};
   font-weight:700; text-decoration:underline; }}
-.lens td.layer {{ font-weight:600; }}
+.lens caption {{ text-align:left; padding:4px 6px; caption-side:top; }}
+.lens th {{ word-break:keep-all; }}
 </style>"""
 
 
@@ -111,10 +116,10 @@ def lens_table_html(lens: MaskLens, mask: int, model_name: str) -> str:
     k = lens.probs.shape[2]
     head = "".join(f"<th>{html.escape(h)}</th>" for h in (
         _("layer"), _("rank of the answer"), *(f"#{i + 1}" for i in range(k))))
-    rows = []
+    rows, embeddings = [], html.escape(_("embeddings"))
     for layer in range(lens.n_layers + 1):
-        name = _("0 (embeddings)") if layer == 0 else str(layer)
-        cells = [f'<td class="layer">{html.escape(name)}</td>',
+        name = f"0<br><small>{embeddings}</small>" if layer == 0 else str(layer)
+        cells = [f'<td class="layer">{name}</td>',
                  f'<td class="num">{lens.answer_ranks[mask, layer]:,}</td>']
         for token, token_id, p in zip(lens.tokens[mask][layer], lens.token_ids[mask, layer],
                                       lens.probs[mask, layer], strict=True):
@@ -126,8 +131,8 @@ def lens_table_html(lens: MaskLens, mask: int, model_name: str) -> str:
                 "layer, best first").format(model=model_name, n=mask + 1,
                                             position=lens.positions[mask])
     return (f'{STYLE}{LENS_CSS}<div class="tab-wrap" data-table="pre_lens">'
-            f'<table class="tab lens"><caption style="text-align:left;padding:4px 6px">'
-            f"{html.escape(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f'<table class="tab lens"><caption>{html.escape(caption)}</caption>'
+            f"<thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
@@ -162,10 +167,14 @@ def lens_figure(lens: MaskLens, mask: int, model_name: str,
     fig.update_xaxes(dtick=1, tickfont=big)
     fig.update_xaxes(title={"text": _("layer (0 = the embeddings)"), "font": big}, row=2, col=1)
     fig.update_yaxes(title={"text": _("probability"), "font": big}, tickfont=big,
-                     rangemode="tozero", row=1, col=1)
-    # Ranks run from 1 to the vocabulary's size: a log axis, the top guess (1) at the top.
+                     rangemode="tozero", tickformat=".2~g", row=1, col=1)
+    # Ranks run from 1 to the vocabulary's size: a log axis, the top guess (1) at the top, a tick
+    # at each power of ten (plotly's own minor ticks, 2 and 5, are drawn too small to read).
+    worst = max(int(r.answer_ranks[mask].max()) for r, *_style in lines)
+    powers = [10**i for i in range(max(1, math.ceil(math.log10(worst))) + 1)]
     fig.update_yaxes(title={"text": _("rank"), "font": big}, tickfont=big, type="log",
-                     autorange="reversed", row=2, col=1)
+                     tickvals=powers, ticktext=[f"{p:,}" for p in powers],
+                     range=[math.log10(powers[-1] * 1.3), math.log10(0.7)], row=2, col=1)
     return fig
 
 

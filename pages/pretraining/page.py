@@ -223,8 +223,7 @@ def draw_lens(ctx: Context) -> None:
     text, _hidden = fill_input(ctx)
     if not text:
         return
-    left, right = st.columns(2, vertical_alignment="bottom")
-    decoder_only = right.toggle(
+    decoder_only = st.toggle(
         _("The decoder alone, without the head's transform"), key=LENS_DECODER_KEY,
         bind="query-params",
         help=_("The head's last step, the word table and its bias, on the raw vector."))
@@ -234,7 +233,7 @@ def draw_lens(ctx: Context) -> None:
     except ExplorerError as exc:
         show_error(exc)
         return
-    mask = pick_mask(left, lens)
+    mask = pick_mask(st.columns(2)[0], lens)
     st.markdown(fig.lens_sentence(lens, mask, ctx.bundle.label))
     if decoder_only:
         explain(_("The whole head first passes the vector through a dense layer, GELU and "
