@@ -1,0 +1,143 @@
+"""The Compare page in AppTest: the numbers it shows are core's, in both languages; every bad
+input (the same model twice, a model B that fails to load or is too large, tokenizers that
+cannot be matched, no sentences) gets a clear message and leaves the page usable."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core import compare_pairs, layer_similarity
+from core.compare import random_weights
+from core.similarity.pair_examples import example_text
+from serving import jobs
+from tests.conftest import assert_clean, open_app, plotly_values, tiny_config
+from tests.model_folders import make_huge_config_folder, save_tokenizer
+
+PAGE = "pages/compare/page.py"
+A, B = "The lighthouse keeper counted ships.", "A sailor watched the boats at night."
+WAIT_S = 180
+
+
+def settle(at: AppTest) -> AppTest:
+    """Wait for the page's background work (the map, a pair list, a corpus pass), then rerun,
+    as its polling fragment would."""
+    for _ in range(3):
+        pending = [job for job in jobs.board().jobs() if not job.done()]
+        if not pending or at.exception:
+            break
+        for job in pending:
+            with contextlib.suppress(Exception):
+                job.result(timeout=WAIT_S)
+        at.run()
+    return at
+
+
+def figure(at: AppTest, meta: str) -> dict:
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if spec.get("layout", {}).get("meta") == meta:
+            return spec
+    raise AssertionError(f"no figure {meta}")
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    return [element.value for element in at.get(kind)]
+
+
+@pytest.fixture(scope="module")
+def random_copy(bundle):
+    return random_weights(bundle)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_map_is_cores_with_its_checks(bundle, random_copy, lang):
+    at = settle(open_app(PAGE, a=A, b=B, lang=lang, cmp_corpus="A + B"))
+    assert_clean(at)
+    expected = layer_similarity(bundle, random_copy, [A, B]).cka
+    shown = plotly_values(figure(at, "compare_map")["data"][0]["z"])
+    np.testing.assert_allclose(shown, expected, atol=1e-6)   # float32 in the figure
+    checks = texts(at, "success")
+    assert len(checks) == 4 and not texts(at, "error")
+    title = at.title[0].value
+    if lang == "zh":
+        assert title == "对比" and "随机权重" in " ".join(texts(at, "markdown") + checks) + \
+            json.dumps(figure(at, "compare_map"), ensure_ascii=False)
+        assert any("只有" in w for w in texts(at, "warning"))   # few rows: CKA reads high
+    else:
+        assert title == "Compare"
+        assert any("Only" in w and "rows" in w for w in texts(at, "warning"))
+        assert any("with random weights" in m for m in
+                   [json.dumps(figure(at, "compare_map"))])
+    assert [b.label for b in at.get("download_button")][:2] == ["CSV", ".npy"]
+
+
+def test_the_built_in_corpus_map_and_the_same_model_twice(bundle):
+    at = settle(open_app(PAGE, a=A, b=B, cmp_random="false"))
+    assert_clean(at)
+    assert any("model A itself" in i for i in texts(at, "info"))
+    z = plotly_values(figure(at, "compare_map")["data"][0]["z"])
+    assert z.shape == (7, 7)
+    np.testing.assert_allclose(np.diagonal(z), 1.0, atol=1e-6)
+    np.testing.assert_allclose(z, z.T, atol=1e-6)
+    assert any("3,574 tokens of 400 sentences" in m for m in texts(at, "markdown"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_one_pair_shows_each_models_curve(bundle, random_copy, lang):
+    at = settle(open_app(PAGE, a=A, b=B, lang=lang, cmp_section="One pair, two models"))
+    assert_clean(at)
+    curves = figure(at, "compare_curves")["data"]
+    layers = [f"layer_{k}" for k in range(7)]
+    for trace, model in zip(curves, (bundle, random_copy), strict=True):
+        expected = compare_pairs(model, [(A, B)]).iloc[0][layers].to_numpy(dtype=float)
+        np.testing.assert_allclose(plotly_values(trace["y"]), expected, atol=1e-6)
+    assert len(at.get("plotly_chart")) == 3   # the curves and both token-pair splits
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_many_pairs_says_which_model_ranks_better(lang):
+    at = open_app(PAGE, a=A, b=B, lang=lang, cmp_section="Many pairs, two models")
+    at.text_area(key="cmp_pairs").set_value(example_text()).run()
+    settle(at)
+    assert_clean(at)
+    table = at.table[0].value
+    assert list(table.columns)[1:] == ["Spearman", "Pearson"]
+    verdict = " ".join(texts(at, "markdown"))
+    assert ("95%" in verdict) and (("interval" in verdict) if lang == "en" else ("区间" in verdict))
+    assert at.dataframe[0].value.shape[0] == 10
+
+
+def test_a_model_b_that_fails_to_load_leaves_the_page_usable(closed_hub, folder_models_allowed):
+    for asked, words in (("bert-base-uncased", "bert-base-uncased"),
+                         (str(make_huge_config_folder(folder_models_allowed / "huge")),
+                          "parameters"),
+                         ("/etc", "not one of the models")):
+        at = settle(open_app(PAGE, a=A, b=B, cmp_model=asked, cmp_corpus="A + B"))
+        assert_clean(at)
+        errors = " ".join(texts(at, "error"))
+        assert words in errors, errors
+        assert "with random weights" in errors
+        figure(at, "compare_map")   # the page goes on with A's random weights
+
+
+def test_tokenizers_that_cannot_be_matched_and_no_sentences(bundle, folder_models_allowed):
+    import torch
+    from transformers import BertModel
+
+    folder = folder_models_allowed / "short"
+    torch.manual_seed(0)
+    BertModel(tiny_config(max_position_embeddings=16)).save_pretrained(folder)
+    save_tokenizer(folder, bundle.tokenizer)
+    long_a = "A heron stood very still on the bank of the river while the boats went by."
+    at = settle(open_app(PAGE, a=long_a, b=B, cmp_model=str(folder), cmp_random="false",
+                         cmp_corpus="A + B"))
+    assert_clean(at)
+    assert any("cannot be matched" in w for w in texts(at, "warning"))
+    at = settle(open_app(PAGE, a="   ", cmp_corpus="A + B"))
+    assert_clean(at)
+    assert any("no sentences" in w for w in texts(at, "warning"))
