@@ -615,22 +615,28 @@ def report_extra(slot: DeltaGenerator, table: Table, parsed: lists.PairList) -> 
         n=f"{len(parsed.extra):,}", width=table.width, extra=extra,
         lines=lines_words([line for line, _k in parsed.extra]))
     why = EXTRA_WHY.get(parsed.delimiter)
-    slot.info(text + (" " + _(why) if why else ""), icon=":material/view_column:")
+    slot.info(joined(text, _(why) if why else ""), icon=":material/view_column:")
 
 
 def figures_cover(parsed: lists.PairList, n: int) -> None:
     """Over how many pairs the headline figures are, and whether that is the whole list."""
     left_out = sum(s.reason != lists.HEADER for s in parsed.skipped) + parsed.beyond
-    text = _("These figures are over {n} scored pairs.").format(n=f"{n:,}")
     unscored = len(parsed.pairs) - parsed.scored
-    if unscored:
-        text += " " + _("{k} pairs without a score are not counted.").format(k=f"{unscored:,}")
+    text = joined(_("These figures are over {n} scored pairs.").format(n=f"{n:,}"),
+                  _("{k} pairs without a score are not counted.").format(k=f"{unscored:,}")
+                  if unscored else "")
     if left_out:
-        st.warning(text + " " + _("{k} lines of the list were not read as pairs (said above), "
+        st.warning(joined(text, _("{k} lines of the list were not read as pairs (said above), "
                                   "so they are not the whole list's figures.").format(
-            k=f"{left_out:,}"), icon=":material/functions:")
+            k=f"{left_out:,}")), icon=":material/functions:")
     else:
-        explain(text + ("" if unscored else " " + _("Every line of the list is counted.")))
+        explain(joined(text, "" if unscored else _("Every line of the list is counted.")))
+
+
+def joined(*sentences: str) -> str:
+    """Sentences one after another: a space between them in English, none after Chinese
+    punctuation."""
+    return ("" if language() == "zh" else " ").join(s for s in sentences if s)
 
 
 @st.fragment(run_every=PROGRESS_EVERY_S)
@@ -777,7 +783,7 @@ def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str
                      "vocabulary has no entry for those words (for Chinese, most characters), "
                      "and every [UNK] is the same vector, so such pairs look alike whatever "
                      "they say.").format(
-            k=int((unknown > 0).sum()), n=len(unknown), model=markdown_text(model)),
+            k=f"{int((unknown > 0).sum()):,}", n=f"{len(unknown):,}", model=markdown_text(model)),
             icon=":material/help:")
     first, second, third = st.columns(3)
     first.metric(_("scored pairs"), f"{agreement.n:,}")
