@@ -1,14 +1,13 @@
 """The download of a hub model, drawn for each session while the page goes on with the model in
 use.
 
-The download itself is a ``serving.hub.DownloadJob``: one job per model on the process's job
-pool (serving.jobs), held in serving's process-wide registry, so every session asking for the
-same model watches the same job (two students asking start one download). A session draws it in
-a fragment that reruns every second on its own (``st.fragment(run_every=...)``): calls made from
-the job's worker thread would never reach the browser, and one ``st.progress`` drawn once does
-not move. When the job ends, the fragment reruns the whole page once: a finished model is then on
-this machine and loads like any other; a failed one shows what happened, with a button to try
-again (which resumes).
+The download itself is a ``serving.hub.DownloadJob``: the work of one job per model on the
+process's job board (serving.jobs, keyed on the repository), so every session asking for the same
+model watches the same job (two students asking start one download). A session draws it with the
+one progress card of background work (components/job_progress.py: a fragment polling the job's
+progress, in MB, with the speed and the time left; "so far" while the hub gave no size). When the
+job ends, the card reruns the whole page once: a finished model is then on this machine and loads
+like any other; a failed one shows what happened, with a button to try again (which resumes).
 """
 
 from __future__ import annotations
@@ -17,7 +16,9 @@ import time
 
 import streamlit as st
 
+from components.explain import explain
 from components.i18n import N_, _
+from components.job_progress import Unit, progress_card
 from components.labels import markdown_template
 from core.errors import DownloadStalledError, ModelLoadError
 from core.models import model_source
@@ -25,10 +26,8 @@ from serving import hub
 from serving.hub import DownloadPhase
 from serving.models import start_download
 
-POLL_S = 1.0
 RETRY_AFTER_S = 5.0
-PROGRESS = N_("Downloading {name}: {done} of {total} MB ({percent}%).")
-SPEED = N_("{speed} MB/s, about {left} left.")
+PROGRESS = N_("Downloading {name}: {amount}.")
 MEANWHILE = N_("The page keeps working on {current} meanwhile and switches to {name} when it "
                "is here.")
 CONNECTING = N_("Asking the model hub for {name}…")
@@ -36,8 +35,8 @@ CONNECTING = N_("Asking the model hub for {name}…")
 
 def downloading(name: str) -> bool:
     """Whether ``name``'s download is running in this process (this or another session's)."""
-    job = hub.download_job(model_source(name))
-    return job is not None and not job.state().finished
+    download = hub.download_job(model_source(name))
+    return download is not None and not download.state().finished
 
 
 def draw_download(name: str, shown_name: str, current: str) -> None:
@@ -49,51 +48,30 @@ def draw_download(name: str, shown_name: str, current: str) -> None:
     not on every rerun of every session that still has it picked; a stalled one also gets a
     button in the sidebar.
     """
-    job = hub.download_job(model_source(name))
-    state = job.state() if job is not None else None
-    ago = time.monotonic() - job.ended_at if job is not None and job.ended_at else 0.0
+    download = hub.download_job(model_source(name))
+    state = download.state() if download is not None else None
+    ago = time.monotonic() - download.ended_at if download is not None and download.ended_at \
+        else 0.0
     if state is not None and state.phase == DownloadPhase.DONE and ago <= RETRY_AFTER_S:
         # Finished a moment ago and still not found complete: say so rather than rerun forever.
         raise ModelLoadError(N_("“{name}” was downloaded, but its files are not complete in "
                                 "the cache; try again."), name=shown_name)
-    if state is None or (state.finished and ago > RETRY_AFTER_S):
+    if download is None or state is None or (state.finished and ago > RETRY_AFTER_S):
         # A retry (which resumes), or a model whose files have left the cache since.
-        state = start_download(name, again=True).wait_until_started()
+        download = start_download(name, again=True)
+        state = download.wait_until_started()
     if state.error is not None:
         if isinstance(state.error, DownloadStalledError):
             st.sidebar.button(_("Try the download again"), key="download_retry",
                               icon=":material/refresh:", on_click=_retry, args=(name,),
                               help=_("It resumes where it stopped."))
         raise state.error
-    _progress(name, shown_name, current)
+    assert download.job is not None   # started: the job the board shares for this model
+    progress_card(download.job, _(PROGRESS), phases={DownloadPhase.CONNECTING: _(CONNECTING)},
+                  unit=Unit.BYTES, name=shown_name)
+    explain(markdown_template(_(MEANWHILE), current=current, name=shown_name))
 
 
 def _retry(name: str) -> None:
     """The retry button's click: the download again, resuming where it stopped."""
     start_download(name)
-
-
-@st.fragment(run_every=POLL_S)
-def _progress(name: str, shown_name: str, current: str) -> None:
-    job = hub.download_job(model_source(name))
-    state = job.state() if job is not None else None
-    if state is None or state.finished:
-        st.rerun()   # the whole page once: the model loads now, or its message shows
-        return
-    if state.phase == DownloadPhase.CONNECTING:
-        st.info(markdown_template(_(CONNECTING), name=shown_name), icon=":material/cloud:")
-        return
-    parts = [markdown_template(
-        _(PROGRESS), name=shown_name, done=hub.megabytes(state.done_bytes),
-        total=hub.megabytes(state.total_bytes), percent=f"{100 * state.fraction:.0f}")]
-    if state.speed and state.seconds_left is not None:
-        parts.append(markdown_template(_(SPEED), speed=f"{state.speed / 1e6:.1f}",
-                                       left=_duration(state.seconds_left)))
-    parts.append(markdown_template(_(MEANWHILE), current=current, name=shown_name))
-    st.progress(state.fraction, text=" ".join(parts))
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return _("{n} s").format(n=max(1, round(seconds)))
-    return _("{n} min").format(n=round(seconds / 60))

@@ -28,12 +28,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import httpx2
 import torch
-from huggingface_hub import constants, hf_hub_download, snapshot_download
-from huggingface_hub.errors import HfHubHTTPError
+from filelock import FileLock
+from huggingface_hub import (
+    constants,
+    get_hf_file_metadata,
+    get_session,
+    hf_hub_download,
+    hf_hub_url,
+)
+from huggingface_hub.errors import HfHubHTTPError, RemoteEntryNotFoundError
+from huggingface_hub.file_download import repo_folder_name
+from huggingface_hub.utils import build_hf_headers
+from huggingface_hub.utils import tqdm as hub_tqdm
 from safetensors import safe_open
 from transformers import (
     AutoConfig,
@@ -45,8 +55,10 @@ from transformers import (
 )
 from transformers.models.bert.modeling_bert import BertPreTrainingHeads
 
+from core import settings
 from core.errors import (
     N_,
+    DownloadStalledError,
     ModelLoadError,
     ModelTooLargeError,
     NotBertError,
@@ -58,7 +70,9 @@ from core.model_files import (
     VOCABULARIES,
     WEIGHTS,
     WEIGHTS_INDEX,
+    RemoteModel,
     cached_snapshot,
+    not_on_hub,
     remote_model,
     unavailable,
 )
@@ -198,27 +212,114 @@ def offline() -> bool:
 
 
 def download(name: str) -> Path:
-    """Download hub model ``name`` into the Hugging Face cache with huggingface_hub's public
-    API, in this thread, and return its folder: the listing first (a name the hub lacks, or a
-    repository without safetensors weights or a vocabulary, is refused before any file moves),
-    then config.json (checked: BERT, within the parameter budget), then only the files the
-    explorer reads. A hub that does not answer within ``HUB_TIMEOUT_S`` raises
-    ``ModelUnavailableError``. Progress bars are huggingface_hub's own; a stalled connection ends
-    by huggingface_hub's read timeout. (The app's downloads run in the background with a stall
-    watchdog instead: ``serving.models``.)"""
+    """Download hub model ``name`` into the Hugging Face cache, in this thread, and return its
+    folder: the listing first (a name the hub lacks, or a repository without safetensors weights
+    or a vocabulary, is refused before any file moves), then config.json (checked: BERT, within
+    the parameter budget), then only the files the explorer reads. A hub that does not answer
+    within ``HUB_TIMEOUT_S`` raises ``ModelUnavailableError``; one that answers and then sends
+    nothing for ``settings.HUB_STALL_S`` seconds raises ``DownloadStalledError`` then, and a
+    retry resumes the file where it stopped. (The app's downloads run in the background with
+    progress on its pages: ``serving.models``.)
+
+    Each file's body is read here, not by ``hf_hub_download``: huggingface_hub's read timeout is
+    a process-wide setting, which core leaves alone, and it retries a silent body five times and
+    reads the body in 10 MB chunks (a stall took 77 s to end, as a hub that cannot be reached).
+    ``hf_hub_download`` then links the finished file into the cache's snapshot as its own."""
     name = name.strip()
     repo = model_source(name)
     if offline() or HUB_TIMEOUT_S <= 0:
         raise unavailable(name)
     remote = remote_model(repo, HUB_TIMEOUT_S)
+    stall_s = settings.HUB_STALL_S
+    arrived = [0]   # bytes of the wanted files on this machine: how far a stall got
     try:
-        config = hf_hub_download(repo, CONFIG, etag_timeout=HUB_TIMEOUT_S)
-        read_config(name, Path(config))
-        folder = snapshot_download(repo, allow_patterns=list(remote.sizes),
-                                   etag_timeout=HUB_TIMEOUT_S)
+        config = _fetch_file(remote, CONFIG, stall_s, arrived)
+        read_config(name, config)
+        for filename in remote.sizes:
+            if filename != CONFIG:
+                _fetch_file(remote, filename, stall_s, arrived)
+    except httpx2.TimeoutException as exc:
+        raise stalled(name, arrived[0], remote.total_bytes, stall_s) from exc
     except (OSError, HfHubHTTPError, httpx2.HTTPError) as exc:
         raise unavailable(name) from exc
-    return Path(str(folder))
+    return config.parent
+
+
+def _fetch_file(remote: RemoteModel, filename: str, stall_s: float, arrived: list[int]) -> Path:
+    """One file of ``remote`` into the cache (resumed from a partial copy an earlier try left),
+    then linked into its snapshot; its path there. ``arrived[0]`` counts its bytes as they come.
+    A body silent for ``stall_s`` seconds raises ``httpx2.ReadTimeout``."""
+    try:
+        meta = get_hf_file_metadata(hf_hub_url(remote.repo, filename, revision=remote.commit),
+                                    timeout=HUB_TIMEOUT_S)
+    except RemoteEntryNotFoundError as exc:
+        raise not_on_hub(remote.repo) from exc
+    blob = (Path(constants.HF_HUB_CACHE) / repo_folder_name(repo_id=remote.repo,
+                                                              repo_type="model")
+            / "blobs" / str(meta.etag))
+    blob.parent.mkdir(parents=True, exist_ok=True)
+    partial = blob.with_name(blob.name + ".incomplete")
+    # Two threads (or notebooks) loading the same model: one fetches, the other waits for it.
+    with FileLock(f"{partial}.lock"):
+        if not blob.exists():
+            with open(partial, "ab") as out:
+                arrived[0] += out.tell()
+                _read_body(meta.location, out, meta.size, filename, stall_s, arrived)
+                if meta.size is not None and out.tell() != meta.size:
+                    raise OSError(f"{filename}: {out.tell()} bytes, the hub gave {meta.size}")
+            os.replace(partial, blob)
+        else:
+            arrived[0] += blob.stat().st_size
+    # The blob is in place: hf_hub_download only links it into the snapshot and records the
+    # main branch's commit (refs/main), by which the cache finds the copy offline.
+    return Path(hf_hub_download(remote.repo, filename, etag_timeout=HUB_TIMEOUT_S))
+
+
+def _read_body(url: str, out: BinaryIO, size: int | None, filename: str, stall_s: float,
+               arrived: list[int]) -> None:
+    """The rest of ``url``'s body appended to ``out`` (a Range request from what it holds), with
+    huggingface_hub's progress bar and a read timeout of ``stall_s``."""
+    resume = out.tell()
+    headers = {**build_hf_headers(), "Accept-Encoding": "identity"}   # the file's own bytes
+    if resume:
+        headers["Range"] = f"bytes={resume}-"
+    timeout = httpx2.Timeout(HUB_TIMEOUT_S, read=stall_s)
+    with get_session().stream("GET", url, headers=headers, timeout=timeout,
+                              follow_redirects=True) as response:
+        response.raise_for_status()
+        if resume and response.status_code != 206:   # the hub sent the whole file again
+            arrived[0] -= resume
+            out.seek(0)
+            out.truncate()
+            resume = 0
+        with hub_tqdm(total=size, initial=resume, unit="B", unit_scale=True, desc=filename,
+                      name="huggingface_hub.http_get") as bar:
+            # Each piece as it comes (not gathered into chunks of a size): a resumed try asks
+            # for exactly what is missing.
+            for chunk in response.iter_bytes():
+                out.write(chunk)
+                arrived[0] += len(chunk)
+                bar.update(len(chunk))
+
+
+def megabytes(n: int) -> str:
+    """Bytes as megabytes to show: whole ones from 10 MB, one decimal below."""
+    return f"{n / 1e6:,.0f}" if n >= 10e6 else f"{n / 1e6:,.1f}"
+
+
+def stalled(name: str, done: int, total: int | None, seconds: float) -> DownloadStalledError:
+    """A download that stopped receiving bytes part-way: how far it got (of the total when the
+    hub gave one, never "of ? MB") and for how long nothing came. Shared by the app's
+    downloads (serving.hub)."""
+    if total is None:
+        return DownloadStalledError(
+            N_("The download of “{name}” stalled after {done} MB: the model hub sent "
+               "nothing for {seconds} seconds. Try again: it resumes where it stopped."),
+            name=name, done=megabytes(done), seconds=f"{seconds:g}")
+    return DownloadStalledError(
+        N_("The download of “{name}” stalled at {done} of {total} MB: the model hub sent "
+           "nothing for {seconds} seconds. Try again: it resumes where it stopped."),
+        name=name, done=megabytes(done), total=megabytes(total), seconds=f"{seconds:g}")
 
 
 def fetch(name: str) -> Path:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
-import itertools
 import logging
 import os
 import threading
@@ -65,6 +64,7 @@ from core.model_files import (
     remote_model,
     wanted_files,
 )
+from core.models import megabytes, stalled
 from serving import hub_private, jobs
 
 __all__ = ["DownloadJob", "DownloadPhase", "DownloadState", "download_job", "forget_jobs",
@@ -187,10 +187,6 @@ class _Stopped(Exception):
     """Raised inside the worker when the job was stopped from outside (the watchdog)."""
 
 
-def megabytes(n: int | None) -> str:
-    return "?" if n is None else f"{n / 1e6:,.0f}" if n >= 10e6 else f"{n / 1e6:,.1f}"
-
-
 class _JobBar:
     """The progress bar huggingface_hub makes for a file (its public ``tqdm_class``): every
     chunk goes to the download this thread works for."""
@@ -216,12 +212,10 @@ class _JobBar:
         return None
 
 
-_GENERATION = itertools.count()   # a retry is a new job on the board (the old one ended)
-
-
 class DownloadJob:
-    """The download of one repository into the Hugging Face cache, run on the job pool
-    (``serving.jobs``): ``job`` is its shared ``Job`` once started.
+    """The download of one repository into the Hugging Face cache: the work of a job on the pool
+    (``serving.jobs``, keyed on the repository, ``start_download``); ``job`` is that shared
+    ``Job`` once started, and the board's job for the repository holds this object as its work.
 
     ``check_config(path)`` is called on the fetched config.json before anything else is fetched
     and raises a ``ModelLoadError`` to refuse the model (not BERT, too large).
@@ -289,12 +283,6 @@ class DownloadJob:
 
     # ------------------------------------------------------------------ the work
 
-    def start(self) -> DownloadJob:
-        """Submit the download to the job pool (it starts when a worker is free)."""
-        self.job = jobs.submit(("download", self.repo, next(_GENERATION)), self._work,
-                               name=f"download {self.repo}")
-        return self
-
     @property
     def stopped(self) -> bool:
         """Failed (a stall seen by the watchdog, for one): the worker must stop."""
@@ -312,9 +300,9 @@ class DownloadJob:
             while self._recent and now - self._recent[0][0] > _SPEED_WINDOW_S:
                 self._recent.popleft()
             self._cond.notify_all()
-            done, total, phase = self._done, self._total, self._phase
+            done, total, phase, speed = self._done, self._total, self._phase, self._speed(now)
         if self.job is not None:
-            self.job.report(done, total, phase)   # raises jobs.Cancelled if nobody waits
+            self.job.report(done, total, phase, speed)   # raises jobs.Cancelled if nobody waits
 
     def credit(self, n: int) -> None:
         """Bytes already here (a finished file, a partial one resumed) count as done, but not
@@ -339,13 +327,9 @@ class DownloadJob:
         self._cond.notify_all()
 
     def _stalled(self) -> DownloadStalledError:
-        return DownloadStalledError(
-            N_("The download of “{name}” stalled at {done} of {total} MB: the model hub sent "
-               "nothing for {seconds} seconds. Try again: it resumes where it stopped."),
-            name=self.repo, done=megabytes(self._done), total=megabytes(self._total),
-            seconds=f"{self.stall_s:g}")
+        return stalled(self.repo, self._done, self._total, self.stall_s)
 
-    def _work(self, job: jobs.Job[DownloadState]) -> DownloadState:
+    def __call__(self, job: jobs.Job[DownloadState]) -> DownloadState:
         """Run by the job pool: the download's last state (done with its folder, or failed with
         its ``ModelLoadError``), which the Job's future holds; an expected failure is not an
         error of the pool's (nothing logged as a crash). The worker thread carries the
@@ -397,6 +381,11 @@ class DownloadJob:
             self._cond.notify_all()
 
     def _lost(self, exc: Exception) -> ModelLoadError:
+        if self._total is None:   # a hub that gave no sizes: say what came, not "of ? MB"
+            return ModelLoadError(
+                N_("The download of “{name}” broke off after {done} MB ({reason}). Try again: it "
+                   "resumes where it stopped."),
+                name=self.repo, done=megabytes(self._done), reason=type(exc).__name__)
         return ModelLoadError(
             N_("The download of “{name}” broke off at {done} of {total} MB ({reason}). Try "
                "again: it resumes where it stopped."),
@@ -404,10 +393,15 @@ class DownloadJob:
             reason=type(exc).__name__)
 
     def _fetch(self) -> Path:
+        if self.job is not None:
+            self.job.report(0, None, DownloadPhase.CONNECTING)
         remote = remote_model(self.repo, self.timeout_s)
         with self._cond:
             self._total = remote.total_bytes
             self._phase, self._last_byte = DownloadPhase.DOWNLOADING, time.monotonic()
+            done = self._done
+        if self.job is not None:
+            self.job.report(done, self._total, DownloadPhase.DOWNLOADING)
         config = self._file(remote, CONFIG)
         self._check_config(config)
         for name in remote.sizes:
@@ -458,41 +452,47 @@ class DownloadJob:
         return Path(path)
 
 
-# One job per repository for the whole process: every session and thread asking shares it.
-_JOBS: dict[str, DownloadJob] = {}
-_JOBS_LOCK = threading.Lock()
+def _key(repo: str) -> tuple[str, str]:
+    return ("download", repo)
+
+
+def _download_of(job: jobs.Job[Any] | None) -> DownloadJob | None:
+    """The download a board's job runs (None for another kind of job, or none)."""
+    return job.work if job is not None and isinstance(job.work, DownloadJob) else None
 
 
 def start_download(repo: str, check_config: Callable[[Path], object],
                    again: bool = False) -> DownloadJob:
-    """The running or finished job for ``repo``, or a new one; a failed job is started afresh
-    (a retry, which resumes the partial file), and with ``again`` a finished one too (its files
-    have left the cache since)."""
-    with _JOBS_LOCK:
-        job = _JOBS.get(repo)
-        if job is not None:
-            phase = job.state().phase
-            if phase != DownloadPhase.FAILED and not (again and phase == DownloadPhase.DONE):
-                return job
-        job = _JOBS[repo] = DownloadJob(repo, check_config).start()
-        return job
+    """The running or finished download of ``repo`` (one job per repository on the board, shared
+    by every session and thread), or a new one: a failed download is started afresh (a retry,
+    which resumes the partial file), and with ``again`` a finished one too (its files have left
+    the cache since)."""
+    def spent(job: jobs.Job[DownloadState]) -> bool:
+        download = _download_of(job)
+        phase = download.state().phase if download is not None else DownloadPhase.FAILED
+        return phase == DownloadPhase.FAILED or (again and phase == DownloadPhase.DONE)
+
+    job = jobs.submit(_key(repo), DownloadJob(repo, check_config), name=f"download {repo}",
+                      renew=spent)
+    download = _download_of(job)
+    assert download is not None   # the key holds downloads only
+    download.job = job
+    return download
 
 
 def any_download_moving() -> bool:
     """Whether a download in this process received bytes within its stall limit just now."""
-    with _JOBS_LOCK:
-        running = list(_JOBS.values())
-    return any(j.state().phase == DownloadPhase.DOWNLOADING for j in running)
+    return any(d.state().phase == DownloadPhase.DOWNLOADING
+               for d in map(_download_of, jobs.board().jobs()) if d is not None)
 
 
 def download_job(repo: str) -> DownloadJob | None:
-    """The job for ``repo`` if one was started in this process."""
-    with _JOBS_LOCK:
-        return _JOBS.get(repo)
+    """The download of ``repo`` if one was started in this process (and is still on the board)."""
+    return _download_of(jobs.board().get(_key(repo)))
 
 
 def forget_jobs() -> None:
-    """Drop finished jobs (tests start each from nothing)."""
-    with _JOBS_LOCK:
-        for repo in [r for r, j in _JOBS.items() if j.state().finished]:
-            del _JOBS[repo]
+    """Drop ended downloads from the board (tests start each from nothing)."""
+    for job in jobs.board().jobs():
+        if _download_of(job) is not None:
+            jobs.board().forget(job.key)

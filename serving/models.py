@@ -9,8 +9,6 @@ silent network within seconds, the shared background download every session watc
 
 from __future__ import annotations
 
-import concurrent.futures
-import itertools
 import os
 import threading
 import urllib.error
@@ -46,30 +44,19 @@ def hub_reachable(timeout: float | None = None) -> bool:
     if timeout <= 0:
         return False
     # Name resolution has no timeout of its own, so the probe runs as a job (serving.jobs) we stop
-    # waiting for; sessions asking while one runs share it.
+    # waiting for; sessions asking while one runs share it, and one that ended is not reused
+    # (the hub may have come back or gone since).
     endpoint = constants.ENDPOINT
-    with _PROBE_LOCK:
-        job = _PROBES.get((endpoint, timeout))
-        if job is None or job.done():
-            job = _PROBES[(endpoint, timeout)] = jobs.submit(
-                ("hub probe", next(_PROBE_COUNT)), lambda _job: _probe(endpoint, timeout),
-                name="hub probe")
-    try:
-        return job.result(timeout + 1.0)
-    except concurrent.futures.TimeoutError:
-        if not job.future.running():
+    job = jobs.submit(("hub probe", endpoint, timeout), lambda _job: _probe(endpoint, timeout),
+                      name="hub probe", renew=jobs.Job.done)
+    if not job.wait(timeout + 1.0):
+        if not job.running():
             # Still queued: every worker is busy (downloads, most likely). Do not hold a worker
             # for it later; a download receiving bytes right now says the hub answers.
             job.cancel()
             return hub.any_download_moving()
         return False
-    except (jobs.Cancelled, concurrent.futures.CancelledError):
-        return False
-
-
-_PROBES: dict[tuple[str, float], jobs.Job[bool]] = {}
-_PROBE_LOCK = threading.Lock()
-_PROBE_COUNT = itertools.count()
+    return not job.failed and job.result()
 
 
 def _probe(endpoint: str, timeout: float) -> bool:

@@ -8,7 +8,8 @@ the rest of the file, 404 with ``X-Error-Code: EntryNotFound`` for a missing fil
 
 Two ways to be a bad network: ``rate`` (bytes per second for every file body) and
 ``stall_after`` (a body stops after that many bytes and the connection stays open, silent, until
-the hub is stopped). Both can be changed while it runs. ``gets`` counts the body requests per
+the hub is stopped). Both can be changed while it runs. ``sizes=False`` is a mirror whose listing
+gives no file sizes (a download of unknown total). ``gets`` counts the body requests per
 (repo, file); ``ranges`` records the Range headers asked for.
 
 Run as a script (``python3 -m tests.fake_hub FOLDER REPO [--rate B/s]``) it serves one folder.
@@ -39,10 +40,11 @@ class FakeHub:
     files it serves. Use as a context manager, or ``start()`` / ``stop()``."""
 
     def __init__(self, repos: dict[str, Path], rate: float | None = None,
-                 stall_after: int | None = None) -> None:
+                 stall_after: int | None = None, sizes: bool = True) -> None:
         self.repos = {name: Path(folder) for name, folder in repos.items()}
         self.rate = rate
         self.stall_after = stall_after
+        self.sizes = sizes
         self.gets: collections.Counter[tuple[str, str]] = collections.Counter()
         self.ranges: list[str] = []
         self.stopping = threading.Event()
@@ -121,7 +123,8 @@ def _handler(hub: FakeHub) -> type[http.server.BaseHTTPRequestHandler]:
                                         "oid": _etag(p)} for n, p in files.items()])
                 return self._json({
                     "id": match["repo"], "modelId": match["repo"], "sha": COMMIT,
-                    "siblings": [{"rfilename": n, "size": p.stat().st_size}
+                    "siblings": [{"rfilename": n, **({"size": p.stat().st_size} if hub.sizes
+                                                       else {})}
                                  for n, p in files.items()]})
             match = _RESOLVE.match(path)
             if not match:

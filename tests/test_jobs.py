@@ -116,3 +116,101 @@ def test_no_thread_starts_at_import_or_is_left_after_shutdown() -> None:
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.01)
     assert threading.active_count() == before
+
+
+def test_wait_blocks_up_to_its_deadline_and_says_whether_the_job_ended() -> None:
+    board = JobBoard(workers=1)
+    release = threading.Event()
+    job = board.submit("slow", lambda job: release.wait(10) and "here")
+    start = time.monotonic()
+    assert job.wait(0.3) is False and not job.done()
+    assert 0.25 <= time.monotonic() - start < 2.0
+    release.set()
+    assert job.wait(5) is True and job.result() == "here"
+    fast = board.submit("fast", lambda job: 1)
+    assert fast.wait(5) is True   # returns as soon as it ends, well before the deadline
+    board.shutdown()
+
+
+def test_failed_is_an_error_or_a_cancel_and_reads_without_the_future() -> None:
+    board = JobBoard(workers=1)
+    release = threading.Event()
+    busy = board.submit("busy", lambda job: release.wait(10))
+    queued = board.submit("queued", lambda job: 1)
+    assert not queued.failed and not queued.running() and not queued.done()
+    queued.cancel()   # still in the queue: ends now, never starts
+    assert queued.done() and queued.failed and queued.cancelled
+    assert isinstance(queued.exception(), Cancelled)
+    with pytest.raises(Cancelled):
+        queued.result(1)
+    release.set()
+    assert busy.result(5) is True and not busy.failed and busy.exception() is None
+
+    def fail(job: Job[int]) -> int:
+        raise ValueError("bad list")
+
+    broken = board.submit("broken", fail)
+    assert broken.wait(5) and broken.failed and not broken.cancelled
+    assert isinstance(broken.exception(), ValueError)
+    with pytest.raises(TimeoutError):
+        board.submit("late", lambda job: release.wait(0.5) and time.sleep(1)).result(0.05)
+    board.shutdown()
+
+
+def test_take_hands_the_result_over_once_and_the_key_starts_anew() -> None:
+    board = JobBoard(workers=1)
+    made = []
+
+    def work(job: Job[list[int]]) -> list[int]:
+        made.append(1)
+        return [len(made)]
+
+    job = board.submit("pass", work)
+    assert job.result(5) == [1] and board.submit("pass", work) is job   # a result is shared
+    first = job.take()
+    assert first == [1] and job.taken and not job.failed
+    with pytest.raises(LookupError):
+        job.take()
+    with pytest.raises(LookupError):
+        job.result()
+    again = board.submit("pass", work)
+    assert again is not job and again.take(5) == [2]
+
+    # Two threads taking at once: exactly one gets it.
+    job = board.submit("race", work)
+    job.wait(5)
+    got, lost = [], []
+
+    def taker() -> None:
+        try:
+            got.append(job.take())
+        except LookupError:
+            lost.append(1)
+
+    threads = [threading.Thread(target=taker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert len(got) == 1 and len(lost) == 7
+    board.shutdown()
+
+
+def test_renew_replaces_a_finished_job_and_shares_a_running_one() -> None:
+    board = JobBoard(workers=2)
+    release = threading.Event()
+    runs = []
+
+    def probe(job: Job[int]) -> int:
+        runs.append(1)
+        release.wait(10)
+        return len(runs)
+
+    first = board.submit("probe", probe, renew=Job.done)
+    assert board.submit("probe", probe, renew=Job.done) is first   # running: shared
+    release.set()
+    assert first.result(5) == 1
+    second = board.submit("probe", probe, renew=Job.done)             # ended: anew
+    assert second is not first and second.result(5) == 2
+    assert board.get("probe") is second and board.forget("probe") and board.get("probe") is None
+    board.shutdown()

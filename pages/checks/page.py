@@ -7,8 +7,6 @@ terminal: python3 -m serving.checks (serving/checks.py).
 
 from __future__ import annotations
 
-import concurrent.futures
-
 import streamlit as st
 
 from components.analysis_view import encoding_or_none
@@ -16,6 +14,7 @@ from components.explain import explain, page_header
 from components.html_table import draw_table
 from components.i18n import N_, _
 from components.inputs import shared_inputs
+from components.job_progress import wait_or_show
 from components.labels import markdown_code, markdown_text
 from core import checks
 from core.checks import CheckRow
@@ -34,8 +33,6 @@ EXPLANATION = N_(
     "the sidebar has picked."
 )
 FILE_KEY = "ck_file"
-PROGRESS_EVERY_S = 0.5
-WAIT_IN_RUN_S = 1.5     # a file that finishes within this shows without a progress bar
 
 
 def draw_checks(rows: list[CheckRow]) -> None:
@@ -71,19 +68,6 @@ def report_file(parsed: pair_lists.PairList) -> None:
     st.info(text, icon=":material/rule:")
 
 
-@st.fragment(run_every=PROGRESS_EVERY_S)
-def draw_progress(job: object, template: str) -> None:
-    """Redrawn every half second while the file runs; then the whole page once more.
-    ``template`` is translated by the page's run: a fragment's own reruns do not set the
-    language."""
-    if job.done():
-        st.rerun()
-    progress = job.progress
-    st.progress(progress.fraction or 0.0, text=template.format(
-        model=DEFAULT_MODEL, done=f"{progress.done:,}",
-        total=f"{progress.total:,}" if progress.total else "…"))
-
-
 def draw_benchmark() -> CheckRow:
     """The file uploader and what became of the file; the benchmark's row for the table."""
     st.subheader(_("The sentence-similarity benchmark: your file"))
@@ -96,12 +80,11 @@ def draw_benchmark() -> CheckRow:
     if upload is None:
         return checks.sts_needed()
     job = cache.sts_job(upload.getvalue())
-    concurrent.futures.wait([job.future], timeout=WAIT_IN_RUN_S)
-    if not job.done():
-        draw_progress(job, _("Comparing the pairs on {model}: {done} of {total} sentences "
-                             "encoded"))
+    # A file that finishes within the run's short wait shows without a progress card.
+    if not wait_or_show(job, _("Comparing the pairs on {model}. Sentences encoded: {amount}."),
+                        model=DEFAULT_MODEL):
         return checks.sts_needed()
-    if job.exception() is not None or job.future.cancelled():
+    if job.failed:
         st.error(_("The comparison stopped with an error. Give the file again."),
                  icon=":material/error:")
         return checks.sts_needed()

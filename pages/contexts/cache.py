@@ -12,8 +12,6 @@ Per-input results (the sentence's own run, its neighbours, the token a look star
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import streamlit as st
 
@@ -62,7 +60,7 @@ def get_builtin_job(model_name: str) -> jobs.Job[ContextVectors]:
 def builtin_job(model_name: str) -> jobs.Job[ContextVectors]:
     """The built-in corpus's job for this model, started again if it failed or was stopped."""
     job = get_builtin_job(model_name)
-    if job.done() and (job.future.cancelled() or job.exception() is not None):
+    if job.failed:
         get_builtin_job.clear(model_name)
         job = get_builtin_job(model_name)
     return job
@@ -70,38 +68,19 @@ def builtin_job(model_name: str) -> jobs.Job[ContextVectors]:
 
 # --- a user's corpus ----------------------------------------------------------------------------
 
-class Taken:
-    """A finished pass handed from its job to the bounded cache once, so the job's board does
-    not keep it outside the budget."""
-
-    def __init__(self, value: ContextVectors) -> None:
-        self._value: ContextVectors | None = value
-        self._lock = threading.Lock()
-
-    def take(self) -> ContextVectors | None:
-        with self._lock:
-            value, self._value = self._value, None
-            return value
+def _user_job_key(model_name: str, digest: str, layers: tuple[int, ...]) -> tuple:
+    return ("contexts: your corpus", model_name, digest, layers)
 
 
-def _user_job_key(model_name: str, digest: str, layers: tuple[int, ...], round_: int) -> tuple:
-    return ("contexts: your corpus", model_name, digest, layers, round_)
-
-
-def user_job(model_name: str, corpus: UserCorpus, layers: tuple[int, ...]) -> jobs.Job[Taken]:
+def user_job(model_name: str, corpus: UserCorpus, layers: tuple[int, ...]
+             ) -> jobs.Job[ContextVectors]:
     """The job for this corpus on this model: the one running or holding its result, else a
-    new one (a new round when an earlier result was handed over and has since left the cache)."""
-    digest, round_ = corpus.key(), 0
-    while True:
-        key = _user_job_key(model_name, digest, layers, round_)
-        job = jobs.board().get(key)
-        if job is None or not job.done() or job.exception() is not None \
-                or job.future.cancelled() or job.result()._value is not None:
-            break
-        round_ += 1
+    new one (the board starts the key anew once its result was taken into the bounded cache,
+    which has dropped it since, or once it failed)."""
     records = corpus.records
-    return jobs.submit(key, lambda j: Taken(corpus_pass(get_model(model_name), records,
-                                                        progress=j.report, layers=layers)),
+    return jobs.submit(_user_job_key(model_name, corpus.key(), layers),
+                       lambda j: corpus_pass(get_model(model_name), records,
+                                             progress=j.report, layers=layers),
                        name=f"your corpus of {len(records)} on {model_name}")
 
 
@@ -112,15 +91,12 @@ def has_user_vectors(model_name: str, corpus: UserCorpus, layers: tuple[int, ...
 @results_cache("contexts: your corpora", CORPORA_SHARE)
 def get_user_vectors(model_name: str, digest: str, layers: tuple[int, ...]) -> ContextVectors:
     """A user's corpus on a model, taken from its finished job. LookupError (not cached) when
-    no finished job holds it any more."""
-    round_ = 0
-    while (job := jobs.board().get(_user_job_key(model_name, digest, layers, round_))):
-        if job.done() and job.exception() is None and not job.future.cancelled():
-            value = job.result().take()
-            if value is not None:
-                return value
-        round_ += 1
-    raise LookupError(digest)
+    no finished job holds it any more (the job lets go of it here: the cache holds the one
+    copy, within its budget)."""
+    job = jobs.board().get(_user_job_key(model_name, digest, layers))
+    if job is None or not job.done() or job.failed:
+        raise LookupError(digest)
+    return job.take()   # LookupError when another session took it first
 
 
 @results_cache("contexts: read corpora", 0.05, heavy=False)

@@ -24,6 +24,7 @@ from components.html_table import draw_table, table_html
 from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
+from components.job_progress import wait_or_show
 from components.kept_upload import KeptUpload
 from components.labels import markdown_code, markdown_text
 from components.sections import Section, draw_sections, run_part
@@ -45,7 +46,6 @@ from pages.pairs.figures import (
     word_contribution_image,
 )
 from pages.pairs.records import Context, ListSource, PairsState, Picked, SortOrder
-from serving import jobs
 
 TITLE = N_("Pairs")
 EXPLANATION = N_(
@@ -65,8 +65,6 @@ SORT_KEY, PAGE_KEY = "pr_sort", "pr_page"
 STATE_KEY = "pr_state"              # the tab's PairsState (records.py)
 PAGE_ROWS = 100                     # rows of the results table sent to the browser at once
 UPLOAD_MB = 12                      # the uploader's own limit; the reader's is MAX_BYTES
-PROGRESS_EVERY_S = 0.5
-WAIT_IN_RUN_S = 1.5                 # a short list finishes within the run: no progress bar
 PREVIEW_CHARS = 60
 
 EXAMPLE_LABELS = {
@@ -639,18 +637,6 @@ def joined(*sentences: str) -> str:
     return ("" if language() == "zh" else " ").join(s for s in sentences if s)
 
 
-@st.fragment(run_every=PROGRESS_EVERY_S)
-def draw_progress(job: jobs.Job, pairs: int, model: str) -> None:
-    """Redrawn every half second while the job runs; then the whole page once more."""
-    if job.done():
-        st.rerun()
-    progress = job.progress
-    st.progress(progress.fraction or 0.0, text=_(
-        "Comparing {pairs} pairs on {model}: {done} of {total} sentences encoded").format(
-        pairs=f"{pairs:,}", model=model, done=f"{progress.done:,}",
-        total=f"{progress.total:,}" if progress.total else "…"))
-
-
 def draw_many_pairs(ctx: Context) -> None:
     st.subheader(_("Many pairs: the model's cosine for each, against your scores"))
     source = read_source()
@@ -679,15 +665,11 @@ def draw_many_pairs(ctx: Context) -> None:
     model = ctx.key.model
     if not cache.held(model, parsed):
         job = cache.get_job(model, parsed)
-        if not job.done():
-            try:
-                job.result(WAIT_IN_RUN_S)
-            except Exception:   # noqa: BLE001 - still running (a timeout), or failed: below
-                pass
-        if not job.done():
-            draw_progress(job, len(parsed.pairs), model)
+        # A short list finishes within the run's short wait: no progress card.
+        if not wait_or_show(job, _("Comparing {pairs} pairs on {model}. Sentences encoded: "
+                                   "{amount}."), pairs=f"{len(parsed.pairs):,}", model=model):
             return
-        if job.exception() is not None or job.future.cancelled():
+        if job.failed:
             st.error(_("The comparison stopped with an error. Try again, or a shorter list."),
                      icon=":material/error:")
             return
