@@ -150,3 +150,22 @@ def lens_of(ranks: list[int]) -> MaskLens:
 def test_where_the_answer_reaches_the_top(ranks, first, stays):
     lens = lens_of(ranks)
     assert lens.first_top(0) == first and lens.stays_top(0) == stays
+
+
+def test_the_lessons_mask_step_prints_every_layers_row(bundle):
+    """The pretraining lesson's last step: where [MASK] stands, the number of hidden states
+    (the embeddings' output and one per layer) and the rows' shape, as the shipped model prints
+    them; it says that model has no MLM head to apply to them."""
+    from pages.lesson.figures import LESSONS
+    from tests.conftest import assert_clean, open_app
+
+    steps = LESSONS["pretraining"][1]
+    assert steps[-1].title == "Where the answer to [MASK] forms"
+    at = open_app("pages/lesson/page.py", lesson="pretraining", step=str(len(steps)))
+    assert_clean(at)
+    ids = bundle.tokenizer("The capital of France is [MASK].")["input_ids"]
+    where, config = ids.index(bundle.tokenizer.mask_token_id), bundle.config
+    assert at.code[-1].value == (f"{where} {config.num_hidden_layers + 1}\n"
+                                 f"torch.Size([{config.num_hidden_layers + 1}, "
+                                 f"{config.hidden_size}])")
+    assert any("cls.predictions" in i.value for i in at.info)

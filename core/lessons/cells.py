@@ -154,6 +154,14 @@ PRETRAINING_CELLS: tuple[str, ...] = (
     "cos = torch.nn.functional.cosine_similarity(R, M, dim=-1)\n"
     "for layer, c in enumerate(cos.tolist()):\n"
     "    print(f'layer {layer}: {c:.3f}')",
+    # The [MASK] token's vector at every layer: what the MLM head reads at each depth (the
+    # Pretraining page's [MASK] by layer tab applies the head to each row).
+    "masked = tokenizer('The capital of France is [MASK].', return_tensors='pt')\n"
+    "where = masked['input_ids'][0].tolist().index(tokenizer.mask_token_id)\n"
+    "out = model(**masked, output_hidden_states=True)\n"
+    "mask_rows = torch.stack([h[0, where] for h in out.hidden_states])\n"
+    "print(where, len(out.hidden_states))\n"
+    "mask_rows.shape",
 )
 
 

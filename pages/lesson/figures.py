@@ -216,6 +216,22 @@ PRETRAINING_STEPS = (
          N_("At layer 0 every bank reads the same row of the word table (only the positions "
             "differ), so the cosine is close to 1; each encoder layer mixes in the neighbouring "
             "words, and the cosine falls below its layer-0 value.")),
+    Step(N_("Where the answer to [MASK] forms"),
+         N_("hidden_states holds the [MASK] token's vector after the embeddings (layer 0) and "
+            "after every encoder layer, one row each; the first number printed is where [MASK] "
+            "stands. The masked-language-model head (cls.predictions: a dense layer, GELU and "
+            "LayerNorm, then the decoder that shares the word table) was trained on the last "
+            "row only. Applied to every row, it shows what the model would fill in at each "
+            "depth: the Pretraining page's [MASK] by layer tab does this for any sentence."),
+         N_("With bert-base-uncased, where does the final answer for [MASK] first become the "
+            "head's top guess?"),
+         (N_("Only at the last layer"), N_("Often several layers before the last"),
+          N_("Already at layer 0, the lookup")), 1,
+         N_("Din et al. (2023) applied bert-base-uncased's own head to every layer: the final "
+            "answer is often on top well before the last layer. Not at layer 0: there the [MASK] "
+            "vector depends only on its position, not on the words around it. And the decoder "
+            "alone, without the head's transform, gives noise at every layer."),
+         needs_head="mlm"),
 )
 
 LESSONS = {"embedding": (N_("The embedding layer"), EMBEDDING_STEPS),
@@ -257,11 +273,12 @@ def lesson_handout(lesson: str, model: str, sentence: str, outputs: list[CellOut
     title, steps = LESSONS[lesson]
     parts = []
     for i, (step, cell) in enumerate(zip(steps, outputs, strict=True)):
+        tally = tallies[i] if tallies else None
         parts.append(HandoutStep(
             title=_(step.title), code=cell.code, output=cell.text,
             explanation=_(step.explanation), question=_(step.question),
             choices=tuple(_(c) for c in step.choices), answer=step.answer, why=_(step.why),
-            counts=tallies[i].counts if tallies and tallies[i] is not None else None,
+            counts=tally.counts if tally is not None else None,
             note=missing_head_note(step, model, missing_heads)))
     return Handout(title=_(title), model=model, sentence=sentence, steps=tuple(parts),
                    words=handout_words(), class_code=class_code)
