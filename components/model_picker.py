@@ -32,7 +32,7 @@ def facts_line(facts: ModelFacts, shown: str) -> str:
     """One model's facts as one markdown line, in the reader's language."""
     unknown = _("unknown")
     if facts.on_machine:
-        where = _("on this machine, {size} MB").format(size=megabytes(facts.size_bytes))
+        where = _("on this machine, {size} MB").format(size=megabytes(facts.size_bytes or 0))
     elif facts.size_bytes is not None:
         where = _("to download, {size} MB").format(size=megabytes(facts.size_bytes))
     else:
