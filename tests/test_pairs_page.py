@@ -484,3 +484,12 @@ def test_a_pasted_csv_names_shifted_fields_and_open_quotes():
     assert "Skipped 1 lines with an open quote: 3. " in warnings
     table = at.dataframe[0].value
     assert table["line"].tolist() == [1, 4, 5] and table["a"].iloc[0] == "A man, with a hat, plays."
+
+
+def test_every_reason_a_line_is_skipped_has_its_words():
+    from core.sentence_files.reader import Reason
+    from pages.pairs import page
+
+    assert set(Reason) == {*page.SKIPPED, Reason.HEADER, Reason.SHIFTED}
+    assert set(page.SHIFTED) == set(page.EXTRA_WHY) == set(page.SEPARATOR_WORDS) == {"\t", ",",
+                                                                                      ";"}
