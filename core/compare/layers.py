@@ -181,21 +181,21 @@ def hidden_rows(bundle: ModelBundle, side: Side, progress: Progress | None = Non
         with model_run():
             hidden = bundle.model(**inputs, output_hidden_states=True,
                                   return_dict=True).hidden_states
-        states = torch.stack(hidden)                              # (L+1, B, T, d)
-        width = states.shape[2]
+        width = hidden[0].shape[1]
         # Each row's positions in the batch flattened to B*T, consecutive within a row, so a
         # row's mean is one reduceat over them.
-        flat = [row * width + p for row, i in enumerate(group) for g in side.groups[i]
-                for p in g]
+        flat = torch.tensor([row * width + p for row, i in enumerate(group)
+                             for g in side.groups[i] for p in g], dtype=torch.long)
         sizes = [len(g) for i in group for g in side.groups[i]]
         dest = np.concatenate([np.arange(first[i], first[i + 1]) for i in group])
-        picked = states.reshape(layers, -1, d)[:, torch.tensor(flat, dtype=torch.long)]
-        if max(sizes, default=1) == 1:
-            out[:, dest] = picked.numpy()
-        else:
-            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            sums = np.add.reduceat(picked.numpy().astype(np.float64), starts, axis=1)
-            out[:, dest] = sums / np.asarray(sizes, dtype=np.float64)[None, :, None]
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        for k, states in enumerate(hidden):                         # (B, T, d) each
+            picked = states.reshape(-1, d)[flat].numpy()             # (positions, d)
+            if max(sizes, default=1) == 1:
+                out[k, dest] = picked
+            else:
+                out[k, dest] = np.add.reduceat(picked.astype(np.float64), starts, axis=0) \
+                    / np.asarray(sizes, dtype=np.float64)[:, None]
         done += len(group)
         if progress is not None:
             progress(done, len(ids))
