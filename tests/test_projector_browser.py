@@ -285,3 +285,54 @@ def test_a_tab_named_in_the_other_language_stays_open(server, browser):
         assert selected.inner_text().strip() == "Printouts"
     finally:
         page.close()
+
+
+# The [MASK] by layer table's smallest text, its caption, and the smallest chart label.
+LENS_JS = """() => {
+  const table = document.querySelector("[data-table='pre_lens']");
+  const px = sel => Math.min(...[...document.querySelectorAll(sel)]
+    .filter(e => e.textContent.trim()).map(e => parseFloat(getComputedStyle(e).fontSize)));
+  return {rows: table.querySelectorAll("tbody tr").length,
+          caption: table.querySelector("caption").innerText,
+          table_px: px("[data-table='pre_lens'] :is(th, td, small, caption)"),
+          chart_px: px("[data-testid='stMain'] .js-plotly-plot :is(.xtick, .ytick) text")};
+}"""
+
+
+def test_mask_by_layer_on_a_projector(browser, bundle, tmp_path):
+    """The Pretraining page's [MASK] by layer tab with checkpoints that have an MLM head (the
+    shared server's model has none: the walk above sees its notice only), at 1024x768: in
+    Chinese on a Chinese-reading checkpoint with two [MASK]s, in English on an English one, the
+    whole head and the decoder alone; nothing cut off, no label under 12 px, the model named."""
+    from urllib.parse import urlencode
+
+    from tests.conftest import start_server, stop_server
+    from tests.pretraining_folders import make_chinese_checkpoint, make_pretraining_folder
+
+    make_pretraining_folder(tmp_path / "tiny-bert", bundle.tokenizer)
+    make_chinese_checkpoint(tmp_path / "tiny-chinese", layers=4)
+    proc, url = start_server(env={"BERT_EXPLORER_MODEL_DIRS": str(tmp_path)})
+    problems: list[str] = []
+    try:
+        for lang, model, text, layers in (
+                ("zh", "tiny-chinese", "今天天气真[MASK]。我[MASK]你。", 4),
+                ("en", "tiny-bert", "The capital of France is [MASK].", 2)):
+            for decoder in ("false", "true"):
+                query = urlencode({"model": str(tmp_path / model), "lang": lang,
+                                   "pre_section": "[MASK] by layer", "pre_text": text,
+                                   "pre_lens_decoder": decoder})
+                page = open_in_browser(browser, f"{url}/pretraining?{query}", 1024, 768)
+                try:
+                    wait_drawn(page)
+                    page.locator("[data-table='pre_lens']").scroll_into_view_if_needed()
+                    name = f"pretraining-lens-{lang}-decoder-{decoder}-1024x768"
+                    problems += look(page, name)
+                    seen = page.evaluate(LENS_JS)
+                    assert seen["rows"] == layers + 1, seen
+                    assert model in seen["caption"], seen
+                    assert seen["table_px"] >= 12 and seen["chart_px"] >= 12, (name, seen)
+                finally:
+                    page.close()
+    finally:
+        stop_server(proc)
+    assert not problems, "\n".join(problems)
