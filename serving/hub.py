@@ -1,16 +1,18 @@
 """Fetching a model from the hub: one background download per model, shared, with progress and a
 stall watchdog instead of a total deadline.
 
-A download is a ``DownloadJob``: work run on the process's job pool (``serving.jobs``; its
-``job`` is the shared ``Job``, whose future ends with the download's last ``DownloadState``: done
-with its folder, or failed with its error) that lists the repository, fetches config.json first
-(so a model that is not BERT or too large is refused before any weight moves), then the tokenizer
-files and the safetensors weights into the Hugging Face cache. Every caller asking for the same
-repository gets the same job (``start_download``): two students asking start one download, two
-models download side by side. Progress (bytes done of total, speed, time left) is read with
-``job.state()`` from any thread (which also tells the job that someone still waits: a download
-nobody has looked at for ``serving.jobs.ABANDONED_S`` stops, and resumes when asked for again);
-the job never calls back into the UI. Its phase is a ``DownloadPhase``.
+A download is a ``DownloadJob``: the work of a job on the process's job board (``serving.jobs``,
+keyed on the repository; its ``job`` is that shared ``Job``, whose result is the download's last
+``DownloadState``: done with its folder, or failed with its error) that lists the repository,
+fetches config.json first (so a model that is not BERT or too large is refused before any weight
+moves), then the tokenizer files and the safetensors weights into the Hugging Face cache. Every
+caller asking for the same repository gets the same job (``start_download``; the board holds it,
+no registry beside it): two students asking start one download, two models download side by
+side. Progress (bytes done of total, speed, time left) is read with ``state()`` from any thread
+(which also tells the job that someone still waits: a download nobody has looked at for
+``serving.jobs.ABANDONED_S`` stops, and resumes when asked for again), and reported on the job's
+``Progress`` (MB, its ``DownloadPhase``, the speed), which the page's progress card draws; the job
+never calls back into the UI.
 
 Resuming: huggingface_hub 2.4 writes each download to a file unique to that attempt and deletes it
 on failure, so it never resumes. The job keeps its own ``<blob>.incomplete`` in the cache and asks
@@ -331,7 +333,7 @@ class DownloadJob:
 
     def __call__(self, job: jobs.Job[DownloadState]) -> DownloadState:
         """Run by the job pool: the download's last state (done with its folder, or failed with
-        its ``ModelLoadError``), which the Job's future holds; an expected failure is not an
+        its ``ModelLoadError``), which the Job holds as its result; an expected failure is not an
         error of the pool's (nothing logged as a crash). The worker thread carries the
         download's name while it runs."""
         self.job = job
