@@ -18,7 +18,7 @@ from components.cache import get_encoding
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle
-from components.i18n import N_, _, language
+from components.i18n import DEFAULT_LANGUAGE, N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.job_progress import WAIT_IN_RUN_S, progress_card
@@ -185,13 +185,17 @@ def token_picker(query: Query, start: Start) -> int | None:
     return position
 
 
-def try_line(start: Start) -> None:
+def try_line(ctx: Context, start: Start) -> None:
     """When sentence A holds no word the corpus has in two senses: one line naming a sentence
-    that does, as this page's link with that sentence (the reader's language)."""
+    that does, as this page's link with that sentence (the reader's language, this model; the
+    Neighbours tab, the first). Only values this run chose go into it, none copied from the
+    link it was opened with."""
     if start.found == Found.TWO_SENSES:
         return
     sentence = suggestion(language())
-    query = {k: v for k, v in st.query_params.to_dict().items() if k not in (TOKEN_KEY, "b")}
+    query = {"lang": language()} if language() != DEFAULT_LANGUAGE else {}
+    if ctx.key.model != DEFAULT_MODEL:
+        query["model"] = ctx.key.model
     link = "?" + urllib.parse.urlencode(query | {"a": sentence}, quote_via=urllib.parse.quote)
     shown = f"[{markdown_text(sentence)}]({link})"
     if start.found > Found.NOT_IN_CORPUS:
@@ -242,7 +246,7 @@ def draw_neighbours(ctx: Context) -> None:
     if corpus is None or query is None:
         return
     start = cache.get_start(ctx.key, BUILT_IN, BUILT_IN_WORDS, corpus)
-    try_line(start)
+    try_line(ctx, start)
     left, right = st.columns([1, 2])
     with left:
         position = token_picker(query, start)
