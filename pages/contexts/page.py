@@ -63,9 +63,6 @@ TEXT_KEY, FILE_KEY, SENTENCE_COL_KEY, LABEL_COL_KEY = "ctx_text", "ctx_file", "c
 STATE_KEY = "ctx_state"   # the session's PageState (not in the URL)
 K = 10
 BUILT_IN_WORDS = tuple(dict.fromkeys(r.word for r in NEIGHBOUR_CORPUS if r.word))
-WORDS_OF = {language: tuple(dict.fromkeys(r.word for r in NEIGHBOUR_CORPUS
-                                         if r.word and r.language == language))
-            for language in ("en", "zh")}
 BUILT_IN = ("built-in",)   # the built-in corpus, as the caches name a corpus
 MAP_WORD, MAP_SENTENCES = N_("one word in every sentence"), N_("every sentence")
 NO_LABEL = N_("no label column")
@@ -199,10 +196,10 @@ def try_line(ctx: Context, start: Start) -> None:
     link = "?" + urllib.parse.urlencode(query | {"a": sentence}, quote_via=urllib.parse.quote)
     shown = f"[{markdown_text(sentence)}]({link})"
     if start.found > Found.NOT_IN_CORPUS:
-        words = WORDS_OF.get(language(), WORDS_OF["en"])
-        explain(_("Sentence A has no word the corpus holds in two senses (such as “{a}” or "
-                  "“{b}”), so its neighbours show little of context. Try: {sentence}").format(
-            a=words[0], b=words[1], sentence=shown))
+        word = cache.get_first_word(ctx.key.model, language()) or BUILT_IN_WORDS[0]
+        explain(_("Sentence A has no word the corpus holds in two senses (such as “{word}”), "
+                  "so its neighbours show little of context. Try: {sentence}").format(
+            word=word, sentence=shown))
     else:
         explain(_("No word of sentence A is in the corpus, so its neighbours say little. Try: "
                   "{sentence}").format(sentence=shown))
