@@ -16,6 +16,7 @@ from components.explain import explain, page_header
 from components.heatmap import png_config, show_figure
 from components.i18n import N_, _
 from components.inputs import shared_inputs
+from components.job_progress import WAIT_IN_RUN_S, progress_card
 from components.labels import markdown_template, markdown_text
 from components.sections import Section, draw_sections
 from core import ExplorerError, ModelLoadError
@@ -30,7 +31,6 @@ from pages.compare import figures as figs
 from pages.compare.records import Context
 from pages.contexts.figures import neighbours_html  # the Contexts page's own table
 from pages.pairs.figures import contribution_figure  # the Pairs page's own picture
-from serving import jobs
 
 TITLE = N_("Compare")
 EXPLANATION = N_(
@@ -45,8 +45,6 @@ SECTION_KEY, MODEL_KEY, RANDOM_KEY = "cmp_section", "cmp_model", "cmp_random"
 CORPUS_KEY, MINE_KEY = "cmp_corpus", "cmp_mine"
 TOKEN_KEY, LAYER_A_KEY, LAYER_B_KEY = "cmp_token", "cmp_layer_a", "cmp_layer_b"
 PAIRS_KEY = "cmp_pairs"   # not in the link: a list is too long for one
-PROGRESS_EVERY_S = 0.5
-WAIT_IN_RUN_S = 1.5
 REFUSED = N_("“{name}” is not one of the models this server offers. Comparing with {fallback} "
              "instead; pick a model from the list.")
 MEANWHILE = N_("Comparing with {fallback} meanwhile.")
@@ -104,19 +102,6 @@ def context_of(key) -> Context:
 
 # --- layer map ----------------------------------------------------------------------------------
 
-@st.fragment(run_every=PROGRESS_EVERY_S)
-def draw_progress(job: jobs.Job) -> None:
-    """Redrawn every half second while the map is computed; then the whole page once more."""
-    if job.done():
-        st.rerun()
-    job.touch()   # someone still waits for it
-    progress = job.progress
-    st.progress(progress.fraction or 0.0)
-    explain(_("Sentences through the two models: {done} of {total} ({seconds} s)").format(
-        done=f"{progress.done:,}", total=f"{progress.total:,}" if progress.total else "…",
-        seconds=f"{job.seconds:.0f}"))
-
-
 def default_corpus(ctx: Context) -> str:
     """The built-in corpus in model A's language: Chinese when a quarter of its vocabulary is
     Chinese characters (bert-base-chinese), else English."""
@@ -132,7 +117,7 @@ def map_result(ctx: Context, corpus: str, extra: tuple[str, ...]) -> LayerSimila
     if not job.done():
         explain(_("Both models read every sentence once, in the background; the rest of the app "
                   "keeps working meanwhile."))
-        draw_progress(job)
+        progress_card(job, _("Sentences through the two models: {amount} ({seconds} s)"))
         return None
     error = job.exception()
     if isinstance(error, ExplorerError):
@@ -240,19 +225,6 @@ def _load_examples() -> None:
     st.session_state[PAIRS_KEY] = example_text()
 
 
-@st.fragment(run_every=PROGRESS_EVERY_S)
-def draw_pairs_progress(job: jobs.Job) -> None:
-    """Redrawn every half second while both models score the list; then the page once more."""
-    if job.done():
-        st.rerun()
-    job.touch()
-    progress = job.progress
-    st.progress(progress.fraction or 0.0)
-    explain(_("Sentences through the two models: {done} of {total} ({seconds} s)").format(
-        done=f"{progress.done:,}", total=f"{progress.total:,}" if progress.total else "…",
-        seconds=f"{job.seconds:.0f}"))
-
-
 def draw_many_pairs(ctx: Context) -> None:
     explain(_("A list of sentence pairs scored by both models, each by its own recipe. With "
               "people's scores beside the pairs, each model's agreement with them, and whether "
@@ -283,7 +255,7 @@ def draw_many_pairs(ctx: Context) -> None:
     job = cache.pairs_job(ctx.key.model, ctx.name_b, parsed)
     job.wait(WAIT_IN_RUN_S)
     if not job.done():
-        draw_pairs_progress(job)
+        progress_card(job, _("Sentences through the two models: {amount} ({seconds} s)"))
         return
     if isinstance(job.exception(), ExplorerError):
         show_error(job.exception())
@@ -318,7 +290,7 @@ def corpus_or_progress(name: str, label: str) -> ContextVectors | None:
     if not job.done():
         explain(_("The built-in corpus runs through {model} once, in the background.").format(
             model=markdown_text(label)))
-        draw_pairs_progress(job)
+        progress_card(job, _("Corpus sentences through the model: {amount} ({seconds} s)"))
         return None
     if job.failed:
         st.error(_("The comparison stopped with an error. Reload the page to try again."),
