@@ -25,6 +25,7 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
+from components.layer_picker import layer_picker
 from components.sections import Section, open_section, run_section
 from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
@@ -57,8 +58,7 @@ STEP_KEY, TOKEN_KEY, HEAD_VIEW_KEY = "enc_step", "enc_token", "enc_head_view"
 HEAD_STEPS_KEY = "enc_head_steps"
 EXACT_KEY = "enc_exact"
 WORDS_KEY = "enc_words"
-LAYER_LABEL, HEAD_LABEL = N_("layer {n}"), N_("head {n}")
-NO_LAYER = N_("There is no layer {asked} in this model: showing layer {n}.")
+HEAD_LABEL = N_("head {n}")
 NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
 
 
@@ -71,7 +71,8 @@ POOLER_TOLERANCE = 1e-5   # |tanh| <= 1
 
 def picker(where, key: str, label: str, options: list[int], widget_label: str,
            missing: str) -> int:
-    """A slider over ``options`` bound to the URL; an invalid link value says so in a line.
+    """The head picker (components.layer_picker draws the layer's the same way): a slider over
+    ``options`` bound to the URL; an invalid link value says so in a line.
 
     A slider, not a selectbox: the arrow keys step to the next layer or head, one click moves
     it, and its move reaches the server sooner (in Chromium, from the key to the rerun's
@@ -93,8 +94,8 @@ def draw_pickers(bundle: ModelBundle, with_head: bool) -> Pick:
     """The layer picker, and the head picker where the tab shows one head."""
     config = bundle.config
     left, right = st.columns(2)
-    layer = picker(left, LAYER_KEY, LAYER_LABEL, list(range(1, config.num_hidden_layers + 1)),
-                   _("Encoder layer"), NO_LAYER)
+    layer = layer_picker(LAYER_KEY, range(1, config.num_hidden_layers + 1), _("Encoder layer"),
+                         default=1, named=True, where=left)
     head = 0
     if with_head:
         head = picker(right, HEAD_KEY, HEAD_LABEL, list(range(config.num_attention_heads)),
