@@ -32,8 +32,8 @@ POOLING_WORDS = {"cls": N_("the [CLS] vector"), "mean": N_("the mean of the toke
 
 
 def layer_labels(count: int) -> list[str]:
-    """hidden_states' names: 0 is the embedding output, then each encoder layer."""
-    return [_("0 embeddings")] + [str(k) for k in range(1, count)]
+    """hidden_states' indices: 0 is the embedding output (said in the axis titles)."""
+    return [str(k) for k in range(count)]
 
 
 def map_figure(result: LayerSimilarity, label_a: str, label_b: str) -> go.Figure:
@@ -47,11 +47,13 @@ def map_figure(result: LayerSimilarity, label_a: str, label_b: str) -> go.Figure
         text=np.vectorize(lambda v: f"{v:.2f}")(values) if max(rows, cols) <= CELL_TEXT_MAX
         else None,
         texttemplate="%{text}" if max(rows, cols) <= CELL_TEXT_MAX else None,
+        textfont={"size": 14},
         hovertemplate=_("A: %{y}<br>B: %{x}<br>CKA %{z:.4f}") + "<extra></extra>"))
     fig.update_layout(
-        height=max(320, min(720, 90 + 42 * rows)), margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis_title=_("layer of B: {model}").format(model=plotly_text(label_b)),
-        yaxis_title=_("layer of A: {model}").format(model=plotly_text(label_a)),
+        height=max(360, min(720, 120 + 44 * rows)), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis_title=_("B: {model}, layer (0 = embedding output)").format(
+            model=plotly_text(label_b)),
+        yaxis_title=_("A: {model}, layer").format(model=plotly_text(label_a)),
         meta="compare_map", font={"size": 15})
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category", autorange="reversed")
@@ -65,25 +67,25 @@ def map_frame(result: LayerSimilarity) -> pd.DataFrame:
                         columns=[f"B{k}" for k in range(cols)])
 
 
-def check_rows(checks: MapChecks) -> list[tuple[bool, str]]:
-    """Each check as (passed, one line in the reader's language)."""
+def checks_frame(checks: MapChecks) -> pd.DataFrame:
+    """The three checks (and the self-comparison) as a table: what was done, the number it
+    gave, what it must do, and whether it did."""
     worst = float(np.max(np.abs(checks.self_diagonal - 1.0)))
-    return [
-        (worst <= TOLERANCE,
-         _("A against itself: every layer gives {value} (it must be 1; furthest off by "
-           "{diff}).").format(value=f"{np.mean(checks.self_diagonal):.6f}", diff=f"{worst:.1e}")),
-        (abs(checks.rotated - checks.cell) <= TOLERANCE,
-         _("B's last layer rotated by a random orthogonal matrix: {rotated}, the map's corner "
-           "{cell} (it must not change).").format(rotated=f"{checks.rotated:.6f}",
-                                                 cell=f"{checks.cell:.6f}")),
-        (abs(checks.scaled - checks.cell) <= TOLERANCE,
-         _("B's last layer times {scale}: {scaled} (it must not change).").format(
-             scale=CHECK_SCALE, scaled=f"{checks.scaled:.6f}")),
-        (checks.shuffled < checks.cell,
-         _("B's rows shuffled, so that each row of A meets another token: {shuffled} (it must "
-           "drop: CKA compares the same inputs row by row).").format(
-             shuffled=f"{checks.shuffled:.6f}")),
+    rows = [
+        (_("A against itself, every layer"), f"{np.mean(checks.self_diagonal):.6f}",
+         _("be 1 (off by at most {diff})").format(diff=f"{worst:.0e}"), worst <= TOLERANCE),
+        (_("B's last layer rotated by a random orthogonal matrix"), f"{checks.rotated:.6f}",
+         _("not change: {cell}").format(cell=f"{checks.cell:.6f}"),
+         abs(checks.rotated - checks.cell) <= TOLERANCE),
+        (_("B's last layer times {scale}").format(scale=CHECK_SCALE), f"{checks.scaled:.6f}",
+         _("not change: {cell}").format(cell=f"{checks.cell:.6f}"),
+         abs(checks.scaled - checks.cell) <= TOLERANCE),
+        (_("B's rows shuffled (each row of A meets another token)"), f"{checks.shuffled:.6f}",
+         _("drop: CKA compares the same inputs row by row"), checks.shuffled < checks.cell),
     ]
+    return pd.DataFrame({
+        _("check"): [r[0] for r in rows], "CKA": [r[1] for r in rows],
+        _("it must"): [r[2] for r in rows], "": ["✓" if r[3] else "✗" for r in rows]})
 
 
 def curves_figure(curve_a: np.ndarray, curve_b: np.ndarray, label_a: str, label_b: str
@@ -184,11 +186,12 @@ def pairs_frame(parsed: PairList, both: PairsOnBoth) -> pd.DataFrame:
     })
 
 
-def pair_columns() -> dict[str, object]:
-    """The shown names of ``pairs_frame``'s columns (the CSV keeps the plain ones)."""
-    return {"line": _("line"), "a": _("sentence A"), "b": _("sentence B"), "score": _("score"),
-            "cosine_a": _("cosine on A"), "cosine_b": _("cosine on B"),
-            "rank_a": _("rank on A"), "rank_b": _("rank on B")}
+def shown_pairs(frame: pd.DataFrame) -> pd.DataFrame:
+    """``pairs_frame``'s rows as the page shows them: named in the reader's language, without
+    the ranks (the CSV keeps them)."""
+    names = {"line": _("line"), "a": _("sentence A"), "b": _("sentence B"), "score": _("score"),
+             "cosine_a": _("cosine on A"), "cosine_b": _("cosine on B")}
+    return frame[list(names)].rename(columns=names)
 
 
 # --- neighbours ---------------------------------------------------------------------------------

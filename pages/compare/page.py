@@ -14,6 +14,7 @@ from components.cache import get_model
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import png_config, show_figure
+from components.html_table import draw_table
 from components.i18n import N_, _
 from components.inputs import shared_inputs
 from components.job_progress import WAIT_IN_RUN_S, progress_card
@@ -21,6 +22,7 @@ from components.labels import markdown_template, markdown_text
 from components.sections import Section, draw_sections
 from core import ExplorerError, ModelLoadError
 from core.compare import LayerSimilarity, RowUnit, random_name
+from core.contexts.corpus_data import NEIGHBOUR_CORPUS
 from core.contexts.vectors import ContextVectors
 from core.models import needs_download
 from core.settings import allowed_name, folder_label, pickable_models
@@ -45,6 +47,7 @@ SECTION_KEY, MODEL_KEY, RANDOM_KEY = "cmp_section", "cmp_model", "cmp_random"
 CORPUS_KEY, MINE_KEY = "cmp_corpus", "cmp_mine"
 TOKEN_KEY, LAYER_A_KEY, LAYER_B_KEY = "cmp_token", "cmp_layer_a", "cmp_layer_b"
 PAIRS_KEY = "cmp_pairs"   # not in the link: a list is too long for one
+BUILT_IN_WORDS = {r.word for r in NEIGHBOUR_CORPUS if r.word}
 REFUSED = N_("“{name}” is not one of the models this server offers. Comparing with {fallback} "
              "instead; pick a model from the list.")
 MEANWHILE = N_("Comparing with {fallback} meanwhile.")
@@ -154,15 +157,11 @@ def draw_layer_map(ctx: Context) -> None:
     result = map_result(ctx, corpus, extra)
     if result is None:
         return
-    left, right = st.columns([3, 2])
-    with left:
-        show_figure(figs.map_figure(result, ctx.label_a, ctx.label_b),
-                    _("layer map"), key="cmp_map")
-    with right:
-        st.markdown("**" + _("Checks, on these rows") + "**")
-        for passed, line in figs.check_rows(result.checks):
-            icon = ":material/check_circle:" if passed else ":material/error:"
-            (st.success if passed else st.error)(line, icon=icon)
+    show_figure(figs.map_figure(result, ctx.label_a, ctx.label_b), _("layer map"),
+                key="cmp_map")
+    explain(_("Checks, on the same rows as the map:"))
+    checks = figs.checks_frame(result.checks)
+    draw_table(checks, [""] * len(checks), "cmp_checks", wrap=True)
     explain(map_note(ctx, result))
     if result.rows < 2 * max(ctx.bundle_a.config.hidden_size, ctx.bundle_b.config.hidden_size):
         st.warning(_("Only {rows} rows for vectors of {dims} numbers: with fewer rows than about "
@@ -201,8 +200,8 @@ def draw_one_pair(ctx: Context) -> None:
         pair = cache.get_pair(ctx.key, ctx.name_b)
     show_figure(figs.curves_figure(pair.curve_a, pair.curve_b, ctx.label_a, ctx.label_b),
                 _("one pair on two models"), key="cmp_curves")
-    st.table(figs.pair_table(pair.curve_a, pair.curve_b, pair.recipe_a, pair.recipe_b,
-                             ctx.label_a, ctx.label_b))
+    draw_table(figs.pair_table(pair.curve_a, pair.curve_b, pair.recipe_a, pair.recipe_b,
+                               ctx.label_a, ctx.label_b), ["", ""], "cmp_pair", wrap=True)
     if pair.split_a is None or pair.split_b is None:
         explain(_("The token-pair split is shown when both models make a sentence's vector as "
                   "the mean of its tokens: only then does the cosine split exactly into one "
@@ -215,8 +214,11 @@ def draw_one_pair(ctx: Context) -> None:
                                       (right, pair.split_b, ctx.label_b, "cmp_split_b")):
         with column:
             st.markdown("**" + markdown_text(label) + "**")
-            st.plotly_chart(contribution_figure(split), width="stretch",
-                            config=png_config(label), key=key)
+            figure = contribution_figure(split)
+            # The label above names the model; the Pairs page's title would name B by its
+            # cache name and not fit half a projector page.
+            figure.update_layout(title=None, margin={"t": 10})
+            st.plotly_chart(figure, width="stretch", config=png_config(label), key=key)
 
 
 # --- many pairs ---------------------------------------------------------------------------------
@@ -270,12 +272,14 @@ def draw_many_pairs(ctx: Context) -> None:
         explain(_("Without scores (at least three, not all the same), the models are compared "
                   "with each other only."))
     else:
-        st.table(figs.agreement_table(comparison, ctx.label_a, ctx.label_b))
+        draw_table(figs.agreement_table(comparison, ctx.label_a, ctx.label_b), ["", ""],
+                   "cmp_agreement", wrap=True)
         st.markdown(figs.verdict(comparison))
     st.markdown("**" + _("The pairs the two models rank furthest apart") + "**")
     frame = figs.pairs_frame(parsed, both)
-    st.dataframe(frame.iloc[list(both.disagree)], hide_index=True,
-                 column_config=figs.pair_columns(), width="stretch")
+    shown = figs.shown_pairs(frame.iloc[list(both.disagree)])
+    draw_table(shown, [""] * len(shown), "cmp_disagree", wrap=True,
+               formats={_("score"): ".2f", _("cosine on A"): ".3f", _("cosine on B"): ".3f"})
     st.download_button("CSV", data=lambda: results_csv(frame), file_name="pairs-two-models.csv",
                        mime="text/csv", key="cmp_pairs_csv", icon=":material/download:",
                        on_click="ignore")
@@ -309,9 +313,13 @@ def draw_neighbours(ctx: Context) -> None:
     if not positions:
         st.info(_("Sentence A has no token besides [CLS] and [SEP]."), icon=":material/edit:")
         return
+    labelled = [p for p in positions if query_a.tokens[p] in BUILT_IN_WORDS]
     position = st.selectbox(
         _("Token of sentence A"), positions, key=TOKEN_KEY, bind="query-params",
-        format_func=lambda p: f"{p} {query_a.tokens[p]}")
+        index=positions.index(labelled[0]) if labelled else 0,
+        format_func=lambda p: f"{p} {query_a.tokens[p]}",
+        help=_("A word of the built-in corpus's ambiguous words (bank, bat, spring, ...) is "
+               "picked first when sentence A has one."))
     if position not in positions:
         position = positions[0]
     position_b = figs.same_characters(enc_a, enc_b, position)
