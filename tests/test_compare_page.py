@@ -142,3 +142,22 @@ def test_tokenizers_that_cannot_be_matched_and_no_sentences(bundle, folder_model
     at = settle(open_app(PAGE, a="   ", cmp_corpus="A + B"))
     assert_clean(at)
     assert any("no sentences" in w for w in texts(at, "warning"))
+
+
+def test_neighbours_in_both_models(bundle):
+    from core.contexts.neighbours import nearest_tokens
+    from pages.contexts.cache import builtin_job
+
+    text = "I sat on the bank of the river."
+    at = settle(open_app(PAGE, a=text, cmp_section="Neighbours in both"))
+    assert_clean(at)
+    tables = html_tables(at)
+    assert len(tables) == 2 and all(len(t) == 10 for t in tables)
+    position = bundle.tokenizer(text).tokens().index("bank")
+    assert at.selectbox(key="cmp_token").value == position   # the corpus's ambiguous word first
+    expected = nearest_tokens(bundle, text, position, 6, 10, corpus=builtin_job(
+        bundle.name).result())
+    np.testing.assert_allclose(tables[0].iloc[:, 1].astype(float),
+                               [round(n.cosine, 3) for n in expected], atol=1.5e-3)
+    assert any("nearest tokens are the same token of the same sentence" in m
+               for m in texts(at, "markdown"))
