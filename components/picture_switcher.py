@@ -1,0 +1,276 @@
+"""A slider that switches between pictures in the browser: every value's picture is sent once,
+and a move shows another one at once, with no request to the server.
+
+A move of a Streamlit slider is a server run of the part that holds it (a bare page's rerun or
+more, README, Performance); a move here is a change of which picture is visible, painted in the
+next frame. It is Streamlit's own component API (``st.components.v2``: inline HTML, CSS and JS
+run in the page itself, no build step):
+
+    layer = picture_switcher("enc_layer", range(1, 7), pictures, _("Encoder layer"),
+                             names=[layer_name(n, True) for n in range(1, 7)])
+
+The link keeps saying where the reader is: a move writes the value into the address at once
+(``?enc_layer=layer+3``, the same key and text the URL-bound slider used, through
+``history.replaceState``), and a shared link opens on it (read here as components.layer_picker
+reads it: a number or the value's name in either language; anything else is said in one line).
+
+How the server learns the value, per use (``report``):
+
+- ``report=False``: the component tells the server nothing. The browser's address holds the
+  value; the server reads it from the link on its next run that carries the address as the
+  browser has it: a reload, a shared link, a move of any control bound to the URL (Streamlit
+  then reads the whole address again). A button's or an unbound control's rerun carries the
+  address Streamlit last knew (measured: its frontend keeps its own copy, and a script's
+  ``history.replaceState`` does not reach it), so the server may draw with the value before
+  the moves; the browser keeps showing the picture moved to (the JS takes the server's value
+  only when it changes). So only for a picture nothing on the server depends on.
+- ``report=True``: after the picture has switched, the component also reports the value
+  (``setStateValue``), which reruns the fragment that holds it, as a widget would: put it in a
+  small fragment (components.sections.run_part) with only what depends on the value on the
+  server (a download, a check, a line of text). The pictures are not sent again on that rerun
+  (Streamlit sends an unchanged element over 10 kB as a reference to the copy the browser keeps)
+  and the browser keeps the picture it shows.
+
+Nothing of the slider is lost: it is a native ``<input type="range">`` (arrow keys, Home, End,
+Page Up/Down step it; a screen reader reads its label and ``aria-valuetext``, "layer 3"); its
+labels come translated from the page; the pictures are the pages' own (components.heatmap_image),
+with their hover text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from components import palette
+from components.i18n import _
+from components.labels import markdown_template
+
+V = TypeVar("V", bound=Hashable)
+
+COMPONENT = "bert_explorer.picture_switcher"
+LABEL_PX = 16          # the slider's label and value: a projector's back row (DESIGN.md)
+TICK_PX = 14           # the first and last value under the track
+
+HTML = '<div class="ps" data-testid="pictureSwitcher"></div>'
+
+CSS = f"""
+.ps {{ font-family: var(--st-font, "Source Sans Pro", sans-serif); color: {palette.INK}; }}
+.ps-head {{ display: flex; justify-content: space-between; align-items: baseline; gap: 12px;
+  font-size: {LABEL_PX}px; line-height: 1.4; }}
+.ps-label {{ font-weight: 400; }}
+.ps-value {{ font-weight: 600; color: var(--st-primary-color, #ff4b4b); }}
+.ps-range {{ display: block; width: 100%; margin: 6px 0 2px 0; height: 24px;
+  accent-color: var(--st-primary-color, #ff4b4b); cursor: pointer; }}
+.ps-range:focus-visible {{ outline: 3px solid var(--st-primary-color, #ff4b4b);
+  outline-offset: 2px; }}
+.ps-ends {{ display: flex; justify-content: space-between; font-size: {TICK_PX}px;
+  color: {palette.SOFT_INK}; margin-bottom: 8px; }}
+.ps-picture[hidden] {{ display: none; }}
+"""
+
+# Every picture is in the page from the start (hidden but one), so a move only flips ``hidden``
+# on two of them: the browser has decoded each image already, and the new one is painted in the
+# next frame. The function runs again whenever Streamlit sends the element again (a rerun):
+# the same pictures (``data.id``) keep their elements, so only the value is brought in line.
+JS = """
+export default function(component) {
+  const { data, parentElement, setStateValue } = component;
+  const root = parentElement.querySelector(".ps");
+  if (!root || !data) return;
+  const n = data.pictures.length;
+  const clamp = (i) => Math.max(0, Math.min(n - 1, Math.round(Number(i)) || 0));
+  if (root.dataset.id !== data.id) {
+    root.replaceChildren();
+    root.dataset.id = data.id;
+    root.dataset.key = data.key;
+    const head = document.createElement("div");
+    head.className = "ps-head";
+    const label = document.createElement("label");
+    label.className = "ps-label";
+    label.textContent = data.label;
+    const value = document.createElement("span");
+    value.className = "ps-value";
+    value.setAttribute("aria-hidden", "true");
+    head.append(label, value);
+    const range = document.createElement("input");
+    range.type = "range";
+    range.className = "ps-range";
+    range.min = "0";
+    range.max = String(n - 1);
+    range.step = "1";
+    range.id = "ps-" + data.key;
+    label.htmlFor = range.id;
+    range.setAttribute("aria-label", data.label);
+    if (data.help) range.title = data.help;
+    const ends = document.createElement("div");
+    ends.className = "ps-ends";
+    ends.setAttribute("aria-hidden", "true");
+    const first = document.createElement("span");
+    const last = document.createElement("span");
+    first.textContent = data.names[0];
+    last.textContent = data.names[n - 1];
+    ends.append(first, last);
+    const frames = document.createElement("div");
+    frames.className = "ps-pictures";
+    data.pictures.forEach((html, i) => {
+      const frame = document.createElement("div");
+      frame.className = "ps-picture";
+      frame.dataset.index = String(i);
+      frame.hidden = true;
+      // The page's own picture (components.heatmap_image.heatmap_html): every label in it is
+      // escaped on the server, so text a user typed arrives as text.
+      frame.innerHTML = html;
+      frames.append(frame);
+    });
+    root.append(head, range, ends, frames);
+    let timer = null;
+    const show = (i) => {
+      const shown = Number(root.dataset.shown);
+      if (shown === i) return;
+      if (!Number.isNaN(shown) && frames.children[shown]) frames.children[shown].hidden = true;
+      frames.children[i].hidden = false;
+      root.dataset.shown = String(i);
+      range.value = String(i);
+      range.setAttribute("aria-valuetext", root._names[i]);
+      value.textContent = root._names[i];
+    };
+    root._show = show;
+    root._serverIndex = undefined;
+    range.addEventListener("input", () => {
+      const i = clamp(range.value);
+      show(i);
+      // The address says where the reader is, under the key the URL-bound slider used.
+      const url = new URL(window.location.href);
+      url.searchParams.set(root.dataset.key, root._links[i]);
+      window.history.replaceState(window.history.state, "", url.toString());
+      if (root._report) {
+        // After the picture: a held arrow key sends one report when it is let go of.
+        clearTimeout(timer);
+        timer = setTimeout(() => root._setState("value", root._links[i]), root._wait);
+      }
+    });
+  }
+  root._names = data.names;
+  root._links = data.links;
+  root._report = data.report;
+  root._wait = data.wait_ms;
+  root._setState = setStateValue;
+  // The server's value is taken when it changed (a first run, a shared link, a model with fewer
+  // layers); the same value again is a run that did not hear of the reader's moves (a button's
+  // rerun sends the address Streamlit last knew), and the picture shown stays.
+  const index = clamp(data.index);
+  if (root._serverIndex !== index) {
+    root._serverIndex = index;
+    root._show(index);
+  }
+}
+"""
+
+_mount = st.components.v2.component(COMPONENT, html=HTML, css=CSS, js=JS)
+
+
+def _link_value(key: str, options: Sequence[V], names: Sequence[str],
+                spellings: Callable[[V], set[str]]) -> tuple[V | None, str | None]:
+    """The link's value for ``key`` on every run (the address is where the value lives: the
+    component is no bound widget): ``(option, None)``, ``(None, text)`` for a value no option
+    has, ``(None, None)`` for none."""
+    asked = st.query_params.get(key)
+    if asked is None:
+        return None, None
+    text = asked.strip()
+    for option, name in zip(options, names, strict=True):
+        if text in (str(option), name) or text in spellings(option):
+            return option, None
+    return None, (text or None)
+
+
+def picture_switcher(
+    key: str,
+    options: Sequence[V],
+    pictures: Sequence[str],
+    label: str,
+    *,
+    names: Sequence[str],
+    spellings: Callable[[V], set[str]] | None = None,
+    default: V | None = None,
+    invalid: str | None = None,
+    report: bool = False,
+    help: str | None = None,  # noqa: A002 - Streamlit's name
+    where: DeltaGenerator | None = None,
+) -> V:
+    """A slider over ``options`` that shows ``pictures[i]`` (HTML, e.g.
+    components.heatmap_image.heatmap_html) for ``options[i]``, switched in the browser; returns
+    the value the page is on.
+
+    ``names[i]``: how the slider shows ``options[i]`` and what the link carries for it
+    ("layer 3" in the reader's language). ``spellings(option)``: what else a link may say for
+    it (its name in the other language); ``str(option)`` always works. ``default``: the start
+    (the first option when None or not an option). ``invalid``: the one line shown when the
+    link asks for a value there is none of, a template with ``{asked}``, ``{first}``,
+    ``{last}`` and ``{n}`` (the value shown instead); None for a generic one. ``report``: tell
+    the server about each move (a rerun of the fragment holding it), see the module docstring.
+    """
+    options = list(options)
+    if not options or len(pictures) != len(options) or len(names) != len(options):
+        raise ValueError("a picture switcher needs one picture and one name per option")
+    start = default if default in options else options[0]
+    valid, asked = _link_value(key, options, names, spellings or (lambda _o: set()))
+    value = valid if valid is not None else start
+    place = st if where is None else where
+    data: dict[str, Any] = {
+        # Names the set of pictures: a rerun that sends the same ones keeps the browser's
+        # elements (and the picture it shows).
+        "id": f"{key}:{digest([*pictures, *names])}",
+        "key": key,
+        "label": label,
+        "help": help or "",
+        "names": list(names),
+        "links": list(names),
+        "pictures": list(pictures),
+        "index": options.index(value),
+        "report": report,
+        "wait_ms": 150,
+    }
+    callbacks = {"on_value_change": lambda: None} if report else {}
+    with place.container():
+        result = _mount(key=f"{key}_pictures", data=data, **callbacks)
+    if report:
+        reported = result.get("value")
+        if isinstance(reported, str) and reported in names:
+            value = options[names.index(reported)]
+            if st.query_params.get(key) != reported:
+                # The browser's address already says it; the server's copy of the address
+                # follows, so a later run does not write the old value back.
+                st.query_params[key] = reported
+    if asked is not None:
+        # The link's value as text (a code span), never as a link, image or heading.
+        template = invalid or _("There is no {asked} here: showing {n}.")
+        place.info(markdown_template(template, asked=asked[:40], first=names[0],
+                                     last=names[-1], n=names[options.index(value)]),
+                   icon=":material/link_off:")
+    return value
+
+
+def digest(parts: Sequence[str]) -> str:
+    """A short name for these strings, the same in every process."""
+    h = hashlib.blake2b(digest_size=8)
+    for part in parts:
+        h.update(part.encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def page_bytes(pictures: Sequence[str]) -> int:
+    """What the pictures add to the page, as sent (UTF-8 bytes of their HTML)."""
+    return sum(len(p.encode("utf-8")) for p in pictures)
+
+
+def pictures_json(pictures: Sequence[str]) -> str:
+    """The pictures as the component's data carries them (for the bench's byte counts)."""
+    return json.dumps(list(pictures))
