@@ -9,7 +9,7 @@ from components.cache import get_model, results_cache
 from components.input_key import InputKey
 from core.lessons import EMBEDDING_CELLS, PARAMETER_CELLS, PRETRAINING_CELLS, CellOutput, run_cells
 from core.pretraining import has_mlm_head, has_nsp_head
-from serving.classpoll import ClassPoll, poll_from_environment
+from serving.classpoll import PollStore, poll_from_environment
 
 LESSON_CELLS = {"embedding": EMBEDDING_CELLS, "parameters": PARAMETER_CELLS,
                 "pretraining": PRETRAINING_CELLS}
@@ -36,7 +36,7 @@ def missing_heads(model_name: str) -> frozenset[str]:
 
 
 @st.cache_resource(show_spinner=False)
-def get_class_poll() -> ClassPoll:
+def get_class_poll() -> PollStore:
     """Every live class of this server, one object shared by all sessions (or the Redis store
     the replicas share, when BERT_EXPLORER_POLL_REDIS names one)."""
     return poll_from_environment()

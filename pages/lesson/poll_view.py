@@ -28,7 +28,7 @@ from urllib.parse import urlencode, urlsplit
 import segno
 import streamlit as st
 
-from components.i18n import N_, _
+from components.i18n import N_, _, language, set_language
 from components.labels import markdown_template
 from core.settings import teacher_passphrase
 from pages.lesson import cache
@@ -106,9 +106,12 @@ def write_cookies() -> None:
     lines = [f"document.cookie = {json.dumps(f'{name}={value}; Max-Age={age}')} + tail;"
              for name, (value, age) in pending.items() if sent.get(name) != value]
     if lines:
-        script = ("<script>const tail = '; Path=/; SameSite=Strict' + "
+        # In a block of its own: every script of the page shares one global scope, and a second
+        # script's top-level "const tail" (a later run's cookie, say the teacher's after a
+        # refused start) would be a SyntaxError that sets nothing.
+        script = ("<script>{const tail = '; Path=/; SameSite=Strict' + "
                   "(location.protocol === 'https:' ? '; Secure' : '');" + "".join(lines)
-                  + "</script>")
+                  + "}</script>")
         st.html(script, unsafe_allow_javascript=True)
 
 
@@ -384,9 +387,11 @@ def draw_class_question(view: ClassView, number: int, step: Step) -> None:
 def _teacher_box(view: ClassView, number: int, step: Step) -> None:
     poll = cache.get_class_poll()
     revealed = number in view.status.revealed
+    lang = language()
 
     @st.fragment(run_every=None if revealed else TEACHER_REFRESH_S)
     def box() -> None:
+        set_language(lang)   # a fragment's own rerun does not pass the router that sets it
         try:
             tally = poll.tally(view.code, number)
         except PollError as exc:
@@ -439,8 +444,11 @@ def _student_box(view: ClassView, number: int, step: Step) -> None:
         except PollError as exc:
             st.session_state["poll_error"] = (exc.template, exc.params)
 
+    lang = language()
+
     @st.fragment
     def box() -> None:
+        set_language(lang)   # a fragment's own rerun does not pass the router that sets it
         with st.container(border=True):
             st.markdown("**" + _(step.question) + "**")
             guess = st.radio(_(step.question), range(len(step.choices)),
