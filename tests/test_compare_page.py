@@ -72,6 +72,9 @@ def test_the_map_is_cores_with_its_checks(bundle, random_copy, lang):
     else:
         assert title == "Compare"
         assert any("Only" in w and "rows" in w for w in texts(at, "warning"))
+        best = int(np.argmax(expected.mean(axis=1)))
+        assert any(f"layer {best} is the most like the random copy" in m
+                   for m in texts(at, "markdown"))
         assert any("with random weights" in m for m in
                    [json.dumps(figure(at, "compare_map"))])
     assert [b.label for b in at.get("download_button")][:2] == ["CSV", ".npy"]
@@ -98,6 +101,8 @@ def test_one_pair_shows_each_models_curve(bundle, random_copy, lang):
         expected = compare_pairs(model, [(A, B)]).iloc[0][layers].to_numpy(dtype=float)
         np.testing.assert_allclose(plotly_values(trace["y"]), expected, atol=1e-6)
     assert len(at.get("plotly_chart")) == 3   # the curves and both token-pair splits
+    if lang == "en" and plotly_values(curves[1]["y"])[-1] > 0.9:
+        assert any("point almost the same way" in m for m in texts(at, "markdown"))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -6,6 +6,7 @@ Four sections shown as tabs; only the open one runs (components.sections).
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from components import model_download
@@ -21,7 +22,7 @@ from components.job_progress import WAIT_IN_RUN_S, progress_card
 from components.labels import markdown_template, markdown_text
 from components.sections import Section, draw_sections
 from core import ExplorerError, ModelLoadError
-from core.compare import LayerSimilarity, RowUnit, random_name
+from core.compare import LayerSimilarity, RowUnit, random_name, trained_name
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
 from core.contexts.vectors import ContextVectors
 from core.models import needs_download
@@ -48,6 +49,8 @@ CORPUS_KEY, MINE_KEY = "cmp_corpus", "cmp_mine"
 TOKEN_KEY, LAYER_A_KEY, LAYER_B_KEY = "cmp_token", "cmp_layer_a", "cmp_layer_b"
 PAIRS_KEY = "cmp_pairs"   # not in the link: a list is too long for one
 BUILT_IN_WORDS = {r.word for r in NEIGHBOUR_CORPUS if r.word}
+FLAT = 0.05        # a map row this close to constant is said to be flat
+SAME_WAY = 0.9     # a random copy's pair cosine above this is said to point the same way
 REFUSED = N_("“{name}” is not one of the models this server offers. Comparing with {fallback} "
              "instead; pick a model from the list.")
 MEANWHILE = N_("Comparing with {fallback} meanwhile.")
@@ -163,6 +166,8 @@ def draw_layer_map(ctx: Context) -> None:
     checks = figs.checks_frame(result.checks)
     draw_table(checks, [""] * len(checks), "cmp_checks", wrap=True)
     explain(map_note(ctx, result))
+    if trained_name(ctx.name_b) is not None:
+        explain(random_note(ctx, result))
     if result.rows < 2 * max(ctx.bundle_a.config.hidden_size, ctx.bundle_b.config.hidden_size):
         st.warning(_("Only {rows} rows for vectors of {dims} numbers: with fewer rows than about "
                      "twice the numbers per vector, CKA reads high even between unrelated "
@@ -172,6 +177,23 @@ def draw_layer_map(ctx: Context) -> None:
                    icon=":material/warning:")
     download_matrix("cka " + ctx.label_a + " vs " + ctx.label_b, result.cka,
                     row_labels=[f"A{k}" for k in range(result.cka.shape[0])], key="cmp_cka")
+
+
+def random_note(ctx: Context, result: LayerSimilarity) -> str:
+    """Against the random-weights copy: which layer of A is most and least like it, and why
+    the rows are flat when they are (a number that looks wrong but is right)."""
+    mean = np.nanmean(result.cka, axis=1)
+    best, worst = int(np.nanargmax(mean)), int(np.nanargmin(mean))
+    text = _("{model}'s layer {best} is the most like the random copy ({high} on average), "
+             "layer {worst} the least ({low}).").format(
+        model=ctx.label_a, best=best, high=f"{mean[best]:.2f}", worst=worst,
+        low=f"{mean[worst]:.2f}")
+    spread = float(np.nanmax(np.nanmax(result.cka, axis=1) - np.nanmin(result.cka, axis=1)))
+    if spread < FLAT:
+        text += " " + _("Each row is nearly flat: the random copy's layers are nearly alike, as "
+                        "a layer with random weights adds little to what its residual "
+                        "connection carries through.")
+    return text
 
 
 def map_note(ctx: Context, result: LayerSimilarity) -> str:
@@ -202,6 +224,11 @@ def draw_one_pair(ctx: Context) -> None:
                 _("one pair on two models"), key="cmp_curves")
     draw_table(figs.pair_table(pair.curve_a, pair.curve_b, pair.recipe_a, pair.recipe_b,
                                ctx.label_a, ctx.label_b), ["", ""], "cmp_pair", wrap=True)
+    if trained_name(ctx.name_b) is not None and pair.curve_b[-1] > SAME_WAY:
+        explain(_("The random copy's sentence vectors all point almost the same way (a cosine "
+                  "of {cosine} for this pair at its last layer, whatever the sentences say): "
+                  "telling sentences apart is what pretraining taught.").format(
+            cosine=f"{pair.curve_b[-1]:.2f}"))
     if pair.split_a is None or pair.split_b is None:
         explain(_("The token-pair split is shown when both models make a sentence's vector as "
                   "the mean of its tokens: only then does the cosine split exactly into one "
