@@ -637,6 +637,8 @@ def test_a_script_starting_classes_over_websockets_is_bounded_by_its_address(ser
         return started, refusal, code, seconds
 
     started, refusal, code, seconds = run_async(asyncio.wait_for(main(), 240))
+    # 41 started: the server no longer takes the address from X-Forwarded-For (uvicorn's proxy
+    # headers under Streamlit, FORWARDED_ALLOW_IPS), which deploy/README.md relies on.
     assert started == NETWORK_CLASSES and refusal is not None, (started, refusal)
     assert code is not None
     print(f"\n{started} classes started from one address in {seconds:.1f} s, then refused")
