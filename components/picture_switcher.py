@@ -40,6 +40,7 @@ with their hover text.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
@@ -48,13 +49,13 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from components import palette
-from components.i18n import _
 from components.labels import markdown_template
 
 V = TypeVar("V", bound=Hashable)
 
 COMPONENT = "bert_explorer.picture_switcher"
 LABEL_PX = 16          # the slider's label and value: a projector's back row (DESIGN.md)
+WORDS_PX = 17          # as components.explain's body text
 TICK_PX = 14           # the first and last value under the track
 
 HTML = '<div class="ps" data-testid="pictureSwitcher"></div>'
@@ -72,6 +73,7 @@ CSS = f"""
 .ps-ends {{ display: flex; justify-content: space-between; font-size: {TICK_PX}px;
   color: {palette.SOFT_INK}; margin-bottom: 8px; }}
 .ps-picture[hidden] {{ display: none; }}
+.ps-words {{ font-size: {WORDS_PX}px; line-height: 1.5; margin: 0 0 8px 0; }}
 """
 
 # Every picture is in the page from the start (hidden but one), so a move only flips ``hidden``
@@ -172,7 +174,9 @@ export default function(component) {
 }
 """
 
-_mount = st.components.v2.component(COMPONENT, html=HTML, css=CSS, js=JS)
+# In the page's own tree, as st.html puts the pages' other pictures (their styles are the same
+# classes), so a test or the bench finds the shown picture as a reader's tools do.
+_mount = st.components.v2.component(COMPONENT, html=HTML, css=CSS, js=JS, isolate_styles=False)
 
 
 def _link_value(key: str, options: Sequence[V], names: Sequence[str],
@@ -199,7 +203,7 @@ def picture_switcher(
     names: Sequence[str],
     spellings: Callable[[V], set[str]] | None = None,
     default: V | None = None,
-    invalid: str | None = None,
+    invalid: str,
     report: bool = False,
     help: str | None = None,  # noqa: A002 - Streamlit's name
     where: DeltaGenerator | None = None,
@@ -211,10 +215,10 @@ def picture_switcher(
     ``names[i]``: how the slider shows ``options[i]`` and what the link carries for it
     ("layer 3" in the reader's language). ``spellings(option)``: what else a link may say for
     it (its name in the other language); ``str(option)`` always works. ``default``: the start
-    (the first option when None or not an option). ``invalid``: the one line shown when the
-    link asks for a value there is none of, a template with ``{asked}``, ``{first}``,
-    ``{last}`` and ``{n}`` (the value shown instead); None for a generic one. ``report``: tell
-    the server about each move (a rerun of the fragment holding it), see the module docstring.
+    (the first option when None or not an option). ``invalid``: the one line shown
+    (translated) when the link asks for a value there is none of, a template with ``{asked}``,
+    ``{first}``, ``{last}`` and ``{n}`` (the value shown instead). ``report``: tell the server
+    about each move (a rerun of the fragment holding it), see the module docstring.
     """
     options = list(options)
     if not options or len(pictures) != len(options) or len(names) != len(options):
@@ -250,11 +254,16 @@ def picture_switcher(
                 st.query_params[key] = reported
     if asked is not None:
         # The link's value as text (a code span), never as a link, image or heading.
-        template = invalid or _("There is no {asked} here: showing {n}.")
-        place.info(markdown_template(template, asked=asked[:40], first=names[0],
+        place.info(markdown_template(invalid, asked=asked[:40], first=names[0],
                                      last=names[-1], n=names[options.index(value)]),
                    icon=":material/link_off:")
     return value
+
+
+def with_words(text: str, picture: str) -> str:
+    """A picture with a line of our own text above it (escaped: it is shown as text), in the
+    explanations' size, so the words switch with the picture."""
+    return f'<p class="ps-words">{html.escape(text)}</p>{picture}'
 
 
 def digest(parts: Sequence[str]) -> str:

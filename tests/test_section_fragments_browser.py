@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.conftest import blank_tab, open_in_browser, wait_for_app
+from tests.conftest import blank_tab, wait_for_app
 
 pytestmark = pytest.mark.browser
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -93,34 +93,8 @@ def test_encoder_layer_reruns_its_section_in_chinese(server, browser):
     page.close()
 
 
-def test_stages_stage_slider_reruns_its_section(server, browser):
-    page = blank_tab(browser)
-    log = Messages(page)
-    page.goto(f"{server}/stages?lang=zh")
-    wait_for_app(page)
-    settle(page)
-    start = len(log.seen)
-    page.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']").first \
-        .focus()
-    page.keyboard.press("ArrowRight")
-    settle(page)
-    after = log.since(start)
-    assert runs(after) and all(ids for ids in runs(after)), runs(after)
-    assert sidebar_deltas(after) == 0
-    text = delta_texts(after)
-    assert CJK.search(text)
-    # The slider and its heatmap are a fragment of their own: the settings box around the
-    # slider (its radios and toggles, keyed st_layout, st_scale, st_clip) is not sent again.
-    assert "st_stage" in text and "st_scale" not in text and "st_layout" not in text
-    assert "st_stage" in parse_qs(urlparse(page.url).query), page.url
-    # The link keeps the picked stage: opened afresh, the slider shows it.
-    stage = parse_qs(urlparse(page.url).query)["st_stage"][0]
-    again = open_in_browser(browser, page.url)
-    value = again.locator("[data-testid='stMain'] [data-testid='stSlider'] input[type='range']"
-                          ).first.get_attribute("aria-valuetext")
-    assert value == stage
-    again.close()
-    page.close()
+# The Stages page's stage slider switches its pictures in the browser now (no rerun for the
+# picture): tests/test_picture_switcher_browser.py.
 
 
 def test_a_section_button_that_fills_the_sentences_reruns_the_page(server, browser):

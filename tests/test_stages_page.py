@@ -33,6 +33,7 @@ from tests.conftest import (
     tiny_config,
     wait_for_app,
 )
+from tests.switcher import switchers
 
 PAGE = "pages/stages/page.py"
 SEED = "This is a test sentence"
@@ -55,7 +56,8 @@ def charts(at: AppTest) -> dict[str, dict | ImageHeatmap]:
     """Figures by key: plotly figures (the id ends in "-<key>") and image heatmaps."""
     plotly = {c.proto.id.split("-", 2)[-1]: json.loads(c.proto.spec)
               for c in at.get("plotly_chart")}
-    return {**plotly, **image_heatmaps(at)}
+    shown = {k: v for s in switchers(at).values() for k, v in s.heatmaps().items()}
+    return {**plotly, **image_heatmaps(at), **shown}
 
 
 def heatmap(spec: dict | ImageHeatmap) -> tuple[np.ndarray, list, list]:
@@ -102,12 +104,14 @@ def segment_infos(at: AppTest) -> list[str]:
 
 def notes(at: AppTest) -> list[str]:
     """The page's body text (explanations and the notes beside numbers) and any captions."""
-    return [m.value for m in at.markdown] + [c.value for c in at.caption]
+    return ([m.value for m in at.markdown] + [c.value for c in at.caption]
+            + [s.words() for s in switchers(at).values()])
 
 
 def widget_keys(at: AppTest) -> set[str]:
     return {w.key for kind in ("radio", "select_slider", "multiselect", "selectbox", "toggle",
-                               "number_input", "slider") for w in at.get(kind) if w.key}
+                               "number_input", "slider") for w in at.get(kind) if w.key
+            } | set(switchers(at))
 
 
 # What only each section draws: its plotly charts (exactly these), a metric label, a code listing
@@ -213,8 +217,12 @@ def test_default_run_draws_one_heatmap_only(seed_result):
     assert not at.get("plotly_chart")
     assert list(stage_charts(at)) == ["word_embeddings"]
     assert at.radio(key="st_layout").value == "one at a time"
-    assert at.select_slider(key="st_stage").value == "word_embeddings"
-    assert at.select_slider(key="st_stage").options == list(seed_result.stages)
+    # The stage slider switches the pictures in the browser: every stage's is sent.
+    stages = switchers(at)["st_stage"]
+    assert stages.value == "word_embeddings"
+    assert stages.names == list(seed_result.stages)
+    assert [list(stages.heatmaps(i)) for i in range(len(stages.names))] == [
+        [f"st_fig_{name}"] for name in seed_result.stages]
     assert at.toggle(key="st_exact").value is False
     assert "st_stages" not in widget_keys(at)  # the stacked picker is not drawn
     assert not at.dataframe and not segment_infos(at)
@@ -255,7 +263,7 @@ def test_exact_values_draw_the_interactive_figure(seed_result):
     assert x == list(range(DIMS))
     assert y == token_labels(seed_result.tokens)
     at.toggle(key="st_exact").set_value(False).run()
-    assert list(image_heatmaps(at)) == ["st_fig_word_embeddings"]
+    assert list(stage_charts(at)) == ["word_embeddings"]   # the picture shown of every stage's
     assert not at.get("plotly_chart")
 
 
@@ -715,3 +723,33 @@ def test_the_page_in_chinese():
         other = open_app(PAGE, a=SEED, lang="zh", **{SECTION_KEY: section})
         assert_clean(other)
         assert not other.error
+
+
+# --- the stage slider switches pictures in the browser -----------------------------------------
+
+def test_every_stage_picture_is_sent_and_a_link_opens_on_its_stage(seed_result):
+    """Stepping as images: the page sends each stage's picture (its values in plotly's RdBu_r on
+    the ±bound its words state) and opens on the link's stage; the downloads under it are that
+    stage's, and the switcher reports moves to redraw them."""
+    at = open_app(PAGE, a=SEED, st_stage="layer_3")
+    assert_clean(at)
+    stages = switchers(at)["st_stage"]
+    assert stages.value == "layer_3" and stages.report
+    assert stages.label == "Stage"
+    for i, name in enumerate(stages.names):
+        [image] = stages.heatmaps(i).values()
+        bound = float(re.search(r"colours ±([\d.e+-]+)", stages.words(i)).group(1).rstrip("."))
+        expected = scale_colours(seed_result.stages[name][:, :DIMS], -bound, bound, "RdBu_r")
+        assert np.abs(image.rgb - expected).max() <= 6, name
+    keys = {b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button")}
+    assert any(k.endswith("csv_st_layer_3") for k in keys), keys
+    assert not any("st_word_embeddings" in k for k in keys)
+
+
+@pytest.mark.parametrize("lang, line", [("en", "There is no stage"), ("zh", "没有阶段")])
+def test_a_stage_the_model_lacks_is_said_in_one_line(lang: str, line: str):
+    at = open_app(PAGE, a=SEED, st_stage="layer_99", lang=lang)
+    assert_clean(at)
+    [said] = [i.value for i in at.info if "layer_99" in i.value]
+    assert line in said and "word_embeddings" in said
+    assert switchers(at)["st_stage"].value == "word_embeddings"

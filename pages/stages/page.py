@@ -13,9 +13,10 @@ from components.controls import whole_number
 from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.heatmap_image import draw_heatmap, exact_toggle
+from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
 from components.i18n import N_, _
 from components.inputs import shared_inputs
+from components.picture_switcher import picture_switcher, with_words
 from components.sections import Section, draw_sections, run_part
 from components.unk_note import draw_unk_note
 from core.stages.embedding_checks import (
@@ -54,6 +55,7 @@ ONE_AT_A_TIME, STACKED = LAYOUTS = (N_("one at a time"), N_("stacked"))
 EVERY_TOKEN, AS_PRINTED = PRINT_ROWS = (N_("every token"), N_("as print() shows it"))
 PRINT_MAX_LINES = 40       # longer printouts scroll inside their box
 SEGMENT_ICON = ":material/splitscreen:"
+NO_STAGE = N_("There is no stage {asked}: the stages run from {first} to {last}. Showing {n}.")
 
 LAYERNORM_VS_MODULE = N_("LayerNorm(sum) vs model.embeddings(...)")
 FORMULA_VS_LAYERNORM = N_("formula by hand vs LayerNorm")
@@ -193,23 +195,61 @@ def draw_heatmaps(ctx: StagesContext) -> None:
 
 def draw_one_stage(ctx: StagesContext, settings: HeatmapSettings, parts: dict[str, np.ndarray],
                    shared: float | None) -> None:
-    """The stage slider (in its place in the settings box) and the stage it picks."""
-    stage = stage_slider(ctx, settings.stage_place)
-    bound = shared if shared is not None else colour_bound([parts[stage]], settings.clip)
-    draw_stage(ctx, stage, parts[stage], settings.window, bound, settings.exact)
+    """The stage slider and the stage it picks. As images, every stage's picture is in the page
+    and the slider switches them in the browser (components.picture_switcher); it then reports
+    the stage to this fragment, which redraws only the stage's downloads (and the token-type
+    note) under the picture. With exact values on, the interactive figure of the stage picked
+    on the server, as before (its slider in its place in the settings box)."""
+    if settings.exact:
+        stage = stage_slider(ctx, settings.stage_place)
+        bound = shared if shared is not None else colour_bound([parts[stage]], settings.clip)
+        draw_stage(ctx, stage, parts[stage], settings.window, bound, settings.exact)
+        return
+    stage = stage_switcher(ctx, settings, parts, shared)
+    if stage == "token_type_embeddings":
+        segment_box(ctx)
+    download_matrix(stage, from_cache(get_analysis, ctx.key, part=lambda r: r.stages[stage]),
+                    ctx.row_labels, key=f"st_{stage}")
+
+
+def stage_words(ctx: StagesContext, stage: str, window: range, bound: float) -> str:
+    """What a stage holds, its shape, the dimensions drawn and its colour range."""
+    rows, width = ctx.result.stages[stage].shape
+    return figs.stage_description(stage, ctx.bundle.config) + " " + _(
+        "Shape {shape}; dimensions {first}–{last} of {width}, colours ±{bound}.").format(
+        shape=torch_size((1, rows, width)), first=window.start, last=window.stop - 1,
+        width=width, bound=f"{bound:.3g}")
+
+
+def stage_pictures(ctx: StagesContext, settings: HeatmapSettings, parts: dict[str, np.ndarray],
+                   shared: float | None) -> list[str]:
+    """Every stage's picture with its words, in pipeline order: the image draw_stage shows."""
+    pictures = []
+    for stage in ctx.stage_names:
+        part = parts[stage]
+        bound = shared if shared is not None else colour_bound([part], settings.clip)
+        title = figs.stage_title(stage, ctx.result.stages[stage].shape, ctx.bundle.label)
+        image = figs.stage_image(part, ctx.labels, settings.window, title, bound, ctx.segment_b)
+        pictures.append(with_words(stage_words(ctx, stage, settings.window, bound),
+                                   heatmap_html(image, f"st_fig_{stage}")))
+    return pictures
+
+
+def stage_switcher(ctx: StagesContext, settings: HeatmapSettings,
+                   parts: dict[str, np.ndarray], shared: float | None) -> str:
+    names = ctx.stage_names
+    return picture_switcher(
+        STAGE_KEY, names, stage_pictures(ctx, settings, parts, shared), _("Stage"), names=names,
+        invalid=_(NO_STAGE), report=True,
+        help=_("Drag or use the arrow keys to walk from the lookups to the last layer."))
 
 
 def draw_stage(ctx: StagesContext, stage: str, part: np.ndarray, window: range,
                bound: float, exact: bool) -> None:
     """One stage's heatmap with what it holds, its shape, and its download."""
-    values = ctx.result.stages[stage]
-    rows, width = values.shape
     with st.container(border=True):
-        explain(figs.stage_description(stage, ctx.bundle.config) + " " + _(
-            "Shape {shape}; dimensions {first}–{last} of {width}, colours ±{bound}.").format(
-            shape=torch_size((1, rows, width)), first=window.start, last=window.stop - 1,
-            width=width, bound=f"{bound:.3g}"))
-        title = figs.stage_title(stage, (rows, width), ctx.bundle.label)
+        explain(stage_words(ctx, stage, window, bound))
+        title = figs.stage_title(stage, ctx.result.stages[stage].shape, ctx.bundle.label)
         draw_heatmap(
             figs.stage_image(part, ctx.labels, window, title, bound, ctx.segment_b),
             f"st_fig_{stage}", exact,

@@ -1,0 +1,51 @@
+"""Reading what a page sent to components.picture_switcher in AppTest (which runs no JS): the
+pictures of every value, the value it opens on, and the words above each picture."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ImageHeatmap, _HeatmapParser
+
+
+@dataclass(frozen=True)
+class Switcher:
+    key: str                 # the URL key the value goes under
+    label: str
+    names: list[str]         # each value's name, as the slider and the link show it
+    pictures: list[str]      # each value's HTML
+    index: int               # the value the page opens on
+    report: bool
+
+    @property
+    def value(self) -> str:
+        return self.names[self.index]
+
+    def heatmaps(self, i: int | None = None) -> dict[str, ImageHeatmap]:
+        """The image heatmaps of value ``i``'s picture (the shown one when None)."""
+        parser = _HeatmapParser()
+        parser.feed(self.pictures[self.index if i is None else i])
+        return {fig.key: fig for fig in parser.found}
+
+    def words(self, i: int | None = None) -> str:
+        """The line of text above value ``i``'s picture, as a reader sees it."""
+        found = re.search(r'<p class="ps-words">(.*?)</p>', self.pictures[
+            self.index if i is None else i], re.S)
+        return html.unescape(found.group(1)) if found else ""
+
+
+def switchers(at: AppTest) -> dict[str, Switcher]:
+    """Every picture switcher on the page, by its URL key."""
+    found = {}
+    for element in at.get("bidi_component"):
+        proto = element.proto
+        raw = proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json
+        data = json.loads(raw)
+        found[data["key"]] = Switcher(data["key"], data["label"], data["names"],
+                                      data["pictures"], data["index"], data["report"])
+    return found

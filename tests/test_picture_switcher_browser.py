@@ -1,0 +1,106 @@
+"""The pictures switched in the browser (components.picture_switcher), seen in Chromium: an arrow
+key on the focused slider shows the next value's picture with no request to the server, the
+address says the new value at once, and the address opened afresh shows it. Where the page also
+tells the server (``report``, for what it redraws under the picture), that message leaves after
+the picture has changed and its fragment's run does not send the pictures again."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.conftest import blank_tab, open_in_browser, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+class Frames:
+    """The page's websocket traffic: reruns asked for (BackMsg rerun_script) with the time each
+    left, and every ForwardMsg received."""
+
+    def __init__(self, page) -> None:
+        self.reruns: list[tuple[float, str]] = []
+        self.received: list[ForwardMsg] = []
+        page.on("websocket", self._socket)
+
+    def _socket(self, ws) -> None:
+        ws.on("framesent", self._sent)
+        ws.on("framereceived", self._received)
+
+    def _sent(self, payload: str | bytes) -> None:
+        if isinstance(payload, bytes):
+            msg = BackMsg()
+            msg.ParseFromString(payload)
+            if msg.WhichOneof("type") == "rerun_script":
+                self.reruns.append((time.monotonic(), msg.rerun_script.fragment_id))
+
+    def _received(self, payload: str | bytes) -> None:
+        if isinstance(payload, bytes):
+            msg = ForwardMsg()
+            msg.ParseFromString(payload)
+            self.received.append(msg)
+
+
+def shown(page, key: str) -> str:
+    """The data-figure of the picture the switcher of ``key`` shows."""
+    return page.locator(f"[data-key='{key}'] .ps-picture:not([hidden]) [data-figure]").first \
+        .get_attribute("data-figure")
+
+
+def pictures_resent(messages: list[ForwardMsg]) -> int:
+    """Component elements sent in full (not as a reference to the browser's copy)."""
+    return sum(1 for m in messages if m.WhichOneof("type") == "delta"
+               and m.delta.WhichOneof("type") == "new_element"
+               and m.delta.new_element.WhichOneof("type") == "bidi_component")
+
+
+def move_and_check(browser, url: str, key: str, report: bool) -> None:
+    page = blank_tab(browser, 1024, 768)
+    frames = Frames(page)
+    page.goto(url)
+    wait_for_app(page)
+    page.wait_for_selector(f"[data-key='{key}'] .ps-picture:not([hidden])", timeout=30_000)
+    page.wait_for_timeout(500)
+    before, value_before = shown(page, key), parse_qs(urlparse(page.url).query).get(key)
+    slider = page.locator(f"#ps-{key}")
+    assert slider.get_attribute("aria-label")
+    reruns, received = len(frames.reruns), len(frames.received)
+    slider.focus()
+    pressed = time.monotonic()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([key, before]) => { const f = document.querySelector(`[data-key='${key}'] "
+        ".ps-picture:not([hidden]) [data-figure]`); return f && f.dataset.figure !== before; }",
+        arg=[key, before], timeout=5_000)
+    changed = time.monotonic()
+    after = shown(page, key)
+    assert after != before
+    moved = parse_qs(urlparse(page.url).query)[key]
+    assert moved != value_before, page.url
+    assert slider.get_attribute("aria-valuetext") == moved[0]
+    # No rerun left before the picture changed.
+    assert all(t > changed for t, _ in frames.reruns[reruns:]), (pressed, changed, frames.reruns)
+    page.wait_for_timeout(1_000)
+    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=60_000)
+    asked = frames.reruns[reruns:]
+    if report:
+        # One report, for the fragment holding the switcher, after the picture; its run sends
+        # the pictures as a reference to the browser's copy, and the picture stays.
+        assert len(asked) == 1 and asked[0][1], asked
+        assert pictures_resent(frames.received[received:]) == 0
+    else:
+        assert asked == []
+    assert shown(page, key) == after
+    again = open_in_browser(browser, page.url, 1024, 768)
+    again.wait_for_selector(f"[data-key='{key}'] .ps-picture:not([hidden])", timeout=30_000)
+    assert shown(again, key) == after
+    again.close()
+    page.close()
+
+
+def test_stages_stage_switches_in_the_browser(server, browser):
+    move_and_check(browser, f"{server}/stages?lang=zh", "st_stage", report=True)
