@@ -203,7 +203,9 @@ ECHOES = [
                  ["is not a number from 0 ", "is not a number from 0.05"],
                  id="pretraining-numbers"),
     pytest.param("pages/pairs/page.py", {"pr_layer": "{v}", "b": "My name is BERT."},
-                 ["The link asks for layer"], id="pairs-layer"),
+                 ["There is no layer"], id="pairs-layer"),
+    pytest.param("pages/compare/page.py", {"cmp_model": "{v}", "cmp_corpus": "A + B"},
+                 ["is not one of the models this server offers"], id="compare-model"),
 ]
 
 

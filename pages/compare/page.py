@@ -10,7 +10,12 @@ import numpy as np
 import streamlit as st
 
 from components import model_download
-from components.analysis_view import model_of, show_error, stop_on_input_error
+from components.analysis_view import (
+    encoding_or_none,
+    model_of,
+    show_error,
+    stop_on_input_error,
+)
 from components.cache import get_model
 from components.downloads import download_matrix
 from components.explain import explain, page_header
@@ -389,6 +394,9 @@ SECTIONS = (
 def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
+    # The sidebar's text, with the notices every page gives (empty text, B without A, what was
+    # cut); the layer map and the pair list need none of it, so a refused text stops no tab.
+    encoding_or_none(key)
     draw_sections(SECTIONS, SECTION_KEY, context_of(key))
 
 
