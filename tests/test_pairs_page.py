@@ -133,7 +133,7 @@ def test_layer_from_the_link_and_exact_values(bundle):
     for bad in ("99", "-3", "abc"):   # a layer no model has: the page says so and draws
         at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_layer=bad)
         assert_clean(at)
-        assert any("has layers 0 to 6" in i.value for i in at.info), bad
+        assert any("the layers are `0` to `6`" in i.value for i in at.info), bad
         assert "pairs_matrix" in image_heatmaps(at)
 
 

@@ -27,6 +27,7 @@ from components.inputs import shared_inputs
 from components.job_progress import wait_or_show
 from components.kept_upload import KeptUpload
 from components.labels import markdown_code, markdown_text
+from components.layer_picker import layer_picker
 from components.sections import Section, draw_sections, run_part
 from core import ModelBundle, PairContributions
 from core.attribution.targets import Target
@@ -242,22 +243,11 @@ def draw_one_pair(ctx: Context) -> None:
 
 
 def pick_layer(bundle: ModelBundle) -> int:
-    layers = int(bundle.config.num_hidden_layers)
-    asked = widget(LAYER_KEY)
-    if isinstance(asked, int) and not 0 <= asked <= layers:   # a link from a deeper model
-        set_widget(LAYER_KEY, layers)
-    linked = st.query_params.get(LAYER_KEY)
-    if asked is None and linked is not None and linked.strip() not in {
-            str(k) for k in range(layers + 1)}:
-        st.info(_("The link asks for layer {asked}, but {model} has layers 0 to {last}: "
-                  "showing layer {last}.").format(asked=markdown_code(linked[:20]),
-                                                  model=markdown_text(bundle.name),
-                                                  last=layers), icon=":material/info:")
-    layer = st.slider(_("Layer"), 0, layers, layers, key=LAYER_KEY, bind="query-params",
-                      help=_("0 is the embedding output (LayerNorm), k the output of encoder "
-                             "layer k. The model's own sentence vector is made from the last "
-                             "layer."))
-    return int(layer if layer is not None else layers)
+    """The layer whose vectors are compared: 0 the embedding output, then each encoder layer."""
+    return layer_picker(LAYER_KEY, range(int(bundle.config.num_hidden_layers) + 1), _("Layer"),
+                        help=_("0 is the embedding output (LayerNorm), k the output of encoder "
+                               "layer k. The model's own sentence vector is made from the last "
+                               "layer."))
 
 
 def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
