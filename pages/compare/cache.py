@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from components.cache import MODEL_CACHE_ENTRIES, get_model, results_cache
+from components.cache import get_model, results_cache
 from components.input_key import InputKey
 from core import ExplorerError, ModelBundle, analyze
 from core.compare import (
@@ -44,14 +44,18 @@ from serving import jobs
 
 SHARE = 0.01           # of the results budget: one pair's curves and token-pair splits
 MAP_JOBS = 16          # layer maps kept (each a few KB once done)
+RANDOM_COPIES = 1
 ENGLISH, CHINESE, YOURS = "English", "中文", "A + B"   # the corpus choices, in every language
 CORPUS_LANGUAGE = {ENGLISH: "en", CHINESE: "zh"}
 
 
-@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
+# One random copy at a time: it weighs what its model weighs (bert-base 440 MB) and is not one
+# of the loaded models the server budgets for (BERT_EXPLORER_MAX_MODELS), so a second model's
+# copy replaces the first rather than adding to the server's memory.
+@st.cache_resource(max_entries=RANDOM_COPIES, show_spinner=False)
 def get_random_model(model_name: str) -> ModelBundle:
-    """The model's architecture with the weights transformers initialises it with (one copy
-    per model, shared and never changed, like a loaded model)."""
+    """The model's architecture with the weights transformers initialises it with (shared and
+    never changed, like a loaded model)."""
     return random_weights(get_model(model_name))
 
 
@@ -169,7 +173,7 @@ def pairs_job(model_a: str, model_b: str, pairs: PairList) -> jobs.Job[PairsOnBo
 
 # --- neighbours ---------------------------------------------------------------------------------
 
-@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
+@st.cache_resource(max_entries=RANDOM_COPIES, show_spinner=False)
 def get_random_corpus_job(model_name: str) -> jobs.Job[ContextVectors]:
     """The built-in corpus through the model's random-weights copy (the trained models' passes
     are the Contexts page's own, shared with it)."""
