@@ -1,0 +1,183 @@
+"""Cold start: `python bench/cold_start_bench.py [--runs 5] [--against DIR ...]`.
+
+From `python3 -m streamlit run app.py --server.headless true` spawned to the first page (/tokens,
+the default sentence) showing the model's tokens in Chromium, several times, and the median of
+each phase: the port open, the loading card visible, the first message of the session's script
+run, the tokens on the page. With ``--against DIR`` (other copies of the app, e.g. the code
+before a change: ``git archive HEAD | tar -x -C DIR``) they are started in turn, round by round,
+each round in another order, so a busy shared machine weighs on every copy alike.
+
+The server's processor seconds (user + system, the server's process only) at the moment the
+tokens show are printed too: on a noisy machine they say how much work the start-up did,
+where the wall time also says how long it waited for the cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+if __package__ in (None, ""):   # `python bench/cold_start_bench.py` puts bench/ on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psutil  # noqa: E402
+from playwright.sync_api import Browser, sync_playwright  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WATCH_JS  # noqa: E402
+from bench.server import RESULTS, ROOT, free_port  # noqa: E402
+
+PAGE = "tokens"
+# The default sentence's "sentence" token as the token table prints its input_id (a number in
+# none of the page's own text): on the page only once the tokens are.
+MARKER = "6251"
+BOOT_SCREEN = "#boot-screen"
+TIMEOUT_S = 120.0
+MARKER_JS = """
+(marker) => (document.querySelector("[data-testid='stMain']")?.textContent || '').includes(marker)
+"""
+# performance.now() of the first websocket message the page received (bench.browser's watch).
+FIRST_FRAME_JS = "() => window.__bench && window.__bench.firstFrame"
+FIRST_FRAME_WATCH = """
+(() => {
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => {
+        if (window.__bench && !window.__bench.firstFrame) {
+          window.__bench.firstFrame = performance.now();
+        }
+      });
+    }
+  };
+})();
+"""
+
+
+@dataclass(frozen=True)
+class ColdRun:
+    code: str            # which copy of the app
+    listening_s: float   # spawned -> the port accepts connections
+    card_s: float        # spawned -> the loading card visible (nan: never seen)
+    first_frame_s: float  # spawned -> the page's first websocket message
+    tokens_s: float      # spawned -> the tokens on the page (nan: timed out)
+    cpu_s: float         # the server's processor seconds when the tokens showed
+
+
+def spawn(folder: Path) -> tuple[subprocess.Popen, int, float, Path]:
+    """`streamlit run app.py` in ``folder`` on a free port; returns at once."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = RESULTS / f"server-cold-{port}.log"
+    started = time.perf_counter()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=folder, stdout=out, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    return proc, port, started, log
+
+
+def wait_listening(proc: subprocess.Popen, port: int, log: Path) -> None:
+    import socket
+
+    deadline = time.perf_counter() + TIMEOUT_S
+    while time.perf_counter() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.02)
+    raise RuntimeError(f"streamlit did not listen within {TIMEOUT_S:.0f} s; see {log}")
+
+
+def cold_run(browser: Browser, code: str, folder: Path) -> ColdRun:
+    """One fresh server, one fresh browser context on its first page."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(WATCH_JS)
+    context.add_init_script(FIRST_FRAME_WATCH)
+    page = context.new_page()
+    proc, port, started, log = spawn(folder)
+    try:
+        wait_listening(proc, port, log)
+        listening = time.perf_counter() - started
+        page.goto(f"http://127.0.0.1:{port}/{PAGE}", wait_until="commit")
+        went = time.perf_counter()
+        origin = page.evaluate("() => performance.now()")   # the page's clock at `went`
+        try:
+            page.wait_for_selector(BOOT_SCREEN, state="visible", timeout=10_000)
+            card = time.perf_counter() - started
+        except PlaywrightTimeout:
+            card = float("nan")
+        try:
+            page.wait_for_function(MARKER_JS, arg=MARKER, timeout=TIMEOUT_S * 1000,
+                                   polling="raf")
+            tokens = time.perf_counter() - started
+        except PlaywrightTimeout:
+            tokens = float("nan")
+        cpu = psutil.Process(proc.pid).cpu_times()
+        first = page.evaluate(FIRST_FRAME_JS)
+        first_frame = (went - started + (first - origin) / 1000) if first else float("nan")
+        return ColdRun(code, listening, card, first_frame, tokens, cpu.user + cpu.system)
+    finally:
+        context.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def median(values: list[float]) -> float:
+    kept = [v for v in values if not math.isnan(v)]
+    return statistics.median(kept) if kept else float("nan")
+
+
+def summary(runs: list[ColdRun]) -> str:
+    fields = ("listening_s", "card_s", "first_frame_s", "tokens_s", "cpu_s")
+    return ", ".join(f"{name} {median([getattr(r, name) for r in runs]):.2f}"
+                     for name in fields) + f" (median of {len(runs)})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="cold starts per copy of the app")
+    parser.add_argument("--against", type=Path, nargs="*", default=[],
+                        help="other copies of the app, started in turn with this one")
+    args = parser.parse_args(argv)
+    codes = {"this": ROOT}
+    for folder in args.against:
+        codes[folder.resolve().name] = folder.resolve()
+    runs: list[ColdRun] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for i in range(args.runs):
+            order = list(codes.items())
+            order = order[i % len(order):] + order[:i % len(order)]   # each copy first in turn
+            for code, folder in order:
+                run = cold_run(browser, code, folder)
+                runs.append(run)
+                print(f"run {i + 1} {code}: listening {run.listening_s:.2f} s, card "
+                      f"{run.card_s:.2f} s, first message {run.first_frame_s:.2f} s, tokens "
+                      f"{run.tokens_s:.2f} s, server CPU {run.cpu_s:.2f} s; load "
+                      f"{os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+        browser.close()
+    for code, folder in codes.items():
+        print(f"{code} ({folder}): {summary([r for r in runs if r.code == code])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
