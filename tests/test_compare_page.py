@@ -166,3 +166,25 @@ def test_neighbours_in_both_models(bundle):
                                [round(n.cosine, 3) for n in expected], atol=1.5e-3)
     assert any("nearest tokens are the same token of the same sentence" in m
                for m in texts(at, "markdown"))
+
+
+def test_a_chinese_model_is_compared_on_the_chinese_corpus(folder_models_allowed):
+    """The layer map's corpus is the built-in one in model A's language: a vocabulary of Chinese
+    characters (as bert-base-chinese's) opens on the Chinese sentences."""
+    import torch
+    from transformers import BertModel, BertTokenizerFast
+
+    from core.contexts import NEIGHBOUR_CORPUS
+
+    chinese = [r.sentence for r in NEIGHBOUR_CORPUS if r.language == "zh"]
+    chars = sorted({c for s in chinese for c in s if "\u4e00" <= c <= "\u9fff"})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars, "，", "。"]
+    folder = folder_models_allowed / "chinese-chars"
+    torch.manual_seed(0)
+    BertModel(tiny_config(vocab_size=len(vocab))).save_pretrained(folder)
+    BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}).save_pretrained(folder)
+    at = settle(open_app(PAGE, model=str(folder), a="我爱你"))
+    assert_clean(at)
+    assert [b.value for b in at.get("button_group") if b.key == "cmp_corpus"] == ["中文"]
+    assert any(f"of {len(chinese)} sentences" in m for m in texts(at, "markdown"))
+    assert plotly_values(figure(at, "compare_map")["data"][0]["z"]).shape == (3, 3)

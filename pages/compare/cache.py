@@ -71,6 +71,15 @@ def recipe_for(name: str) -> Recipe:
     return recipe_of(trained_name(name) or name)
 
 
+@st.cache_resource(max_entries=MAP_JOBS, show_spinner=False)
+def get_default_corpus(model_name: str) -> str:
+    """The built-in corpus in the model's language: Chinese when a quarter of its vocabulary is
+    Chinese characters (bert-base-chinese), else English."""
+    vocab = get_model(model_name).tokenizer.get_vocab()
+    chinese = sum(len(t) == 1 and "\u4e00" <= t <= "\u9fff" for t in vocab)
+    return CHINESE if chinese > 0.25 * len(vocab) else ENGLISH
+
+
 def corpus_texts(corpus: str, extra: tuple[str, ...]) -> list[str]:
     """The built-in corpus's sentences in ``corpus``'s language, then ``extra``; only
     ``extra`` for the sidebar's sentences."""

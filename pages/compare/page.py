@@ -67,7 +67,8 @@ def pick_model_b(model_a: str) -> tuple[str, str]:
     """Model B's picker and its random-weights switch; B loaded. Returns B's cache name and its
     name as shown. A model that is refused, fails to load or is still downloading leaves B at
     A's random weights, with the reason said."""
-    options = [model_a, *(n for n in pickable_models() if n != model_a)]
+    options = [model_a, *(n for n in pickable_models()
+                          if folder_label(n) != folder_label(model_a))]
     asked = st.session_state.get(MODEL_KEY) or st.query_params.get(MODEL_KEY)
     if asked and asked not in options:
         options.append(asked)
@@ -113,14 +114,6 @@ def context_of(key) -> Context:
 
 # --- layer map ----------------------------------------------------------------------------------
 
-def default_corpus(ctx: Context) -> str:
-    """The built-in corpus in model A's language: Chinese when a quarter of its vocabulary is
-    Chinese characters (bert-base-chinese), else English."""
-    vocab = ctx.bundle_a.tokenizer.get_vocab()
-    chinese = sum(len(t) == 1 and "\u4e00" <= t <= "\u9fff" for t in vocab)
-    return cache.CHINESE if chinese > 0.25 * len(vocab) else cache.ENGLISH
-
-
 def map_result(ctx: Context, corpus: str, extra: tuple[str, ...]) -> LayerSimilarity | None:
     """The map when it is ready; else its progress (or its refusal) drawn, and None."""
     job = cache.map_job(ctx.key.model, ctx.name_b, corpus, extra)
@@ -149,9 +142,10 @@ def draw_layer_map(ctx: Context) -> None:
     row = st.container(horizontal=True, vertical_alignment="bottom")
     corpus = row.segmented_control(
         _("Sentences"), [cache.ENGLISH, cache.CHINESE, cache.YOURS], key=CORPUS_KEY,
-        bind="query-params", default=default_corpus(ctx), required=True,
+        bind="query-params", default=cache.get_default_corpus(ctx.key.model), required=True,
         help=_("The built-in corpus in English or in Chinese (the Contexts page's sentences), "
-               "or only the sentences A and B of the sidebar.")) or default_corpus(ctx)
+               "or only the sentences A and B of the sidebar.")) \
+        or cache.get_default_corpus(ctx.key.model)
     mine = corpus == cache.YOURS or row.toggle(
         _("Add sentences A and B"), key=MINE_KEY, bind="query-params",
         help=_("Adds the sidebar's sentences to the built-in corpus."))
