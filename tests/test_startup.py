@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from serving import budget
 from tests.conftest import ROOT
 
@@ -76,3 +78,41 @@ def test_importing_the_cache_layer_sets_nothing_and_the_start_up_sets_it_once():
     assert steps["prepare_process again"] == steps["prepare_process"]
     tuned = {"mmap_threshold": budget.MMAP_THRESHOLD, "arena_max": budget.ARENAS}
     assert steps["tuned"] == [tuned, tuned]
+
+
+FIRST_PAGE_PATH = r"""
+import json, sys
+import frame.router, frame.startup, pages.tokens.page, components.cache
+heavy = ("sklearn", "scipy.stats", "core.attribution", "core.similarity.anisotropy",
+         "core.compare", "core.encoder", "core.pretraining")
+print(json.dumps([name for name in heavy if name in sys.modules]))
+"""
+
+
+def test_the_first_pages_modules_import_no_scikit_learn():
+    """A fresh server's first page (the router, /tokens, the cache layer the warm-up loads the
+    model through) imports neither scikit-learn nor scipy.stats nor the attribution, similarity,
+    contexts, encoder and pretraining code: most of a second of the cold start
+    (bench/cold_start_bench.py). ``core`` imports its names when they are first asked for."""
+    done = subprocess.run([sys.executable, "-c", FIRST_PAGE_PATH], cwd=ROOT, capture_output=True,
+                          text=True, timeout=180, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_every_name_core_lists_is_its_modules():
+    """``from core import X`` (and ``core.similarity``'s) gives the object its module defines,
+    for every name either lists; a name neither lists is an AttributeError."""
+    import importlib
+
+    import core
+    import core.similarity
+
+    for package in (core, core.similarity):
+        for name in package.__all__:
+            value = getattr(package, name)
+            home = importlib.import_module(getattr(value, "__module__", "") or package.__name__)
+            assert getattr(home, name, value) is value, name
+        assert set(package.__all__) <= set(dir(package))
+    with pytest.raises(AttributeError):
+        core.no_such_name  # noqa: B018 - the lookup is the test
+

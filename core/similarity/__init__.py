@@ -9,40 +9,68 @@
     core.similarity.pair_examples  built-in pairs, with scores written for this explorer
 """
 
-from core.similarity.anisotropy import (
-    CorpusStats,
-    StageStats,
-    anisotropy_table,
-    corpus_statistics,
-    rogue_dimensions,
-    token_cosines,
-    unrelated_level,
-)
-from core.similarity.choices import (
-    default_tokens,
-    depth_stages,
-    real_positions,
-    segment_positions,
-    similarity_stages,
-)
-from core.similarity.cosines import (
-    Dominance,
-    TokenRef,
-    dominance,
-    norm_dominance,
-    standardised_cosine,
-    token_curve,
-    token_matrix,
-    top_dimensions,
-)
-from core.similarity.pair_lists import PairList, read_file, read_text, results_csv
-from core.similarity.pairs import PairContributions, compare_pairs, pair_contributions
-from core.similarity.sentences import (
-    SentenceComparison,
-    compare_sentences,
-    encoder_max_length,
-    sentence_embedding,
-)
+from typing import TYPE_CHECKING
+
+from core.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from core.similarity.anisotropy import (
+        CorpusStats,
+        StageStats,
+        anisotropy_table,
+        corpus_statistics,
+        rogue_dimensions,
+        token_cosines,
+        unrelated_level,
+    )
+    from core.similarity.choices import (
+        default_tokens,
+        depth_stages,
+        real_positions,
+        segment_positions,
+        similarity_stages,
+    )
+    from core.similarity.cosines import (
+        Dominance,
+        TokenRef,
+        dominance,
+        norm_dominance,
+        standardised_cosine,
+        token_curve,
+        token_matrix,
+        top_dimensions,
+    )
+    from core.similarity.pair_lists import PairList, read_file, read_text, results_csv
+    from core.similarity.pairs import PairContributions, compare_pairs, pair_contributions
+    from core.similarity.sentences import (
+        SentenceComparison,
+        compare_sentences,
+        encoder_max_length,
+        sentence_embedding,
+    )
+
+# Imported from its module when first asked for (core/lazy.py): importing this package
+# imports none of them. A type checker reads the imports above instead.
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_names(globals(), {
+        "core.similarity.anisotropy": (
+            "CorpusStats", "StageStats", "anisotropy_table", "corpus_statistics",
+            "rogue_dimensions", "token_cosines", "unrelated_level",
+        ),
+        "core.similarity.choices": (
+            "default_tokens", "depth_stages", "real_positions", "segment_positions",
+            "similarity_stages",
+        ),
+        "core.similarity.cosines": (
+            "Dominance", "TokenRef", "dominance", "norm_dominance", "standardised_cosine",
+            "token_curve", "token_matrix", "top_dimensions",
+        ),
+        "core.similarity.pair_lists": ("PairList", "read_file", "read_text", "results_csv"),
+        "core.similarity.pairs": ("PairContributions", "compare_pairs", "pair_contributions"),
+        "core.similarity.sentences": (
+            "SentenceComparison", "compare_sentences", "encoder_max_length", "sentence_embedding",
+        ),
+    })
 
 __all__ = [
     "CorpusStats", "Dominance", "PairContributions", "PairList", "SentenceComparison",
