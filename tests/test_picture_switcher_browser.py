@@ -46,9 +46,10 @@ class Frames:
 
 
 def shown(page, key: str) -> str:
-    """The data-figure of the picture the switcher of ``key`` shows."""
-    return page.locator(f"[data-key='{key}'] .ps-picture:not([hidden]) [data-figure]").first \
-        .get_attribute("data-figure")
+    """Which picture the switcher of ``key`` shows (its index), once it holds a figure."""
+    picture = page.locator(f"[data-key='{key}'] .ps-picture:not([hidden])")
+    assert picture.locator("[data-figure]").count() == 1
+    return str(picture.get_attribute("data-index"))
 
 
 def pictures_resent(messages: list[ForwardMsg]) -> int:
@@ -74,7 +75,7 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
     page.keyboard.press("ArrowRight")
     page.wait_for_function(
         "([key, before]) => { const f = document.querySelector(`[data-key='${key}'] "
-        ".ps-picture:not([hidden]) [data-figure]`); return f && f.dataset.figure !== before; }",
+        ".ps-picture:not([hidden])`); return f && f.dataset.index !== before; }",
         arg=[key, before], timeout=5_000)
     changed = time.monotonic()
     after = shown(page, key)
@@ -104,3 +105,7 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
 
 def test_stages_stage_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/stages?lang=zh", "st_stage", report=True)
+
+
+def test_similarity_stage_switches_in_the_browser(server, browser):
+    move_and_check(browser, f"{server}/similarity?sim_stage=layer_2", "sim_stage", report=True)

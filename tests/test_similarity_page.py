@@ -31,6 +31,7 @@ from tests.conftest import (
     scale_colours,
     wait_for_app,
 )
+from tests.switcher import switchers
 
 PAGE = "pages/similarity/page.py"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -56,7 +57,10 @@ def figures(at) -> dict[str, dict | ImageHeatmap]:
     picture (its key "sim_matrix_chart") counts as "sim_matrix"."""
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     found: dict[str, dict | ImageHeatmap] = {spec["layout"]["meta"]: spec for spec in specs}
-    picture = image_heatmaps(at).get("sim_matrix_chart")
+    # As images, every stage's matrix is sent to the stage slider (the one it opens on shown).
+    switcher = switchers(at).get("sim_stage")
+    shown = switcher.heatmaps() if switcher else image_heatmaps(at)
+    picture = shown.get("sim_matrix_chart")
     if picture is not None:
         found["sim_matrix"] = picture
     return found
@@ -73,7 +77,7 @@ def widget(at, kind: str, key: str):
 def keys(at) -> set[str]:
     """Keys of the widgets on the page (the shared inputs' and the open section's)."""
     kinds = ("selectbox", "radio", "slider", "select_slider")
-    return {w.key for kind in kinds for w in getattr(at, kind)}
+    return {w.key for kind in kinds for w in getattr(at, kind)} | set(switchers(at))
 
 
 def open_tab(view: str, **query: str):
@@ -413,15 +417,17 @@ FIGURES = ".js-plotly-plot, [data-figure]"   # interactive figures and pictures 
 
 
 def drawn_figures(page) -> int:
-    """Interactive figures and pictures (image heatmaps) on the page."""
-    return page.locator(FIGURES).count()
+    """Interactive figures and pictures (image heatmaps) shown on the page (the stage slider's
+    other stages' pictures are in the page, hidden)."""
+    return page.locator(f"{FIGURES} >> visible=true").count()
 
 
 def wait_for_figures(page, count: int, timeout_ms: int = 30_000) -> None:
     """Until the page holds ``count`` figures: on a busy machine a tab's rerun may start after
     wait_for_app has seen the script idle, so its figure arrives a moment later."""
-    page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length === n",
-                           arg=[FIGURES, count], timeout=timeout_ms)
+    page.wait_for_function(
+        "([sel, n]) => [...document.querySelectorAll(sel)].filter(e => e.checkVisibility())"
+        ".length === n", arg=[FIGURES, count], timeout=timeout_ms)
 
 
 @pytest.mark.browser
@@ -440,7 +446,8 @@ def test_screenshot_of_the_bank_pair(server, browser, bundle):
         return [f"{p} {enc.tokens[p]}" for p in default_tokens(enc)]
 
     try:
-        page.wait_for_selector("[data-figure='sim_matrix_chart'] .hm-table", timeout=30_000)
+        page.wait_for_selector("[data-figure='sim_matrix_chart'] .hm-table >> visible=true",
+                               timeout=30_000)
         page.screenshot(path=str(ARTIFACTS / "similarity.png"), full_page=True)
         assert page.locator("[data-testid='stException']").count() == 0
         assert drawn_figures(page) == 1   # only the open tab's figure
@@ -513,3 +520,36 @@ def test_a_long_input_is_a_picture_of_its_window(bundle, stats):
     expected = scale_colours(full[100:260, 100:260], -1, 1, "RdBu_r")
     assert np.abs(picture.rgb - expected).max() <= 2
     assert picture.image_height == 900 and len(picture.rows) < 160
+
+
+def test_every_stage_matrix_is_sent_to_the_stage_slider(bundle, stats):
+    """As images, the Tokens tab sends each stage's matrix (core's token_matrix in its cells)
+    with the stage's corpus baseline above it, and opens on the link's stage; the download under
+    it is that stage's. The other tabs keep the server's slider, on the stage the link says."""
+    at = open_tab(TOKENS, a="The bank of the river.", b="He sat on it.", sim_stage="layer_2")
+    assert_clean(at)
+    stages = switchers(at)["sim_stage"]
+    assert stages.value == "layer_2" and stages.report
+    assert "sim_stage" not in {w.key for w in at.select_slider}
+    pair = analyze(bundle, "The bank of the river.", "He sat on it.", attentions=False)
+    for i, stage in enumerate(stages.names):
+        [picture] = stages.heatmaps(i).values()
+        expected = token_matrix(pair, stage, "raw", stats)
+        assert [[float(c) for c in row] for row in picture.cells] == \
+            [[round(float(v), 2) + 0.0 for v in row] for row in expected], stage
+        assert f"{stats.stage(stage).baseline:.3f}" in stages.words(i)
+    buttons = [b.proto.id for b in at.get("download_button")]
+    assert any("sim_matrix" in b for b in buttons)
+    at.query_params["sim_stage"] = "layer_4"   # moved in the browser: the address says so
+    click_tab(at, SENTENCES)
+    assert_clean(at)
+    assert widget(at, "select_slider", "sim_stage").value == "layer_4"
+
+
+@pytest.mark.parametrize("lang, line", [("en", "There is no stage"), ("zh", "没有阶段")])
+def test_a_stage_the_link_names_that_does_not_exist_is_said(lang: str, line: str):
+    at = open_tab(TOKENS, a=RIVER, sim_stage="layer_99", lang=lang)
+    assert_clean(at)
+    [said] = [i.value for i in at.info if "layer_99" in i.value]
+    assert line in said
+    assert switchers(at)["sim_stage"].value == "layer_6"

@@ -15,11 +15,12 @@ from components.coverage_panel import draw_coverage
 from components.downloads import download_matrix, download_table, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.heatmap_image import draw_heatmap, exact_toggle
-from components.i18n import N_, _
+from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
+from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
+from components.picture_switcher import picture_switcher, with_words
 from components.sections import Section, draw_sections, run_part
 from components.unk_note import draw_unk_note
 from core import Analysis, InputError, ModelBundle
@@ -69,6 +70,10 @@ SECTION_KEY, STAGE_KEY, MODE_KEY = "sim_section", "sim_stage", "sim_mode"
 FIRST_KEY, SECOND_KEY, CONTEXT_KEY, FROM_KEY = "sim_i", "sim_j", "sim_context", "sim_from"
 CONTROL_KEY = "sim_control"
 EXACT_KEY = "sim_exact"
+STAGE_HELP = N_("word_embeddings, position_embeddings and sum are the lookups and their sum; "
+                "LayerNorm is the embeddings' output; layer_k is the output of encoder layer k.")
+NO_STAGE = N_("There is no stage {asked} here: the stages run from {first} to {last}. Showing "
+              "{n}.")
 MATRIX_WINDOW = 160   # tokens per side drawn at once (the download has them all)
 CONTEXTS = (N_("separately"), N_("as one pair"))
 MODE_LABELS = (N_("raw"), N_("adjusted"), N_("standardised"))   # core's MODES, as shown
@@ -92,18 +97,39 @@ def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
     """The stage and the mode, above the tabs: one value and one place for every section."""
     stages = similarity_stages(result.stages)
     left, right = st.columns([1, 2])
-    # A slider, as Stages' stage: the stages are in order, and the arrow keys step through them.
-    stage = left.select_slider(
-        _("Stage or layer"), stages, value=stages[-1], key=STAGE_KEY, bind="query-params",
-        help=_("word_embeddings, position_embeddings and sum are the lookups and their sum; "
-               "LayerNorm is the embeddings' output; layer_k is the output of encoder layer k."))
+    linked = st.query_params.get(STAGE_KEY)
+    if tokens_as_images():
+        # The Tokens tab draws the stage's slider over its pictures (draw_stage_pictures).
+        stage = linked if linked in stages else stages[-1]
+    else:
+        if linked in stages and st.session_state.get(STAGE_KEY, linked) != linked:
+            # Moved on the Tokens tab's pictures: the address has it, the slider follows.
+            st.session_state[STAGE_KEY] = linked
+        # A slider, as Stages' stage: the stages are in order, and the arrow keys step.
+        stage = left.select_slider(
+            _("Stage or layer"), stages, value=stages[-1], key=STAGE_KEY, bind="query-params",
+            help=_(STAGE_HELP))
     mode = right.radio(_("Read cosines as"), MODES, key=MODE_KEY, bind="query-params",
                        horizontal=True, help=_(MODE_HELP), format_func=_,
                        captions=[_(c) for c in MODE_CAPTIONS])
-    explain(_("At {stage}, two unrelated tokens of the built-in corpus have a mean raw cosine of "
-              "**{b}**: that, not 0, is what “unrelated” looks like here.").format(
-        stage=stage, b=f"{stats.stage(stage).baseline:.3f}"))
+    if not tokens_as_images():
+        explain(baseline_text(stats, stage))
     return Settings(stage, mode)
+
+
+def baseline_text(stats: CorpusStats, stage: str) -> str:
+    return _("At {stage}, two unrelated tokens of the built-in corpus have a mean raw cosine of "
+             "**{b}**: that, not 0, is what “unrelated” looks like here.").format(
+        stage=stage, b=f"{stats.stage(stage).baseline:.3f}")
+
+
+def tokens_as_images() -> bool:
+    """Is the Tokens tab open (the first: also for no tab or an unknown one in the link) with
+    its matrix as images? Then its stage slider switches pictures in the browser."""
+    asked = st.session_state.get(SECTION_KEY, st.query_params.get(SECTION_KEY))
+    other = asked is not None and any(asked in every_language(s.label) for s in SECTIONS[1:])
+    exact = st.session_state.get(EXACT_KEY, st.query_params.get(EXACT_KEY) == "true")
+    return not other and not exact
 
 
 def unknown_flags(result: Analysis, bundle: ModelBundle) -> list[bool]:
@@ -144,16 +170,40 @@ def draw_token_matrix(ctx: Context) -> None:
     args = (matrix[lo:hi, lo:hi], labels[lo:hi], lo, n_a, stage, mode, ctx.bundle.label,
             unknown[lo:hi])
     exact = exact_toggle(EXACT_KEY)
-    draw_heatmap(matrix_image(*args), "sim_matrix_chart", exact, lambda: matrix_figure(*args))
+    if exact:
+        draw_heatmap(matrix_image(*args), "sim_matrix_chart", exact,
+                     lambda: matrix_figure(*args))
+    else:
+        stage = draw_stage_pictures(ctx, labels[lo:hi], lo, hi, n_a, unknown[lo:hi])
     download_matrix(_("cosine") + f"_{stage}_{mode}",
                     from_cache(cache.get_token_matrix, ctx.key, stage, mode),
                     [f"{p}:{enc.tokens[p]}" for p in positions], key="sim_matrix")
-    draw_matrix_dominance(ctx)
+    draw_matrix_dominance(ctx, stage)
 
 
-def draw_matrix_dominance(ctx: Context) -> None:
+def draw_stage_pictures(ctx: Context, labels: list[str], lo: int, hi: int, n_a: int | None,
+                        unknown: list[bool]) -> str:
+    """Every stage's matrix as a picture with its baseline line, switched in the browser by the
+    stage slider (components.picture_switcher); returns the stage. A move reports the stage to
+    the page's fragment, which then redraws the download, the notes and the other tabs' stage
+    after the picture."""
+    stages = similarity_stages(ctx.result.stages)
+    mode = ctx.settings.mode
+    pictures = []
+    for stage in stages:
+        matrix = cache.get_token_matrix(ctx.key, stage, mode)
+        image = matrix_image(matrix[lo:hi, lo:hi], labels, lo, n_a, stage, mode,
+                             ctx.bundle.label, unknown)
+        words = baseline_text(ctx.stats, stage).replace("**", "")
+        pictures.append(with_words(words, heatmap_html(image, "sim_matrix_chart")))
+    return picture_switcher(
+        STAGE_KEY, stages, pictures, _("Stage or layer"), names=stages, default=stages[-1],
+        invalid=_(NO_STAGE), report=True, help=_(STAGE_HELP))
+
+
+def draw_matrix_dominance(ctx: Context, stage: str) -> None:
     """Beside the matrix: when one dimension holds most of many tokens' length, say so."""
-    dims, shares = cache.get_token_dominance(ctx.key, ctx.settings.stage)
+    dims, shares = cache.get_token_dominance(ctx.key, stage)
     flagged = dims[shares > DOMINANCE_LIMIT]
     if not len(flagged):
         return
@@ -163,7 +213,7 @@ def draw_matrix_dominance(ctx: Context) -> None:
               "of the {n} tokens (mostly dim {dim}). Between two such tokens that one "
               "dimension makes most of the dot product, so their raw cosine is high whatever "
               "the words; read cosines as “standardised” to see the rest.").format(
-        stage=ctx.settings.stage, limit=f"{DOMINANCE_LIMIT:.0%}", k=len(flagged), n=len(dims),
+        stage=stage, limit=f"{DOMINANCE_LIMIT:.0%}", k=len(flagged), n=len(dims),
         dim=dim), icon=":material/balance:")
 
 
