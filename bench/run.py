@@ -10,6 +10,7 @@ of every part before; a part that fails has a row saying why, and the parts afte
     1 Core        core.analyze vs a bare forward; the cache layer's repeat vs its first call;
                   1,000 short pairs through compare_pairs vs a bare batched forward (pairs_bench)
                   mask_lens vs fill_mask on checkpoints with an MLM head (mask_lens_bench)
+                  the Compare page's layer map vs two bare batched forwards (compare_bench)
     2 App         cold start, warm reruns on every page vs the app's frame alone (and the
                   frame vs a bare Streamlit page), websocket bytes, /stages vs /tokens
                   (issue 3), /positions first visit (issue 4), every page opened from the
@@ -104,6 +105,7 @@ SLOTS = (
     Slot("core", "1 Core", "core.analyze vs a bare forward, and the cache's repeat"),
     Slot("pairs_core", "1 Core", "short pairs through compare_pairs vs a bare batched forward"),
     Slot("mask_lens", "1 Core", "core.mask_lens vs fill_mask on a checkpoint with an MLM head"),
+    Slot("compare", "1 Core", "the layer map vs two bare batched forwards, two models' memory"),
     Slot("app", "2 App", "the app's pages in Chromium (cold start, reruns, switches, long pairs)"),
     Slot("explore", "2 Exploring", "the control a student moves most, on every page"),
     Slot("element_costs", "2 Exploring", "what one more element adds to a move"),
@@ -247,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         from bench import mask_lens_bench  # the [MASK] lens vs the fill-mask view's work
 
         table.measure("mask_lens", lambda: mask_lens_bench.core_rows(plan.core_reps), list)
+        from bench import compare_bench  # the layer map vs two bare forwards, two models' RSS
+
+        table.measure("compare", lambda: compare_bench.rows(plan.core_reps), list)
         measure_app(table, plan, factory, args.users, args.think, args.students, seen)
         from bench import explore_bench  # part 2's controls moved, with references of their own
 
