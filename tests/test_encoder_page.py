@@ -24,11 +24,18 @@ from tests.conftest import (
     plotly_values,
     scale_colours,
 )
+from tests.switcher import switchers
 
 PAGE = "pages/encoder/page.py"
 PAIR = {"a": "The cat sat on the mat.", "b": "It was tired."}
 LABELS = [s.label for s in SECTIONS]
 CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def head_of(at) -> int:
+    """The head the page shows: the Attention tab's picture switcher (images), else the slider."""
+    switcher = switchers(at).get(HEAD_KEY)
+    return switcher.index if switcher else widget(at, "select_slider", HEAD_KEY).value
 
 
 def widget(at, kind: str, key: str):
@@ -103,7 +110,7 @@ def test_feed_forward_checks_with_their_verdicts(bundle):
 def test_pickers_only_where_they_change_the_tab(section):
     at = open_app(PAGE, **{SECTION_KEY: section})
     assert_clean(at)
-    keys = {w.key for w in at.select_slider}
+    keys = {w.key for w in at.select_slider} | set(switchers(at))
     assert (LAYER_KEY in keys) == (section in ("Layer walk", "Attention", "Feed-forward"))
     assert (HEAD_KEY in keys) == (section in ("Layer walk", "Attention"))
 
@@ -112,8 +119,8 @@ def test_hidden_specials_keep_positions():
     at = open_app(PAGE, **{SECTION_KEY: "Attention"})
     at.toggle(key="enc_hide_specials").set_value(True).run()
     assert_clean(at)
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    rows = list(spec["data"][0]["y"])
+    [picture] = switchers(at)[HEAD_KEY].heatmaps().values()   # the picked head's picture
+    rows = picture.rows
     assert rows[0].startswith("1 ") and rows[-1].startswith(f"{len(rows)} "), rows
 
 
@@ -124,7 +131,7 @@ def test_bad_link_values(bad, section):
                            TOKEN_KEY: bad})
     assert_clean(at)
     assert widget(at, "select_slider", LAYER_KEY).value == 1
-    assert widget(at, "select_slider", HEAD_KEY).value == 0
+    assert head_of(at) == 0
     if bad:
         notes = [as_read(i.value) for i in at.info]   # the asked value shows as typed
         assert any(f"There is no layer {bad}" in n for n in notes), notes
@@ -145,7 +152,7 @@ def test_last_layer_and_head_from_link(bundle):
     at = open_app(PAGE, **{LAYER_KEY: str(n), HEAD_KEY: str(h - 1)})
     assert_clean(at)
     assert widget(at, "select_slider", LAYER_KEY).value == n
-    assert widget(at, "select_slider", HEAD_KEY).value == h - 1
+    assert head_of(at) == h - 1
     at = open_app(PAGE, **{LAYER_KEY: str(n + 1), HEAD_KEY: str(h)})
     assert widget(at, "select_slider", LAYER_KEY).value == 1
     assert any(f"There is no layer {n + 1}" in as_read(i.value) for i in at.info)
@@ -166,7 +173,7 @@ def test_layer_link_in_either_language(asked):
     at = open_app(PAGE, **{LAYER_KEY: asked, HEAD_KEY: "head 2"})
     assert_clean(at)
     assert widget(at, "select_slider", LAYER_KEY).value == 3
-    assert widget(at, "select_slider", HEAD_KEY).value == 2
+    assert head_of(at) == 2
     assert not at.info
 
 
@@ -251,3 +258,42 @@ def test_a_download_holds_the_step_it_names(server, browser, bundle, step, tmp_p
     steps = encoder_steps(bundle, PAIR["a"], PAIR["b"], layer=2).steps[step]
     expected = steps[3] if steps.ndim == 3 else steps
     np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+def test_attention_heads_are_pictures_switched_in_the_browser(bundle):
+    """As images, the Attention tab sends every head of the picked layer (each picture is the
+    head's attention in plotly's Blues on 0..1, computed here by transformers) and opens on the
+    link's head; the download under it is that head's. A head moved there (only the address
+    knows it) is the Layer walk's head too."""
+    at = open_app(PAGE, **{SECTION_KEY: "Attention", LAYER_KEY: "2", HEAD_KEY: "head 5"})
+    assert_clean(at)
+    heads = switchers(at)[HEAD_KEY]
+    config = bundle.config
+    assert heads.index == 5 and heads.report
+    assert heads.names == [f"head {h}" for h in range(config.num_attention_heads)]
+    attentions = analyze(bundle, DEFAULT_SENTENCE).attentions[1]   # layer 2
+    for h in range(config.num_attention_heads):
+        [picture] = heads.heatmaps(h).values()
+        assert picture.key == f"fig_att_head_{h}" and f"head {h}" in picture.title
+        expected = scale_colours(attentions[h], 0.0, 1.0, "Blues")
+        assert np.abs(picture.rgb - expected).max() <= 4, h
+    buttons = [b.proto.id for b in at.get("download_button")]
+    assert any(b.endswith("attention_layer2_head5") for b in buttons), buttons
+    assert not any(b.endswith("attention_layer2_head0") for b in buttons)
+    at.query_params[HEAD_KEY] = "head 7"   # moved in the browser: the address says so
+    at.session_state[SECTION_KEY] = "Layer walk"
+    at.query_params[SECTION_KEY] = "Layer walk"
+    at.run()
+    assert_clean(at)
+    assert widget(at, "select_slider", HEAD_KEY).value == 7
+
+
+def test_attention_exact_values_keep_the_figure_and_its_slider(bundle):
+    at = open_app(PAGE, **{SECTION_KEY: "Attention", HEAD_KEY: "3", "enc_exact": "true"})
+    assert_clean(at)
+    assert HEAD_KEY not in switchers(at)
+    assert widget(at, "select_slider", HEAD_KEY).value == 3
+    spec = json.loads(next(c for c in at.get("plotly_chart")
+                           if "fig_att_head" in c.proto.id).proto.spec)
+    expected = analyze(bundle, DEFAULT_SENTENCE).attentions[0][3]
+    np.testing.assert_allclose(plotly_values(spec["data"][0]["z"]), expected, atol=1e-6)

@@ -109,3 +109,8 @@ def test_stages_stage_switches_in_the_browser(server, browser):
 
 def test_similarity_stage_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/similarity?sim_stage=layer_2", "sim_stage", report=True)
+
+
+def test_encoder_head_switches_in_the_browser(server, browser):
+    move_and_check(browser, f"{server}/encoder?enc_section=Attention&enc_layer=layer+2",
+                   "enc_head", report=True)

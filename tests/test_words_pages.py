@@ -26,7 +26,7 @@ def figure(at, key: str) -> dict:
 @pytest.mark.parametrize("lang, texts", CASES)
 def test_encoder_attention_by_word(bundle, lang, texts):
     at = open_app("pages/encoder/page.py", enc_section="Attention", enc_words="true",
-                  enc_layer="2", enc_head="3", lang=lang, **texts)
+                  enc_layer="2", enc_head="3", enc_exact="true", lang=lang, **texts)
     assert_clean(at)
     head = figure(at, "fig_att_head")["data"][0]
     result = analyze(bundle, texts["a"], texts["b"])

@@ -4,6 +4,7 @@ and one token's path through every layer. Only the open tab's section runs."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -20,13 +21,14 @@ from components.controls import by_word_toggle
 from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.heatmap_image import draw_heatmap, exact_toggle
+from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
 from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
 from components.layer_picker import layer_picker
-from components.sections import Section, open_section, run_section
+from components.picture_switcher import picture_switcher
+from components.sections import Section, open_section, run_part, run_section
 from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
 from core.encoder import (
@@ -60,6 +62,7 @@ EXACT_KEY = "enc_exact"
 WORDS_KEY = "enc_words"
 HEAD_LABEL = N_("head {n}")
 NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
+NO_HEAD_SHOWN = N_("There is no head {asked} in this layer: showing {n}.")
 
 
 # Float32 steps against float64 formulas: rounding grows with the size of the values (a sum of
@@ -81,6 +84,11 @@ def picker(where, key: str, label: str, options: list[int], widget_label: str,
         key, options, lambda n: {t.format(n=n) for t in every_language(label)})
     if valid is not None:
         st.session_state[key] = valid  # a bare number or the other language's label
+    elif key in st.session_state:
+        # A head moved on the Attention tab's pictures (in the browser) is only in the link.
+        linked = head_in_link(key, options, label)
+        if linked is not None and linked != st.session_state[key]:
+            st.session_state[key] = linked
     value = where.select_slider(widget_label, options, key=key, bind="query-params",
                                 format_func=lambda n: _(label).format(n=n))
     if invalid is not None:
@@ -88,6 +96,20 @@ def picker(where, key: str, label: str, options: list[int], widget_label: str,
         st.info(markdown_template(_(missing), asked=invalid[:40], n=options[0]),
                 icon=":material/info:")
     return int(value if value is not None else options[0])
+
+
+def head_in_link(key: str, options: list[int], label: str) -> int | None:
+    """The head the link names now (a number or its name in either language), if any."""
+    asked = (st.query_params.get(key) or "").strip()
+    return next((n for n in options if asked == str(n)
+                 or asked in {t.format(n=n) for t in every_language(label)}), None)
+
+
+def heads_as_pictures(label: str) -> bool:
+    """Does this tab switch its head in the browser? The Attention tab as images (the exact
+    values off): its pictures of every head of the layer come with the page."""
+    exact = st.session_state.get(EXACT_KEY, st.query_params.get(EXACT_KEY) == "true")
+    return label == "Attention" and not exact
 
 
 def draw_pickers(bundle: ModelBundle, with_head: bool) -> Pick:
@@ -256,14 +278,20 @@ def draw_attention(ctx: Context) -> None:
     # Each token keeps its position in the input, so "3 name" is the same token on every tab.
     labels = [f"{i} {plotly_text(enc.tokens[i])}" for i in keep]
     boundary = fg.boundary_of(enc.token_type_ids, keep)
-    head = probs[ctx.head_view.head]
-    name = f"attention_layer{ctx.layer_steps.layer}_head{ctx.head_view.head}"
-    title = model_title(ctx, _("head {n}").format(n=ctx.head_view.head))
-    fig = fg.matrix_figure(head, labels, title, cols=labels, probs=True)
-    show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
-    again, picked = steps_again(ctx), ctx.head_view.head
-    download_matrix(name, lambda: attention_shown(again(), hide)[picked],
-                    [f"{i}:{enc.tokens[i]}" for i in keep], key=name)
+    again, layer = steps_again(ctx), ctx.layer_steps.layer
+    rows = [f"{i}:{enc.tokens[i]}" for i in keep]
+    if exact_toggle(EXACT_KEY):
+        head = probs[ctx.head_view.head]
+        name = f"attention_layer{layer}_head{ctx.head_view.head}"
+        title = model_title(ctx, _("head {n}").format(n=ctx.head_view.head))
+        fig = fg.matrix_figure(head, labels, title, cols=labels, probs=True)
+        show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
+        picked = ctx.head_view.head
+        download_matrix(name, lambda: attention_shown(again(), hide)[picked], rows, key=name)
+    else:
+        run_part(draw_head_pictures, ctx, probs, labels, boundary, _("head {n}"),
+                 f"attention_layer{layer}_head{{n}}",
+                 lambda h: attention_shown(again(), hide)[h], rows)
     explain(_("Rows are queries, columns the keys they attend to; each row sums to 1.")
             + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
     st.page_link("pages/attribution/page.py", icon=":material/insights:", label=_(
@@ -275,6 +303,35 @@ def draw_attention(ctx: Context) -> None:
     download_matrix(f"all_heads_layer{ctx.layer_steps.layer}",
                     lambda: attention_shown(again(), hide).reshape(-1, width),
                     key="all_heads")
+
+
+def head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], boundary: int | None,
+                  what: str) -> list[str]:
+    """Every head's map of the layer as a picture (fg.matrix_image, with sentence B's edge),
+    keyed fig_att_head_<head>; ``what`` titles it ("head {n}")."""
+    pictures = []
+    for h in range(probs.shape[0]):
+        image = fg.matrix_image(probs[h], labels, model_title(ctx, what.format(n=h)),
+                                cols=labels, probs=True)
+        image = replace(image, boundary_row=boundary, boundary_col=boundary)
+        pictures.append(heatmap_html(image, f"fig_att_head_{h}"))
+    return pictures
+
+
+def draw_head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], boundary: int | None,
+                       what: str, name: str, head_matrix: Callable[[int], np.ndarray],
+                       rows: list[str]) -> None:
+    """The picked head's map, every head of the layer sent once and switched in the browser by
+    the head slider (components.picture_switcher). A move reports the head to this fragment,
+    which then redraws only the head's downloads under the picture."""
+    heads = list(range(probs.shape[0]))
+    head = picture_switcher(
+        HEAD_KEY, heads, head_pictures(ctx, probs, labels, boundary, what), _("Attention head"),
+        names=[_(HEAD_LABEL).format(n=h) for h in heads],
+        spellings=lambda h: {t.format(n=h) for t in every_language(HEAD_LABEL)},
+        invalid=_(NO_HEAD_SHOWN), report=True)
+    download_matrix(name.format(n=head), lambda: head_matrix(head), rows,
+                    key=name.format(n=head))
 
 
 def word_label(word: Word) -> str:
@@ -298,14 +355,20 @@ def draw_attention_by_word(ctx: Context, hide: bool) -> None:
     labels = [word_label(w) for w in shown.words]
     segments = [w.segment for w in shown.words]
     boundary = segments.index(1) if 1 in segments else None
-    name = f"attention_by_word_layer{layer}_head{picked}"
-    fig = fg.matrix_figure(shown.probs[picked], labels,
-                           model_title(ctx, _("head {n}, by word").format(n=picked)),
-                           cols=labels, probs=True)
-    show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
     key = ctx.key
-    download_matrix(name, lambda: cache.get_word_attention(key, layer, hide).probs[picked],
-                    [f"{w.start}:{w.text}" for w in shown.words], key=name)
+    rows = [f"{w.start}:{w.text}" for w in shown.words]
+    if exact_toggle(EXACT_KEY):
+        name = f"attention_by_word_layer{layer}_head{picked}"
+        fig = fg.matrix_figure(shown.probs[picked], labels,
+                               model_title(ctx, _("head {n}, by word").format(n=picked)),
+                               cols=labels, probs=True)
+        show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
+        download_matrix(name, lambda: cache.get_word_attention(key, layer, hide).probs[picked],
+                        rows, key=name)
+    else:
+        run_part(draw_head_pictures, ctx, shown.probs, labels, boundary, _("head {n}, by word"),
+                 f"attention_by_word_layer{layer}_head{{n}}",
+                 lambda h: cache.get_word_attention(key, layer, hide).probs[h], rows)
     explain(_("Rows are query words, columns the words they attend to; each row sums to 1.")
             + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
     st.subheader(_("Every head of layer {n}, by word").format(n=layer))
@@ -496,7 +559,8 @@ def draw_tab(label: str, key: InputKey, bundle: ModelBundle) -> None:
     layer's weights.
     """
     if label in LAYER_TABS:
-        pick = draw_pickers(bundle, with_head=label in HEAD_TABS)
+        pick = draw_pickers(bundle, with_head=label in HEAD_TABS
+                            and not heads_as_pictures(label))
         with stop_on_input_error():
             steps = cache.get_steps(key, pick.layer)
         show_notices(steps.encoding)
