@@ -10,6 +10,12 @@ each round in another order, so a busy shared machine weighs on every copy alike
 The server's processor seconds (user + system, the server's process only) at the moment the
 tokens show are printed too: on a noisy machine they say how much work the start-up did,
 where the wall time also says how long it waited for the cores.
+
+``--phases N``: where that work goes, without a server or a browser: N fresh interpreters each
+import, one after the other, what the first page needs (Streamlit, torch, transformers, its
+model code, the app's modules of the first page), then load the default model, and last what
+the first page does not need (the rest of core, for reference); the median processor seconds
+of each step.
 """
 
 from __future__ import annotations
@@ -140,6 +146,46 @@ def cold_run(browser: Browser, code: str, folder: Path) -> ColdRun:
             proc.wait()
 
 
+# One fresh interpreter's steps, in the order a fresh server meets them; each prints its processor
+# seconds. Imports already done by an earlier step cost nothing in a later one.
+PHASES = r"""
+import json, time
+steps = {}
+def step(name, work):
+    start = time.process_time()
+    work()
+    steps[name] = time.process_time() - start
+step("import streamlit", lambda: __import__("streamlit"))
+step("import torch", lambda: __import__("torch"))
+step("import transformers", lambda: __import__("transformers"))
+step("transformers' model code (BertModel)",
+     lambda: __import__("transformers").BertModel)
+step("the first page's app modules (router, /tokens, cache layer; pandas)",
+     lambda: [__import__(m) for m in ("frame.router", "pages.tokens.page", "components.cache")])
+def load():
+    from core.models import load_model
+    load_model()
+step("load the default model and tokenizer", load)
+step("not on the first page: the rest of core (scikit-learn, scipy.stats, ...)",
+     lambda: [__import__(m) for m in ("core.attribution", "core.similarity", "core.compare",
+                                       "core.encoder", "core.pretraining", "core.positions")])
+print(json.dumps(steps))
+"""
+
+
+def phases(runs: int) -> dict[str, float]:
+    """Median processor seconds of each PHASES step over ``runs`` fresh interpreters."""
+    import json
+
+    seen: dict[str, list[float]] = {}
+    for _ in range(runs):
+        done = subprocess.run([sys.executable, "-c", PHASES], cwd=ROOT, capture_output=True,
+                              text=True, check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        for name, seconds in json.loads(done.stdout.strip().splitlines()[-1]).items():
+            seen.setdefault(name, []).append(seconds)
+    return {name: statistics.median(values) for name, values in seen.items()}
+
+
 def median(values: list[float]) -> float:
     kept = [v for v in values if not math.isnan(v)]
     return statistics.median(kept) if kept else float("nan")
@@ -156,7 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="cold starts per copy of the app")
     parser.add_argument("--against", type=Path, nargs="*", default=[],
                         help="other copies of the app, started in turn with this one")
+    parser.add_argument("--phases", type=int, default=0,
+                        help="also time the first page's steps in this many fresh interpreters")
     args = parser.parse_args(argv)
+    if args.phases:
+        for name, seconds in phases(args.phases).items():
+            print(f"{seconds:6.2f} s CPU  {name} (median of {args.phases})")
+    if args.runs == 0:
+        return 0
     codes = {"this": ROOT}
     for folder in args.against:
         codes[folder.resolve().name] = folder.resolve()
