@@ -101,6 +101,8 @@ class ColdStart:
     status: str
     shows_tokens: bool
     loading_s: float     # request sent -> the loading card is visible (nan: never seen)
+    cpu_s: float = float("nan")   # the server's processor seconds when the tokens showed: the
+    # start-up's work, where render_s also holds the wait for a shared machine's cores
 
 
 @dataclass
@@ -168,10 +170,11 @@ def cold_start(browser: Browser, factory: SentenceFactory) -> tuple[Server, Cold
     tab.start_open(page_url(server.url, "tokens", sentence.text))
     loading_s = tab.seconds_until_visible(BOOT_SCREEN)
     run = tab.finish_open(sentence.marker, timeout_s=240)
+    cpu_s = server.cpu_seconds()
     checked(run, "cold start")
     tab.close()
     return server, ColdStart(server.listening_s, before_goto + run.seconds, run.status,
-                             tab.shows_marker, loading_s)
+                             tab.shows_marker, loading_s, cpu_s)
 
 
 def positions_visits(browser: Browser, server: Server, factory: SentenceFactory, reps: int,

@@ -121,7 +121,8 @@ def app_rows(app: AppFigures) -> list[Row]:
     cold = app.cold
     ok = cold.status == "ok" and cold.shows_tokens
     rows = [Row("2 App", "cold start: server spawned -> /tokens rendered with the tokens",
-                f"{fmt_s(cold.render_s)} (port open after {fmt_s(cold.listening_s)})"
+                f"{fmt_s(cold.render_s)} (port open after {fmt_s(cold.listening_s)}; server "
+                f"CPU {fmt_s(cold.cpu_s)}; bench/cold_start_bench.py for medians and phases)"
                 + ("" if ok else f"; {cold.status}, tokens shown: {cold.shows_tokens}"),
                 f"≤ {COLD_GOAL:.0f} s", ok and cold.render_s <= COLD_GOAL),
             Row("2 App", "cold start: request sent -> loading card visible",
