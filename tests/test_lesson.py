@@ -4,6 +4,7 @@ what the page shows, and the answer shows only after a guess."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import subprocess
@@ -11,13 +12,16 @@ import sys
 
 import pytest
 
-from components.i18n import translations
+from components.i18n import language, set_language, translations
 from components.labels import markdown_text
-from core import DEFAULT_MODEL
+from core import DEFAULT_MODEL, layer_similarity
+from core.compare import random_weights
+from core.contexts.corpus_data import NEIGHBOUR_CORPUS
 from core.lessons import setup_cell
 from pages.lesson.cache import LESSON_CELLS, get_class_poll, lesson_cells
-from pages.lesson.figures import LESSONS
+from pages.lesson.figures import LESSONS, LiveFigure
 from pages.lesson.poll_view import PASSPHRASE_KEY
+from serving import jobs
 from serving.classpoll import BROWSER_CLASSES
 from tests.conftest import ROOT, assert_clean, open_app
 
@@ -162,6 +166,56 @@ def test_the_pretraining_lesson_prints_the_tutorials_numbers():
     assert_clean(at)
     assert "['我', '爱', '北京', '天安门']" in shown(at)[1]
     assert "['天', '安', '[UNK]']" in shown(at)[1]
+
+
+@pytest.fixture(scope="module")
+def random_map(bundle):
+    """core's map of the shipped model against its random weights over the built-in corpus's
+    English sentences (the model's language), computed here apart from the page's job."""
+    english = [r.sentence for r in NEIGHBOUR_CORPUS if r.language == "en"]
+    return layer_similarity(bundle, random_weights(bundle), english)
+
+
+def settle(at):
+    """Wait for the page's background work, then rerun, as its progress card would."""
+    for job in jobs.board().jobs():
+        with contextlib.suppress(Exception):
+            job.result(timeout=300)
+    return at.run()
+
+
+@pytest.mark.parametrize(("lang", "guess"), [("en", 1), ("zh", 0)])
+def test_the_random_weights_step_shows_cores_figures_with_the_answer(random_map, lang, guess):
+    """The pretraining lesson's last step: its cell checks CKA on the sentence (1 for itself,
+    rotated, scaled); after a guess, right or wrong, the page shows core's CKA of the model
+    against its random weights at the embedding output and at the last layer, in both
+    languages."""
+    steps = LESSONS["pretraining"][1]
+    number = len(steps)
+    assert steps[-1].live is LiveFigure.RANDOM_CKA
+    at = open_app(PAGE, a=SENTENCE, lesson="pretraining", step=str(number), lang=lang)
+    assert_clean(at)
+    assert shown(at)[1] == "itself:  1.000\nrotated: 1.000\nscaled:  1.000"
+    assert not at.metric                                     # nothing before the guess
+    # The radio's labels are translated in the page's language: AppTest formats the choice it
+    # sends back with the page's function, in this thread, so this thread reads that language.
+    previous = language()
+    set_language(lang)
+    try:
+        at.radio(key=f"lesson_q_pretraining_{number}").set_value(guess).run()
+        settle(at)
+    finally:
+        set_language(previous)
+    assert_clean(at)
+    assert (at.success if guess == steps[-1].answer else at.error)
+    t = translations(lang).gettext
+    last = random_map.cka.shape[0] - 1
+    assert [(m.label, m.value) for m in at.metric] == [
+        (t("Embedding output (layer 0)"), f"{random_map.cka[0, 0]:.3f}"),
+        (t("Last layer (layer {n})").format(n=last), f"{random_map.cka[-1, -1]:.3f}")]
+    assert random_map.cka[0, 0] > random_map.cka[-1, -1]   # the answer the step gives
+    assert any(f"`{random_map.rows:,}`" in m.value and f"`{random_map.texts}`" in m.value
+               for m in at.markdown)
 
 
 def class_of(at) -> str:

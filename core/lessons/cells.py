@@ -162,6 +162,23 @@ PRETRAINING_CELLS: tuple[str, ...] = (
     "mask_rows = torch.stack([h[0, where] for h in out.hidden_states])\n"
     "print(where, len(out.hidden_states))\n"
     "mask_rows.shape",
+    # Linear CKA, the measure the last step reads (the Compare page's layer map): what it is
+    # and what it ignores, on the sentence's own last-layer rows. The comparison with random
+    # weights itself needs thousands of tokens (fewer than the hidden size read high whatever
+    # the vectors), so the page computes it over the built-in corpus beside this output.
+    "def cka(X, Y):  # linear CKA of two layers' rows, one row per token\n"
+    "    X = X.double() - X.double().mean(0)\n"
+    "    Y = Y.double() - Y.double().mean(0)\n"
+    "    return ((Y.T @ X).norm() ** 2\n"
+    "            / ((X.T @ X).norm() * (Y.T @ Y).norm())).item()\n"
+    "out = model(**inputs, output_hidden_states=True)\n"
+    "X = out.hidden_states[-1][0, 1:-1].detach()  # no [CLS], [SEP]\n"
+    "g = torch.Generator()\n"
+    "d = X.shape[1]\n"
+    "Q = torch.linalg.qr(torch.randn(d, d, generator=g)).Q  # a rotation\n"
+    "print(f'itself:  {cka(X, X):.3f}')\n"
+    "print(f'rotated: {cka(X, X @ Q):.3f}')\n"
+    "print(f'scaled:  {cka(X, 3 * X):.3f}')",
 )
 
 

@@ -7,8 +7,11 @@ import streamlit as st
 
 from components.cache import get_model, results_cache
 from components.input_key import InputKey
+from core.compare import LayerSimilarity, random_name
 from core.lessons import EMBEDDING_CELLS, PARAMETER_CELLS, PRETRAINING_CELLS, CellOutput, run_cells
 from core.pretraining import has_mlm_head, has_nsp_head
+from pages.compare import cache as compare_cache
+from serving import jobs
 from serving.classpoll import PollStore, poll_from_environment
 
 LESSON_CELLS = {"embedding": EMBEDDING_CELLS, "parameters": PARAMETER_CELLS,
@@ -26,6 +29,14 @@ def get_lesson_outputs(key: InputKey, lesson: str) -> list[CellOutput]:
     """Every cell's output for the sentence ``key.text_a``, run in order in one namespace on
     the loaded model (the tutorial's code tokenises it its own way)."""
     return run_cells(get_model(key.model), lesson_cells(lesson, key.text_a))
+
+
+def random_similarity_job(model_name: str) -> jobs.Job[LayerSimilarity]:
+    """The model against its random-weights copy over the built-in corpus in its language, in
+    the background: the Compare page's own job for its first view (the same key), so a map
+    either page made serves the other, and one random copy is held at a time."""
+    return compare_cache.map_job(model_name, random_name(model_name),
+                                 compare_cache.get_default_corpus(model_name), ())
 
 
 def missing_heads(model_name: str) -> frozenset[str]:

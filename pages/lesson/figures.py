@@ -5,7 +5,9 @@ as a handout. No Streamlit calls."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
+import numpy as np
 import plotly.graph_objects as go
 
 from components.i18n import N_, _, language
@@ -14,6 +16,12 @@ from pages.lesson.handout import Handout, HandoutStep, HandoutWords
 from serving.classpoll import Tally
 
 GOOD, OTHER = "#1b7a3d", "#7a8aa0"   # the right answer's bar, the others (4.5:1 on white)
+
+
+class LiveFigure(StrEnum):
+    """A figure a step reveals beside its cell's output, computed live by the page."""
+
+    RANDOM_CKA = "random_cka"   # the loaded model against its random weights (linear CKA)
 
 
 @dataclass(frozen=True)
@@ -25,6 +33,7 @@ class Step:
     answer: int          # index into choices
     why: str
     needs_head: str | None = None   # "mlm" or "nsp": a pretraining head the step talks about
+    live: LiveFigure | None = None  # a figure shown with the answer
 
 
 EMBEDDING_STEPS = (
@@ -232,6 +241,24 @@ PRETRAINING_STEPS = (
             "vector depends only on its position, not on the words around it. And the decoder "
             "alone, without the head's transform, gives noise at every layer."),
          needs_head="mlm"),
+    Step(N_("What pretraining changed: the model against random weights"),
+         N_("Linear CKA compares two sets of vectors for the same tokens: 1 when one set is the "
+            "other rotated or scaled, as the output above checks on your sentence, and near 0 "
+            "when they share no structure. With the answer, the page compares the loaded model "
+            "with the same architecture before any training (its weights as BertModel(config) "
+            "makes them) over the few thousand tokens of the built-in corpus: on fewer tokens "
+            "than the model has dimensions, CKA reads high whatever the vectors."),
+         N_("How alike are the trained model and the same model with random weights, at the "
+            "embedding output and at the last layer?"),
+         (N_("About as alike at both: they share the architecture"),
+          N_("More alike at the embedding output than at the last layer"),
+          N_("More alike at the last layer than at the embedding output")), 1,
+         N_("The random model's embedding output is a LayerNorm of random lookups, yet the same "
+            "token still gets the same vector and every sentence the same position rows, so "
+            "part of the trained model's structure is there already. At the last layer, what is "
+            "still alike is what the architecture gives without training; the rest is what "
+            "pretraining changed."),
+         live=LiveFigure.RANDOM_CKA),
 )
 
 LESSONS = {"embedding": (N_("The embedding layer"), EMBEDDING_STEPS),
@@ -251,6 +278,23 @@ def missing_head_note(step: Step, model: str, missing: frozenset[str]) -> str | 
     return _("{model} has no {module} ({what}): it was saved without its pretraining heads, so "
              "this step shows what goes into the head, not what it predicts. A checkpoint of "
              "bert-base-uncased has both heads.").format(model=model, module=module, what=_(what))
+
+
+def random_cka_figures(cka: np.ndarray) -> tuple[float, float]:
+    """CKA of the embedding output with the embedding output, and of the last layer with the
+    last layer: the first and last entries of the map's diagonal."""
+    diagonal = np.diagonal(cka)
+    return float(diagonal[0]), float(diagonal[-1])
+
+
+def random_cka_words(last_layer: int) -> tuple[str, str, str]:
+    """The two figures' labels, and the template of the line under them (its model name, rows
+    and sentences filled as code by the page)."""
+    return (_("Embedding output (layer 0)"),
+            _("Last layer (layer {n})").format(n=last_layer),
+            _("Linear CKA of {model} against the same model with random weights, over {rows} "
+              "tokens of {texts} sentences of the built-in corpus. 1 would be the same vectors "
+              "up to a rotation and a scale."))
 
 
 def handout_words() -> HandoutWords:

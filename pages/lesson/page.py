@@ -12,11 +12,21 @@ from components.explain import explain, page_header
 from components.i18n import N_, _, language, set_language
 from components.input_key import InputKey
 from components.inputs import DEFAULT_SENTENCE, shared_inputs
+from components.job_progress import WAIT_IN_RUN_S, progress_card
+from components.labels import markdown_template
 from components.unk_note import draw_unk_note
 from components.url_values import option_in_link
 from core.lessons import setup_cell
 from pages.lesson import cache, poll_view
-from pages.lesson.figures import LESSONS, Step, lesson_handout, missing_head_note
+from pages.lesson.figures import (
+    LESSONS,
+    LiveFigure,
+    Step,
+    lesson_handout,
+    missing_head_note,
+    random_cka_figures,
+    random_cka_words,
+)
 from pages.lesson.handout import handout_html
 from pages.lesson.poll_view import ClassView
 from pages.lesson.records import Lesson
@@ -142,6 +152,9 @@ def draw_step(lesson: Lesson, key: InputKey, klass: ClassView | None) -> str:
         poll_view.draw_class_question(klass, lesson.step, step)
     else:
         draw_question(lesson, step)
+    if step.live is LiveFigure.RANDOM_CKA:
+        draw_random_cka(key.model, answered=(lesson.step in klass.status.revealed) if klass
+                        else st.session_state.get(question_key(lesson)) is not None)
     if lesson.present:   # after the question, so the output and the question fit one screen
         explain(_(step.explanation))
     return sentence
@@ -153,7 +166,7 @@ def draw_question(lesson: Lesson, step: Step) -> None:
         st.markdown("**" + _(step.question) + "**")   # body size: read from the back row
         guess = st.radio(_(step.question), range(len(step.choices)),
                          format_func=lambda i: _(step.choices[i]), index=None,
-                         key=f"lesson_q_{lesson.key}_{lesson.step}", label_visibility="collapsed")
+                         key=question_key(lesson), label_visibility="collapsed")
         if guess is None:
             st.markdown(_("Pick an answer to see the explanation."))
         elif guess == step.answer:
@@ -161,6 +174,38 @@ def draw_question(lesson: Lesson, step: Step) -> None:
         else:
             st.error(_("Not quite: the answer is “{answer}”. {why}").format(
                 answer=_(step.choices[step.answer]), why=_(step.why)), icon=":material/close:")
+
+
+def question_key(lesson: Lesson) -> str:
+    return f"lesson_q_{lesson.key}_{lesson.step}"
+
+
+def draw_random_cka(model: str, answered: bool) -> None:
+    """How alike the model and its random-weights copy are at the embedding output and at the
+    last layer, shown with the answer. The corpus pass starts as the step opens, in the
+    background, so it is often done by the time the student has answered."""
+    job = cache.random_similarity_job(model)
+    if not answered:
+        return
+    if not job.wait(WAIT_IN_RUN_S):
+        progress_card(job, _("The built-in corpus through the model and its random copy: "
+                             "{amount} ({seconds} s)"))
+        return
+    if job.exception() is not None:
+        st.error(_("The comparison with random weights stopped with an error. Reload the page "
+                   "to try again."), icon=":material/error:")
+        return
+    result = job.result()
+    first, last = random_cka_figures(result.cka)
+    first_label, last_label, line = random_cka_words(result.cka.shape[0] - 1)
+    with st.container(border=True):
+        row = st.container(horizontal=True)
+        row.metric(first_label, f"{first:.3f}", border=True)
+        row.metric(last_label, f"{last:.3f}", border=True)
+        explain(markdown_template(line, model=model, rows=f"{result.rows:,}",
+                                  texts=f"{result.texts:,}"))
+        st.page_link("pages/compare/page.py", icon=":material/compare_arrows:", label=_(
+            "Every layer against every layer: the Compare page's layer map"))
 
 
 def draw_handout(lesson: Lesson, key: InputKey, sentence: str, klass: ClassView | None) -> None:
