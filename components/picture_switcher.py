@@ -133,16 +133,18 @@ export default function(component) {
     root.append(head, range, ends, frames);
     let timer = null;
     const show = (i) => {
-      const shown = Number(root.dataset.shown);
+      const shown = root._shown;
       if (shown === i) return;
-      if (!Number.isNaN(shown) && frames.children[shown]) frames.children[shown].hidden = true;
+      if (shown >= 0 && frames.children[shown]) frames.children[shown].hidden = true;
       frames.children[i].hidden = false;
-      root.dataset.shown = String(i);
+      root._shown = i;
       range.value = String(i);
       range.setAttribute("aria-valuetext", root._names[i]);
       value.textContent = root._names[i];
     };
     root._show = show;
+    // New pictures (another input, language or model): none of them is shown yet.
+    root._shown = -1;
     root._serverIndex = undefined;
     range.addEventListener("input", () => {
       const i = clamp(range.value);

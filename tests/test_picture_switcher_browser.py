@@ -69,6 +69,17 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
     before, value_before = shown(page, key), parse_qs(urlparse(page.url).query).get(key)
     slider = page.locator(f"#ps-{key}")
     assert slider.get_attribute("aria-label")
+    # Legible on a 1024x768 projector: label and value 16 px, the ends' names at least 12 px,
+    # nothing of the slider past the page's right edge.
+    sizes = page.evaluate("""(key) => {
+      const root = document.querySelector(`[data-key='${key}']`);
+      const px = (sel) => [...root.querySelectorAll(sel)].map(
+          e => parseFloat(getComputedStyle(e).fontSize));
+      return {label: px('.ps-label, .ps-value'), ends: px('.ps-ends span'),
+              right: root.getBoundingClientRect().right, width: window.innerWidth};
+    }""", key)
+    assert min(sizes["label"]) >= 16 and min(sizes["ends"]) >= 12, sizes
+    assert sizes["right"] <= sizes["width"], sizes
     reruns, received = len(frames.reruns), len(frames.received)
     slider.focus()
     pressed = time.monotonic()

@@ -155,7 +155,9 @@ def test_similarity_stage_reruns_settings_and_tab_not_the_page(server, browser):
 
     page = blank_tab(browser)
     log = Messages(page)
-    page.goto(f"{server}/similarity")
+    # The Sentences tab: on the Tokens tab the stage switches pictures in the browser
+    # (tests/test_picture_switcher_browser.py).
+    page.goto(f"{server}/similarity?sim_section=Sentences")
     wait_for_app(page)
     settle(page)
     start = len(log.seen)

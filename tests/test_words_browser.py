@@ -36,7 +36,7 @@ SMALLEST_JS = r"""() => {
   const px = labels.map(e => parseFloat(getComputedStyle(e).fontSize));
   return {n: labels.length, smallest: px.length ? Math.min(...px) : null,
           words: [...main.querySelectorAll(
-            ".tok-word .w, .ytick text, .att td.tok, [data-table='pairs_top'] td")]
+            ".tok-word .w, .ytick text, .att td.tok, [data-table='pairs_top'] td, .hm-row")]
                    .map(e => e.textContent)};
 }"""
 
