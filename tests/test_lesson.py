@@ -218,6 +218,19 @@ def test_the_random_weights_step_shows_cores_figures_with_the_answer(random_map,
                for m in at.markdown)
 
 
+def test_the_random_weights_step_in_a_class_shows_its_figures_with_the_reveal(random_map):
+    teacher = open_app(PAGE, lesson="pretraining", present="1",
+                       step=str(len(LESSONS["pretraining"][1])))
+    next(b for b in teacher.button if b.label == "Start a class").click().run()
+    assert_clean(teacher)
+    assert not teacher.metric
+    next(b for b in teacher.button if b.label == "Reveal the answer").click().run()
+    settle(teacher)
+    assert_clean(teacher)
+    assert [m.value for m in teacher.metric] == [f"{random_map.cka[0, 0]:.3f}",
+                                                 f"{random_map.cka[-1, -1]:.3f}"]
+
+
 def class_of(at) -> str:
     value = at.query_params["class"]
     return value[0] if isinstance(value, list) else value
