@@ -8,6 +8,13 @@ open section run as a fragment (components.sections) a control change reruns tha
 alone; a new sentence reruns the whole page. Goal (issue 40): a control change at most 1.5x a
 bare page.
 
+A picture switched in the browser (kind "picture": components.picture_switcher) is timed in the
+page itself, from the key press's event time until the frame after the new picture is shown
+(a requestAnimationFrame callback, then a task: the frame holding it has been painted); beside
+it, the requests it sends: any websocket message before that paint, and the reruns asked for
+within a second (a page that reports the move to its fragment asks one, after the picture).
+Goal (issue 54): at most 0.3x a bare page's rerun, no rerun for the picture.
+
     python3 -m bench.explore_bench [--reps 7] [--pages stages,encoder]
 """
 
@@ -37,6 +44,7 @@ from bench.server import start_server
 from bench.texts import SENTENCE_WORDS, SentenceFactory
 
 GOAL = 1.5   # a control change at most this many times a bare page's rerun
+PICTURE_GOAL = 0.3   # a picture switched in the browser: at most this many times
 
 
 @dataclass(frozen=True)
@@ -49,12 +57,20 @@ class Control:
     first: str       # the first key: the direction that moves away from the default
     view: tuple[tuple[str, str], ...] = ()
     server: str = "app"   # the app, or FLOOR_TITLE's script
+    key: str = ""         # kind "picture": the switcher's URL key
+    name: str = ""        # the row's title when a page has two controls measured
+
+    @property
+    def title(self) -> str:
+        return self.name or self.path or self.server
 
 
 CONTROLS = (
-    Control("stages", "slider", "Stage", "ArrowRight"),
+    Control("stages", "picture", "Stage", "ArrowRight", key="st_stage"),
     Control("encoder", "slider", "Encoder layer", "ArrowRight"),
-    Control("similarity", "slider", "Stage or layer", "ArrowLeft"),
+    Control("encoder", "picture", "Attention head", "ArrowRight", (("enc_section", "Attention"),),
+            key="enc_head", name="encoder Attention"),
+    Control("similarity", "picture", "Stage or layer", "ArrowLeft", key="sim_stage"),
     Control("positions", "slider", "Positions to project", "ArrowRight"),
     # Its layer slider shows once there are two sentences.
     Control("pairs", "slider", "Layer", "ArrowLeft", (("b", "It rained all day."),)),
@@ -75,11 +91,85 @@ _BACK = {"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight", "ArrowUp": "Arrow
 _TEST_IDS = {"slider": "stSlider", "selectbox": "stSelectbox", "step": "stNumberInput"}
 
 
+# Set up before a picture move: resolves with the milliseconds from the key press (its event's
+# time) to the frame after the new picture is shown, and how many websocket messages the page
+# sent before that. Sends are counted on WebSocket.prototype.send, patched once.
+PICTURE_JS = """
+(key) => {
+  if (!window.__sends) {
+    window.__sends = [];
+    const send = WebSocket.prototype.send;
+    // A BackMsg's first byte is its message's tag: 90 is field 11, rerun_script.
+    const RERUN = 90;
+    WebSocket.prototype.send = function (data) {
+      const bytes = data instanceof ArrayBuffer ? new Uint8Array(data)
+                  : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset) : null;
+      window.__sends.push({at: performance.now(), rerun: !!bytes && bytes[0] === RERUN});
+      return send.call(this, data);
+    };
+  }
+  const root = document.querySelector(`[data-key='${key}']`);
+  window.__paint = new Promise((done) => {
+    let pressed = null;
+    const down = (e) => { pressed = e.timeStamp; };
+    root.addEventListener("keydown", down, {capture: true, once: true});
+    const seen = new MutationObserver(() => {
+      seen.disconnect();
+      requestAnimationFrame(() => setTimeout(() => {
+        const painted = performance.now();
+        window.__pressed = pressed;
+        done({ms: painted - pressed,
+              sentBefore: window.__sends.filter((m) => m.at >= pressed && m.at <= painted)
+                .length});
+      }, 0));
+    });
+    seen.observe(root.querySelector(".ps-pictures"),
+                 {subtree: true, attributes: true, attributeFilter: ["hidden"]});
+  });
+}
+"""
+
+
+@dataclass(frozen=True)
+class PictureMove:
+    ms: float            # key press to the new picture painted
+    sent_before: int     # websocket messages the page sent before that paint
+    reruns: int          # reruns asked for within a second of the press
+    status: str = "ok"
+
+
 @dataclass
 class ExploreRuns:
     title: str
     sentence: list[Rerun] = field(default_factory=list)   # a new sentence: the whole page
     control: list[Rerun] = field(default_factory=list)    # the control moved: its section
+    pictures: list[PictureMove] = field(default_factory=list)   # kind "picture"
+
+
+# Reruns the page asked for within a second of the key press.
+RERUNS_JS = """
+() => window.__sends.filter((m) => m.rerun && m.at >= window.__pressed
+                                   && m.at <= window.__pressed + 1000).length
+"""
+
+
+def move_picture(tab: AppTab, control: Control, forward: bool) -> PictureMove:
+    """Step the picture switcher of ``control.key`` with an arrow key; time it in the page."""
+    key = control.first if forward else _BACK[control.first]
+    slider = tab.page.locator(f"#ps-{control.key}")
+    try:
+        slider.wait_for(state="visible", timeout=5000)
+    except PlaywrightTimeout:
+        return PictureMove(float("nan"), 0, 0, "missing")
+    slider.focus()
+    tab.page.evaluate(IDLE_JS)
+    tab.page.evaluate(PICTURE_JS, control.key)
+    tab.page.keyboard.press(key)
+    seen = tab.page.evaluate("() => window.__paint")
+    tab.page.wait_for_timeout(1000)   # a report to the fragment leaves 150 ms after the move
+    tab._wait(None, need_run=False, timeout_s=60)
+    return PictureMove(float(seen["ms"]), int(seen["sentBefore"]),
+                       int(tab.page.evaluate(RERUNS_JS)))
 
 
 def _widget(tab: AppTab, control: Control) -> Locator:
@@ -135,7 +225,7 @@ def explore(browser: Browser, bases: dict[str, str], references: dict[str, str],
     memo: MarkerMemo = {}
     tabs: list[tuple[AppTab, Control | None, ExploreRuns]] = []
     for c in controls:
-        title = c.path or c.server
+        title = c.title
         tab, run = open_tab(browser, Target(title, bases[c.server], c.path, "Control+Enter",
                                             c.view), factory.sentence(SENTENCE_WORDS), memo)
         if run.status == "ok":
@@ -152,7 +242,9 @@ def explore(browser: Browser, bases: dict[str, str], references: dict[str, str],
             tab, control, runs = tabs[(rep + k) % len(tabs)]
             runs.sentence.append(checked(tab.rerun(factory.sentence(SENTENCE_WORDS)),
                                          f"{runs.title}: new sentence"))
-            if control is not None:
+            if control is not None and control.kind == "picture":
+                runs.pictures.append(move_picture(tab, control, rep % 2 == 0))
+            elif control is not None:
                 runs.control.append(checked(move(tab, control, forward=rep % 2 == 0),
                                             f"{runs.title}: {control.label}"))
         log(f"explore: round {rep + 1} of {reps} done")
@@ -183,8 +275,11 @@ def rows(results: list[ExploreRuns]) -> list[Row]:
                        f"{len(floor.control)}", f"{floor_ms:.0f} ms ({floor_ms / bare:.2f}x "
                        "bare)", f"≤ {GOAL}x bare", floor_ms / bare <= GOAL))
     for c in CONTROLS:
-        runs = by_title.get(c.path)
+        runs = by_title.get(c.title)
         if runs is None:
+            continue
+        if c.kind == "picture":
+            out.extend(picture_rows(c, runs, bare))
             continue
         move_ms = median_ms(runs.control)
         errors = sum(r.status != "ok" for r in runs.sentence + runs.control)
@@ -195,6 +290,27 @@ def rows(results: list[ExploreRuns]) -> list[Row]:
                        f"{move_ms:.0f} ms ({ratio:.2f}x bare)", f"≤ {GOAL}x bare",
                        ratio <= GOAL and errors == 0))
     return out
+
+
+def picture_rows(c: Control, runs: ExploreRuns, bare: float) -> list[Row]:
+    """A picture switched in the browser: its paint against the bare page's rerun, and the
+    requests its moves sent."""
+    ok = [m for m in runs.pictures if m.status == "ok"]
+    ms = statistics.median(m.ms for m in ok) if ok else float("nan")
+    errors = len(runs.pictures) - len(ok) + sum(r.status != "ok" for r in runs.sentence)
+    before = sum(m.sent_before for m in ok)
+    reruns = sorted({m.reruns for m in ok})
+    return [
+        Row("2 Exploring", f"/{c.title}: {c.label} moved in the browser, key press to the new "
+            f"picture painted, median of {len(ok)} (a new sentence: "
+            f"{median_ms(runs.sentence):.0f} ms; {errors} errors)",
+            f"{ms:.1f} ms ({ms / bare:.2f}x bare)", f"≤ {PICTURE_GOAL}x bare",
+            ms / bare <= PICTURE_GOAL and errors == 0),
+        Row("2 Exploring", f"/{c.title}: requests of {len(ok)} moves: messages sent before the "
+            "picture painted / reruns asked within 1 s of a move (a report to the fragment "
+            "under the picture)", f"{before} / {', '.join(map(str, reruns)) or '-'} per move",
+            "none before the picture", before == 0),
+    ]
 
 
 def measure(factory: SentenceFactory, controls: tuple[Control, ...] = CONTROLS,
@@ -224,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", default="", help="comma-separated url paths (default: all)")
     args = parser.parse_args(argv)
     wanted = set(filter(None, args.pages.split(",")))
-    controls = tuple(c for c in CONTROLS if not wanted or c.path in wanted)
+    controls = tuple(c for c in CONTROLS if not wanted or c.path in wanted or c.title in wanted)
 
     from core import load_model
 
