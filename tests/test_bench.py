@@ -7,7 +7,10 @@ tokenizer, the parts are stand-ins (a part of the real bench takes minutes)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import itertools
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import pytest
 from transformers import AutoTokenizer
@@ -42,6 +45,16 @@ def test_a_supply_too_small_or_with_a_word_twice_is_refused():
         MarkerSupply(["same"] * (MIN_MARKERS + 1))
 
 
+T = TypeVar("T")
+
+
+def run_alone(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: a browser test earlier on this worker may leave
+    an event loop running in the main thread, where asyncio.run refuses to start."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_more_sentences_than_marker_words_in_a_coroutine(factory):
     """The full run's crash: a class typing more sentences than there are marker words, inside
     asyncio (where a StopIteration turned into a RuntimeError). Every marker stays one token of
@@ -53,7 +66,7 @@ def test_more_sentences_than_marker_words_in_a_coroutine(factory):
     async def a_class() -> list[str]:
         return [factory.sentence(12).marker for _ in range(len(pool) + 50)]
 
-    markers = asyncio.run(a_class())
+    markers = run_alone(a_class())
     assert len(set(markers[:len(pool)])) == len(pool)
     assert markers[len(pool):] == list(pool[:50])
     excluded = app_words()
@@ -105,7 +118,7 @@ def test_each_part_is_written_as_it_ends_and_a_failure_keeps_the_rows_before(tmp
         async def student() -> str:
             return next(iter([]))   # the old marker supply, empty
 
-        asyncio.run(student())
+        run_alone(student())
 
     assert table.measure("third", fails_in_a_coroutine, lambda v: []) is None
     table.skip("fourth", needs="third")
