@@ -120,6 +120,13 @@ export default function(component) {
     ends.append(first, last);
     const frames = document.createElement("div");
     frames.className = "ps-pictures";
+    if (data.style) {
+      // The pictures' shared style block, sent once for all of them.
+      const style = document.createElement("div");
+      style.hidden = true;
+      style.innerHTML = data.style;
+      root.append(style);
+    }
     data.pictures.forEach((html, i) => {
       const frame = document.createElement("div");
       frame.className = "ps-picture";
@@ -229,6 +236,7 @@ def picture_switcher(
     valid, asked = _link_value(key, options, names, spellings or (lambda _o: set()))
     value = valid if valid is not None else start
     place = st if where is None else where
+    style, pictures = shared_style(pictures)
     data: dict[str, Any] = {
         # Names the set of pictures: a rerun that sends the same ones keeps the browser's
         # elements (and the picture it shows).
@@ -238,7 +246,8 @@ def picture_switcher(
         "help": help or "",
         "names": list(names),
         "links": list(names),
-        "pictures": list(pictures),
+        "style": style,
+        "pictures": pictures,
         "index": options.index(value),
         "report": report,
         "wait_ms": 150,
@@ -262,10 +271,23 @@ def picture_switcher(
     return value
 
 
+def shared_style(pictures: Sequence[str]) -> tuple[str, list[str]]:
+    """The ``<style>`` block every picture starts with (components.heatmap_image's, 3 kB), once,
+    and the pictures without it: sent once, not once a value."""
+    first = pictures[0] if pictures else ""
+    style = first[:first.find("</style>") + len("</style>")] \
+        if first.startswith("<style>") and "</style>" in first else ""
+    if style and all(p.startswith(style) for p in pictures):
+        return style, [p[len(style):] for p in pictures]
+    return "", list(pictures)
+
+
 def with_words(text: str, picture: str) -> str:
     """A picture with a line of our own text above it (escaped: it is shown as text), in the
     explanations' size, so the words switch with the picture."""
-    return f'<p class="ps-words">{html.escape(text)}</p>{picture}'
+    words = f'<p class="ps-words">{html.escape(text)}</p>'
+    end = picture.find("</style>") + len("</style>") if picture.startswith("<style>") else 0
+    return picture[:end] + words + picture[end:]   # after a leading style (shared_style)
 
 
 def digest(parts: Sequence[str]) -> str:

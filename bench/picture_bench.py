@@ -1,0 +1,152 @@
+"""A page that sends every value's picture (components.picture_switcher) against the same page
+as it was before (a server slider, one picture a run): its first paint and the bytes its
+websocket carries, opened afresh in Chromium, in alternating rounds on two servers started side
+by side: this tree's app and the commit before the switcher (``git archive``, unchanged).
+
+First paint: from the address entered until the page's first figure (an image heatmap or a
+plotly chart) is visible. Bytes: what the server sent over the page's websocket until its run is
+over. Goal (issue 54): both within 1.2x of before.
+
+    python3 -m bench.picture_bench [--reps 5] [--before 44a19ae]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.app_bench import log
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, AppTab, page_url
+from bench.report import Row, markdown
+from bench.server import RESULTS, ROOT, Server, free_port, start_server
+
+BEFORE = "44a19ae"   # the last commit before components/picture_switcher.py
+GOAL = 1.2
+SENTENCE = "The bank of the river was steep and muddy after the rain."
+FIGURE = ("[data-testid='stMain'] [data-figure], "
+          "[data-testid='stMain'] .js-plotly-plot .main-svg >> visible=true")
+VIEWS = {   # a page as it opens, with the control switched in the browser now
+    "/stages (stage)": ("stages", {}),
+    "/similarity, Tokens (stage)": ("similarity", {}),
+    "/encoder, Attention (head)": ("encoder", {"enc_section": "Attention"}),
+}
+
+
+@dataclass
+class Opens:
+    paint_s: list[float] = field(default_factory=list)
+    ws_bytes: list[int] = field(default_factory=list)
+
+
+def checkout(commit: str) -> Path:
+    """The tree of ``commit`` in a new temporary folder (git archive: this work tree and its
+    index are not touched)."""
+    folder = Path(tempfile.mkdtemp(prefix="before-"))
+    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def start_in(folder: Path, timeout_s: float = 90.0) -> Server:
+    """``streamlit run app.py`` in ``folder`` (its own modules first on the path)."""
+    import socket
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log_path = RESULTS / f"server-before-{port}.log"
+    started = time.perf_counter()
+    with open(log_path, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=folder, stdout=out, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    while time.perf_counter() < started + timeout_s:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log_path}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return Server(proc, f"http://127.0.0.1:{port}", started,
+                          time.perf_counter() - started, log_path)
+        except OSError:
+            time.sleep(0.05)
+    proc.terminate()
+    raise RuntimeError(f"streamlit did not listen within {timeout_s:.0f} s; see {log_path}")
+
+
+def open_once(browser, base: str, path: str, view: dict[str, str]) -> tuple[float, int]:
+    tab = AppTab(browser)
+    try:
+        tab.start_open(page_url(base, path, SENTENCE, view=view))
+        paint = tab.seconds_until_visible(FIGURE, timeout_s=60)
+        run = tab.finish_open("", shows_marker=False)
+        return paint, run.ws_bytes if run.status == "ok" else -1
+    finally:
+        tab.close()
+
+
+def measure(reps: int, before: str) -> dict[tuple[str, str], Opens]:
+    from playwright.sync_api import sync_playwright
+
+    folder = checkout(before)
+    servers = {"now": start_server("app.py"), "before": start_in(folder)}
+    results = {(v, s): Opens() for v in VIEWS for s in servers}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for path, query in VIEWS.values():   # warm: model, analysis, pictures
+                for server in servers.values():
+                    open_once(browser, server.url, path, query)
+            for rep in range(reps):
+                order = list(servers.items())
+                for name, server in order if rep % 2 == 0 else order[::-1]:
+                    for view, (path, query) in VIEWS.items():
+                        paint, sent = open_once(browser, server.url, path, query)
+                        results[view, name].paint_s.append(paint)
+                        results[view, name].ws_bytes.append(sent)
+                log(f"pictures: round {rep + 1} of {reps} done")
+            browser.close()
+    finally:
+        for server in servers.values():
+            server.stop()
+    return results
+
+
+def rows(results: dict[tuple[str, str], Opens], before: str) -> list[Row]:
+    out = []
+    for view in VIEWS:
+        now, then = results[view, "now"], results[view, "before"]
+        paint_now = statistics.median(now.paint_s) * 1000
+        paint_then = statistics.median(then.paint_s) * 1000
+        bytes_now, bytes_then = statistics.median(now.ws_bytes), statistics.median(then.ws_bytes)
+        out.append(Row("2 Exploring", f"{view}: first paint of the page's first figure, opened "
+                       f"afresh, median of {len(now.paint_s)}: every value's picture / before "
+                       f"({before})", f"{paint_now:.0f} ms / {paint_then:.0f} ms "
+                       f"({paint_now / paint_then:.2f}x)", f"≤ {GOAL}x",
+                       paint_now / paint_then <= GOAL))
+        out.append(Row("2 Exploring", f"{view}: websocket bytes of that first run, median: "
+                       f"every value's picture / before", f"{bytes_now / 1e3:.1f} kB / "
+                       f"{bytes_then / 1e3:.1f} kB ({bytes_now / bytes_then:.2f}x)",
+                       f"≤ {GOAL}x", bytes_now / bytes_then <= GOAL))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--before", default=BEFORE)
+    args = parser.parse_args(argv)
+    print(markdown(rows(measure(args.reps, args.before), args.before)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
