@@ -162,8 +162,9 @@ def draw_layer_map(ctx: Context) -> None:
     show_figure(figs.map_figure(result, ctx.label_a, ctx.label_b), _("layer map"),
                 key="cmp_map")
     explain(_("Checks, on the same rows as the map:"))
-    checks = figs.checks_frame(result.checks)
-    draw_table(checks, [""] * len(checks), "cmp_checks", wrap=True)
+    if result.checks is not None:   # the page's map is always made with its checks
+        checks = figs.checks_frame(result.checks)
+        draw_table(checks, [""] * len(checks), "cmp_checks", wrap=True)
     explain(map_note(ctx, result))
     if trained_name(ctx.name_b) is not None:
         explain(random_note(ctx, result))
@@ -285,8 +286,8 @@ def draw_many_pairs(ctx: Context) -> None:
     if not job.done():
         progress_card(job, _("Sentences through the two models: {amount} ({seconds} s)"))
         return
-    if isinstance(job.exception(), ExplorerError):
-        show_error(job.exception())
+    if isinstance(error := job.exception(), ExplorerError):
+        show_error(error)
         return
     if job.failed:
         st.error(_("The comparison stopped with an error. Reload the page to try again."),

@@ -38,8 +38,9 @@ def masking_frame(m: Masking) -> pd.DataFrame:
 def kind_row_styles(m: Masking) -> list[str]:
     """CSS for each row of masking_frame: tinted by what happened to its token, a bar in that
     colour at its start; rows not picked stay plain."""
-    return [row_tint(colour, bold=True, alpha="33") if (colour := KIND_COLOURS.get(kind))
-            else "" for kind in m.kinds]
+    return [row_tint(colour, bold=True, alpha="33")
+            if kind is not None and (colour := KIND_COLOURS.get(kind)) else ""
+            for kind in m.kinds]
 
 
 def counts(m: Masking) -> dict[str, int]:
