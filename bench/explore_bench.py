@@ -74,7 +74,7 @@ CONTROLS = (
     Control("positions", "slider", "Positions to project", "ArrowRight"),
     # Its layer slider shows once there are two sentences.
     Control("pairs", "slider", "Layer", "ArrowLeft", (("b", "It rained all day."),)),
-    Control("attribution", "slider", "Encoder layer", "ArrowLeft"),
+    Control("attribution", "picture", "Encoder layer", "ArrowLeft", key="att_layer"),
     Control("pretraining", "step", "Draw number", "+"),
     Control("parameters", "selectbox", "Config", "ArrowDown",
             (("par_section", "From the config"),)),

@@ -29,6 +29,7 @@ from core.similarity.sentences import sentence_embedding
 from pages.attribution.page import EXPLANATION, SECTIONS, TARGET_TITLES, TITLE
 from pages.attribution.records import METHOD_TITLES
 from tests.conftest import assert_clean, open_app
+from tests.switcher import switchers
 
 PAGE = "pages/attribution/page.py"
 IMPORTANCE, BLANK_OUT = (s.label for s in SECTIONS)
@@ -42,9 +43,17 @@ def open_page(**query: str):
     return open_app(PAGE, **query)
 
 
-def table(at, name: str) -> tuple[list[str], list[str], np.ndarray]:
-    """(column titles, tokens, values (N, columns)) of one bar table on the page."""
-    body = next(h.proto.body for h in at.get("html") if f'data-table="{name}"' in h.proto.body)
+def bodies(at) -> list[str]:
+    """The page's HTML blocks, and the picture the layer slider shows (every layer's table is
+    sent to the browser, which switches between them)."""
+    shown = [s.pictures[s.index] for s in switchers(at).values()]
+    return [h.proto.body for h in at.get("html")] + shown
+
+
+def table(at, name: str, body: str | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    """(column titles, tokens, values (N, columns)) of one bar table on the page (or in
+    ``body``)."""
+    body = body or next(b for b in bodies(at) if f'data-table="{name}"' in b)
     head = re.search(r"<thead><tr>(.*?)</tr></thead>", body).group(1)
     titles = [html.unescape(t) for t in re.findall(r"<th[^>]*>(.*?)</th>", head)][2:]
     tokens, values = [], []
@@ -76,7 +85,36 @@ def test_one_sentence_bars_equal_core(bundle):
     expected = [token_importance(methods.raw, None)[2], token_importance(methods.rollout, None)[2],
                 shares(token_importance(methods.norm, None))[2]]
     np.testing.assert_allclose(values, np.stack(expected, axis=1), atol=5e-4)
-    assert "all\\-MiniLM\\-L6\\-v2" in " ".join(s.value for s in at.subheader)   # escaped
+
+
+def test_every_layer_table_is_sent_and_the_link_opens_on_its_layer(bundle):
+    """The layer slider switches in the browser: each layer's table is core's importance at
+    that layer, under its heading (as text), and the page opens on the link's layer; the move
+    is reported (to the slider's own fragment) so a button's rerun keeps the layer."""
+    at = open_page(a=A, att_layer="layer 2")
+    assert_clean(at)
+    layers = switchers(at)["att_layer"]
+    assert layers.names == [f"layer {n}" for n in range(1, 7)] and layers.report
+    assert layers.value == "layer 2" and layers.label == "Encoder layer"
+    methods = attention_methods(bundle, analyze(bundle, A, attentions=True))
+    raw = token_importance(methods.raw, None)
+    rollout = token_importance(methods.rollout, None)
+    norm = shares(token_importance(methods.norm, None))
+    for k, picture in enumerate(layers.pictures):
+        _titles, _tokens, values = table(at, "importance", picture)
+        np.testing.assert_allclose(values, np.stack([raw[k], rollout[k], norm[k]], axis=1),
+                                   atol=5e-4)
+        assert layers.words(k) == (f"What the mean over all tokens draws on at layer {k + 1} · "
+                                   "all-MiniLM-L6-v2")
+
+
+@pytest.mark.parametrize(("lang", "line"), [("en", "There is no layer"), ("zh", "这里没有")])
+def test_a_layer_the_model_lacks_is_said_in_one_line(lang: str, line: str):
+    at = open_page(a=A, att_layer="layer 99", lang=lang)
+    assert_clean(at)
+    [said] = [i.value for i in at.info if "layer 99" in i.value]
+    assert line in said
+    assert switchers(at)["att_layer"].index == 5     # the last layer, the default
 
 
 def test_pair_runs_a_and_b_separately_and_ig_is_the_models_figure(bundle):
@@ -160,7 +198,7 @@ def test_a_link_in_chinese_labels_opens_the_same_view():
         set_language("en")
     at = open_page(a=A, att_layer=label)
     assert_clean(at)
-    assert at.select_slider(key="att_layer").value == 2
+    assert switchers(at)["att_layer"].value == "layer 2"   # read, shown in English
 
 
 # Links made before the methods and targets were named kinds: the widget wrote each label (in

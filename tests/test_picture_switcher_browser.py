@@ -125,3 +125,7 @@ def test_similarity_stage_switches_in_the_browser(server, browser):
 def test_encoder_head_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/encoder?enc_section=Attention&enc_layer=layer+2",
                    "enc_head", report=True)
+
+
+def test_attribution_layer_switches_in_the_browser(server, browser):
+    move_and_check(browser, f"{server}/attribution?att_layer=layer+3", "att_layer", report=True)

@@ -12,6 +12,7 @@ from core import analyze, mask_tokens
 from core.similarity.pairs import pair_contributions
 from core.words import attention_by_word, words_of_encoding
 from tests.conftest import assert_clean, open_app, plotly_values
+from tests.switcher import switchers
 
 ZH_PAIR = {"a": "我爱北京天安门", "b": "我们在银行门口见面。"}
 EN_PAIR = {"a": "He was strumming the guitar.", "b": "A man is playing music."}
@@ -54,8 +55,7 @@ def test_encoder_atlas_by_word(lang, texts):
 def test_attribution_by_word(lang, texts):
     at = open_app("pages/attribution/page.py", att_words="true", lang=lang, **texts)
     assert_clean(at)
-    table = next(h.proto.body for h in at.get("html") if 'data-table="importance"' in
-                 h.proto.body)
+    table = next(s.pictures[s.index] for s in switchers(at).values())   # the layer's table
     words = ["天安门", "银行"] if lang == "zh" else ["strumming"]
     assert all(f">{w}</td>" in table for w in words)
     at = open_app("pages/attribution/page.py", att_words="true", lang=lang,

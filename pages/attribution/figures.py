@@ -69,9 +69,10 @@ def _cell(value: float, scale: float, colour: str, digits: int) -> str:
 
 
 def importance_html(rows_of: Rows, columns: Sequence[Column], position_title: str,
-                    token_title: str, name: str, digits: int = 3) -> str:
+                    token_title: str, name: str, digits: int = 3, figure: str = "") -> str:
     """The table of bars. Each column's bars are scaled to its own largest |value|, so columns
-    are compared by their shape over the tokens, not by their units."""
+    are compared by their shape over the tokens, not by their units. ``figure``: a
+    ``data-figure`` name for it (a picture switched in the browser, for tests and the bench)."""
     head = (f'<th class="pos">{html.escape(position_title)}</th>'
             f'<th class="tok">{html.escape(token_title)}</th>'
             + "".join(f"<th>{html.escape(c.title)}</th>" for c in columns))
@@ -86,7 +87,8 @@ def importance_html(rows_of: Rows, columns: Sequence[Column], position_title: st
         rows.append(f'<tr class="{"special" if is_special else ""}">'
                     f'<td class="pos">{position}</td><td class="tok" title="{html.escape(token)}">'
                     f"{html.escape(token)}</td>{cells}</tr>")
-    return (f'{STYLE}<div class="att-wrap" data-table="{html.escape(name)}" '
+    named = f' data-figure="{html.escape(figure)}"' if figure else ""
+    return (f'{STYLE}<div class="att-wrap" data-table="{html.escape(name)}"{named} '
             f'style="max-height:640px"><table class="att"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 

@@ -15,8 +15,9 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
-from components.layer_picker import LAYER_LABEL, layer_picker
-from components.sections import Section, draw_sections
+from components.layer_picker import LAYER_LABEL, layer_name
+from components.picture_switcher import picture_switcher, with_words
+from components.sections import Section, draw_sections, run_part
 from components.url_values import option_in_link
 from core import ExplorerError
 from core.attribution import (
@@ -65,6 +66,8 @@ TARGET_HELP = N_(
 )
 CHANGE_TITLE = N_("blank-out change")
 MEAN_TITLE, CLS_EACH = N_("the mean over all tokens"), N_("[CLS] of each sentence")
+NO_LAYER = N_("There is no layer {asked} here: the layers run from {first} to {last}. Showing "
+              "{n}.")
 
 
 # --- the pickers ----------------------------------------------------------------------------
@@ -134,8 +137,17 @@ def pick_token(plan: TargetPlan) -> str:
     return str(value if value in options else default_token(plan))
 
 
-def pick_layer(ctx: Context) -> int:
-    return layer_picker(LAYER_KEY, range(1, ctx.layers + 1), _("Encoder layer"), named=True)
+def draw_layer_tables(ctx: Context, tables: list[str]) -> None:
+    """The encoder layer slider over every layer's table (``tables[k - 1]`` for layer k, each
+    with its heading), switched in the browser (components.picture_switcher). In a fragment of
+    its own, holding nothing else: a move reports the layer (nothing else here is redrawn), so
+    the server's copy of the address has it when a button of the section reruns it later."""
+    layers = list(range(1, ctx.layers + 1))
+    picture_switcher(
+        LAYER_KEY, layers, tables, _("Encoder layer"),
+        names=[layer_name(n, True) for n in layers],
+        spellings=lambda n: {t.format(n=n) for t in every_language(LAYER_LABEL)},
+        default=layers[-1], invalid=_(NO_LAYER), report=True)
 
 
 def pick_methods() -> tuple[Method, ...]:
@@ -268,8 +280,16 @@ def rows_of(ctx: Context, words: bool) -> fg.Rows:
     return fg.Rows(labels, segments, special, positions)
 
 
+def layer_heading(ctx: Context, layer: int) -> str:
+    """The heading over a layer's table (the token as typed: shown as text)."""
+    return _("What {token} draws on at layer {layer} · {model}").format(
+        token=_("the mean over all tokens") if ctx.token_index is None
+        else ctx.plan.tokens[ctx.token_index], layer=layer, model=ctx.bundle.label)
+
+
 def draw_importance(ctx: Context) -> None:
-    layer = pick_layer(ctx)
+    """The buttons for flow and gradients, then every layer's table of bars, switched by the
+    layer slider in the browser (its own fragment: draw_layer_tables)."""
     words = by_word_toggle(WORDS_KEY)
     left, right = st.columns(2)
     with left:
@@ -279,20 +299,22 @@ def draw_importance(ctx: Context) -> None:
     flow = asked_flow(ctx) if Method.FLOW in ctx.methods else None
     ig = asked_gradients(ctx, steps) if Method.GRADIENTS in ctx.methods else None
     layered = importances(ctx, cache.get_importance(ctx.key, ctx.target, ctx.token_index), flow)
-    columns = [fg.Column(ctx.title(m), values[layer - 1]) for m, values in layered.items()]
-    if ig is not None:
-        columns.append(fg.Column(ctx.title(Method.GRADIENTS), gradient_values(ig), signed=True))
-    if words:
-        columns = [fg.Column(c.title, by_word(ctx, c.values), c.signed) for c in columns]
-    st.subheader(_("What {token} draws on at layer {layer} · {model}").format(
-        token=_("the mean over all tokens") if ctx.token_index is None
-        else markdown_text(ctx.plan.tokens[ctx.token_index]),
-        layer=layer, model=markdown_text(ctx.bundle.label)))
-    if not columns:
+    if not layered and ig is None:
         st.info(_("Pick at least one method above."))
         return
-    st.html(fg.importance_html(rows_of(ctx, words), columns, "#",
-                               _("word") if words else _("token"), "importance"))
+    rows = rows_of(ctx, words)
+    tables = []
+    for layer in range(1, ctx.layers + 1):
+        columns = [fg.Column(ctx.title(m), values[layer - 1]) for m, values in layered.items()]
+        if ig is not None:
+            columns.append(fg.Column(ctx.title(Method.GRADIENTS), gradient_values(ig),
+                                     signed=True))
+        if words:
+            columns = [fg.Column(c.title, by_word(ctx, c.values), c.signed) for c in columns]
+        tables.append(with_words(layer_heading(ctx, layer), fg.importance_html(
+            rows, columns, "#", _("word") if words else _("token"), "importance",
+            figure=f"att_importance_layer{layer}")))
+    run_part(draw_layer_tables, ctx, tables)
     if words:
         explain(_("By word: each word's importance is the sum of its pieces' (a Chinese word's "
                   "characters, or the pieces of a split word), so a column still adds up to "
