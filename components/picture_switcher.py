@@ -42,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import zlib
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
@@ -81,10 +82,19 @@ CSS = f"""
 # next frame. The function runs again whenever Streamlit sends the element again (a rerun):
 # the same pictures (``data.id``) keep their elements, so only the value is brought in line.
 JS = """
-export default function(component) {
-  const { data, parentElement, setStateValue } = component;
+const unpack = async (bytes) => {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return JSON.parse(await new Response(stream).text());
+};
+
+export default async function(component) {
+  const { data: packed, parentElement, setStateValue } = component;
   const root = parentElement.querySelector(".ps");
-  if (!root || !data) return;
+  if (!root || !packed) return;
+  // Sent compressed (the pictures share their labels); a newer call wins over an older one.
+  const ticket = (root._ticket = (root._ticket || 0) + 1);
+  const data = await unpack(packed);
+  if (ticket !== root._ticket) return;
   const n = data.pictures.length;
   const clamp = (i) => Math.max(0, Math.min(n - 1, Math.round(Number(i)) || 0));
   if (root.dataset.id !== data.id) {
@@ -254,7 +264,7 @@ def picture_switcher(
     }
     callbacks = {"on_value_change": lambda: None} if report else {}
     with place.container():
-        result = _mount(key=f"{key}_pictures", data=data, **callbacks)
+        result = _mount(key=f"{key}_pictures", data=pack(data), **callbacks)
     if report:
         reported = result.get("value")
         if isinstance(reported, str) and reported in names:
@@ -269,6 +279,17 @@ def picture_switcher(
                                      last=names[-1], n=names[options.index(value)]),
                    icon=":material/link_off:")
     return value
+
+
+def pack(data: dict[str, Any]) -> bytes:
+    """The component's data as compressed JSON: a value's picture repeats most of the others'
+    (row and column labels, colour bar), so together they compress several times over."""
+    return zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 6)
+
+
+def unpack(payload: bytes) -> dict[str, Any]:
+    """``pack`` undone (what the browser's DecompressionStream does; for tests)."""
+    return dict(json.loads(zlib.decompress(payload)))
 
 
 def shared_style(pictures: Sequence[str]) -> tuple[str, list[str]]:
@@ -297,13 +318,3 @@ def digest(parts: Sequence[str]) -> str:
         h.update(part.encode("utf-8"))
         h.update(b"\0")
     return h.hexdigest()
-
-
-def page_bytes(pictures: Sequence[str]) -> int:
-    """What the pictures add to the page, as sent (UTF-8 bytes of their HTML)."""
-    return sum(len(p.encode("utf-8")) for p in pictures)
-
-
-def pictures_json(pictures: Sequence[str]) -> str:
-    """The pictures as the component's data carries them (for the bench's byte counts)."""
-    return json.dumps(list(pictures))

@@ -4,12 +4,12 @@ pictures of every value, the value it opens on, and the words above each picture
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import dataclass
 
 from streamlit.testing.v1 import AppTest
 
+from components.picture_switcher import unpack
 from tests.conftest import ImageHeatmap, _HeatmapParser
 
 
@@ -43,9 +43,7 @@ def switchers(at: AppTest) -> dict[str, Switcher]:
     """Every picture switcher on the page, by its URL key."""
     found = {}
     for element in at.get("bidi_component"):
-        proto = element.proto
-        raw = proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json
-        data = json.loads(raw)
+        data = unpack(element.proto.bytes)
         found[data["key"]] = Switcher(data["key"], data["label"], data["names"],
                                       data["pictures"], data["index"], data["report"])
     return found

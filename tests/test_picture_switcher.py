@@ -35,3 +35,13 @@ def test_pictures_with_different_starts_keep_their_own():
 def test_one_picture_and_one_name_per_value():
     with pytest.raises(ValueError):
         picture_switcher("x", [1, 2], ["<p>1</p>"], "Layer", names=["1", "2"], invalid="")
+
+
+def test_the_data_goes_compressed_and_comes_back_whole():
+    from components.picture_switcher import pack, unpack
+
+    data = {"pictures": pictures(12), "names": ["层 1", "layer 2"], "index": 3}
+    packed = pack(data)
+    assert unpack(packed) == data
+    # Twelve pictures of the same rows compress to far less than they are.
+    assert len(packed) * 3 < sum(len(p.encode()) for p in data["pictures"])
