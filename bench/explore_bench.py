@@ -73,7 +73,8 @@ CONTROLS = (
     Control("similarity", "picture", "Stage or layer", "ArrowLeft", key="sim_stage"),
     Control("positions", "slider", "Positions to project", "ArrowRight"),
     # Its layer slider shows once there are two sentences.
-    Control("pairs", "slider", "Layer", "ArrowLeft", (("b", "It rained all day."),)),
+    Control("pairs", "picture", "Layer", "ArrowLeft", (("b", "It rained all day."),),
+            key="pr_layer"),
     Control("attribution", "picture", "Encoder layer", "ArrowLeft", key="att_layer"),
     Control("pretraining", "step", "Draw number", "+"),
     Control("parameters", "selectbox", "Config", "ArrowDown",

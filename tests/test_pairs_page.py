@@ -30,6 +30,7 @@ from tests.conftest import (
     open_in_browser,
     wait_for_app,
 )
+from tests.switcher import switchers
 
 PAGE = "pages/pairs/page.py"
 NEGATION = ONE_PAIR[0][1:]
@@ -42,6 +43,13 @@ BAD_LIST = "\n".join([
     "<img src=x onerror=alert(1)>\t=SUM(A1)\t1",                          # 6
     "The cat sleeps.\tInterest rates rose.\t0",                           # 7
 ])
+
+
+def pictures(at) -> dict:
+    """Image heatmaps by key: the page's own and the one the layer slider shows (every layer's
+    picture is sent, the browser switches between them)."""
+    shown = {k: v for s in switchers(at).values() for k, v in s.heatmaps().items()}
+    return {**image_heatmaps(at), **shown}
 
 
 def figures(at) -> dict[str, dict]:
@@ -92,7 +100,7 @@ def test_one_pair_shows_the_core_figures(bundle):
     assert_clean(at)
     expected = pair_contributions(bundle, *NEGATION)
     assert metrics(at)["cosine at layer 6"] == f"{expected.cosine:.3f}"
-    picture = image_heatmaps(at)["pairs_matrix"]
+    picture = pictures(at)["pairs_matrix"]
     assert picture.rows == [f"{i} {t}" for i, t in enumerate(expected.tokens_a)]
     cells = np.array([[float(v) for v in row] for row in picture.cells])   # written in the cells
     np.testing.assert_allclose(cells, expected.matrix, atol=5e-4)
@@ -134,7 +142,25 @@ def test_layer_from_the_link_and_exact_values(bundle):
         at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_layer=bad)
         assert_clean(at)
         assert any("the layers are `0` to `6`" in i.value for i in at.info), bad
-        assert "pairs_matrix" in image_heatmaps(at)
+        assert "pairs_matrix" in pictures(at)
+
+
+def test_every_layer_picture_is_sent_and_the_link_opens_on_its_layer(bundle):
+    """The layer slider switches in the browser: each layer's picture is core's split of the
+    cosine at that layer (written in its cells), and the page opens on the link's layer, its
+    numbers that layer's; a move is reported, to redraw them."""
+    at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_layer="2")
+    assert_clean(at)
+    layers = switchers(at)["pr_layer"]
+    assert layers.names == [str(k) for k in range(7)] and layers.value == "2" and layers.report
+    for k in range(7):
+        expected = pair_contributions(bundle, *NEGATION, layer=k)
+        picture = layers.heatmaps(k)["pairs_matrix"]
+        cells = np.array([[float(v) for v in row] for row in picture.cells])
+        np.testing.assert_allclose(cells, expected.matrix, atol=5e-4)
+    expected = pair_contributions(bundle, *NEGATION, layer=2)
+    assert metrics(at)["cosine at layer 2"] == f"{expected.cosine:.3f}"
+    assert curve_points(at)[1] == 2
 
 
 def test_one_pair_without_b_and_the_example_buttons():
@@ -187,7 +213,7 @@ def test_a_bad_list_names_its_lines_and_compares_the_rest():
     assert "not the whole list's figures" in " ".join(w.value for w in at.warning)
     at.number_input(key="pr_row").set_value(6).run()                # opens line 6
     assert_clean(at)
-    assert "pairs_matrix" in image_heatmaps(at)
+    assert "pairs_matrix" in pictures(at)
 
 
 def test_refused_lists():
@@ -284,7 +310,7 @@ def test_the_similarity_page_links_to_the_same_pair():
     # The router carries both sentences into the link it opens; the Pairs page reads them.
     at = open_app(PAGE, a=NEGATION[0], b=NEGATION[1], pr_section="One pair")
     assert_clean(at)
-    assert "pairs_matrix" in image_heatmaps(at)
+    assert "pairs_matrix" in pictures(at)
 
 
 def upload(at, name: str, data: bytes):
@@ -368,7 +394,7 @@ def test_the_table_pages_and_sorts_on_the_server():
     assert last["line"].tolist() == expected
     at.number_input(key="pr_row").set_value(int(expected[0])).run()     # opens that line
     assert_clean(at)
-    assert "pairs_matrix" in image_heatmaps(at)
+    assert "pairs_matrix" in pictures(at)
 
 
 def test_a_cls_model_gets_its_own_figure_and_a_link_to_attribution(folder_models_allowed,

@@ -133,3 +133,8 @@ def test_encoder_head_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/encoder?enc_section=Attention&enc_layer=layer+2",
                    "enc_head", report=True)
 
+
+
+def test_pairs_layer_switches_in_the_browser(server, browser):
+    move_and_check(browser, f"{server}/pairs?b=It+rained+all+day.&pr_layer=3", "pr_layer",
+                   report=True)

@@ -128,21 +128,25 @@ def slide(page, key: str = "ArrowLeft") -> None:
 
 
 def test_pairs_layer_slider_redraws_the_pair_alone(server, browser):
-    """The token-pair view is a fragment inside the One pair tab's: the layer slider sends the
-    pair's figures again, not the tab's example buttons."""
+    """The token-pair view is a fragment inside the One pair tab's: the layer slider switches
+    the picture in the browser (tests/test_picture_switcher_browser.py), then reports the layer
+    to that fragment, which sends the pair's numbers and figures again, not the tab's example
+    buttons."""
     page = blank_tab(browser)
     log = Messages(page)
     page.goto(f"{server}/pairs?b=It+rained+all+day.")
     wait_for_app(page)
     settle(page)
     start = len(log.seen)
-    slide(page)   # layer 6 -> layer 5
+    page.locator("#ps-pr_layer").focus()
+    page.keyboard.press("ArrowLeft")   # layer 6 -> layer 5
+    page.wait_for_timeout(500)         # the report leaves 150 ms after the move
     settle(page)
     after = log.since(start)
     assert runs(after) and all(ids for ids in runs(after)), runs(after)
     assert sidebar_deltas(after) == 0
     text = delta_texts(after)
-    assert "pr_layer" in text and "pr_example_" not in text
+    assert "pr_matrix" in text and "pr_example_" not in text   # the layer's download, redrawn
     assert parse_qs(urlparse(page.url).query).get("pr_layer") == ["5"], page.url
     assert "layer 5" in page.locator("[data-testid='stMain']").inner_text()
     page.close()

@@ -18,7 +18,7 @@ from components.controls import by_word_toggle, whole_number
 from components.downloads import download_matrix, safe_filename
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.heatmap_image import draw_heatmap, exact_toggle
+from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
 from components.html_row import draw_side_by_side
 from components.html_table import draw_table, table_html
 from components.i18n import N_, _, language
@@ -27,7 +27,8 @@ from components.inputs import shared_inputs
 from components.job_progress import wait_or_show
 from components.kept_upload import KeptUpload
 from components.labels import markdown_code, markdown_text
-from components.layer_picker import layer_picker
+from components.layer_picker import NO_LAYER, layer_picker
+from components.picture_switcher import picture_switcher
 from components.sections import Section, draw_sections, run_part
 from core import ModelBundle, PairContributions
 from core.attribution.targets import Target
@@ -58,6 +59,8 @@ EXPLANATION = N_(
 # URL keys (values of a shared link).
 SECTION_KEY, LAYER_KEY, ROW_KEY, EXACT_KEY = "pr_section", "pr_layer", "pr_row", "pr_exact"
 WORDS_KEY = "pr_words"
+LAYER_HELP = N_("0 is the embedding output (LayerNorm), k the output of encoder layer k. The "
+                "model's own sentence vector is made from the last layer.")
 EXAMPLES_PARAM = "pr_list"          # ?pr_list=examples: the built-in scored set
 LIST_KEY, FILE_KEY, TABLE_KEY = "pr_text", "pr_file", "pr_table"
 COLUMN_KEYS = ("pr_col_a", "pr_col_b", "pr_col_score")
@@ -245,40 +248,56 @@ def draw_one_pair(ctx: Context) -> None:
 def pick_layer(bundle: ModelBundle) -> int:
     """The layer whose vectors are compared: 0 the embedding output, then each encoder layer."""
     return layer_picker(LAYER_KEY, range(int(bundle.config.num_hidden_layers) + 1), _("Layer"),
-                        help=_("0 is the embedding output (LayerNorm), k the output of encoder "
-                               "layer k. The model's own sentence vector is made from the last "
-                               "layer."))
+                        help=_(LAYER_HELP))
 
 
 def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
-    """The token-pair view of one pair: picture, top terms, the curve, each token's share."""
-    layer = pick_layer(ctx.bundle)
+    """The token-pair view of one pair: picture, top terms, the curve, each token's share.
+
+    As images, every layer's picture is in the page and the layer slider switches them in the
+    browser (components.picture_switcher); a move then reports the layer to this fragment,
+    which redraws what depends on it on the server (the numbers above, the download, the top
+    terms, the curve's mark and the shares) after the picture, which it does not send again.
+    With exact values on, the interactive figure of the layer picked on the server, as before."""
     key = InputKey(ctx.key.model, text_a, text_b)
+    layers = range(int(ctx.bundle.config.num_hidden_layers) + 1)
+    numbers = st.container()
     with stop_on_input_error():
-        contrib = cache.get_contributions(key, layer)
-    draw_numbers(contrib)
+        last = cache.get_contributions(key, layers[-1])
     explain(_("Each cell is one term c_ij = h_i · g_j / (n · m · ‖ā‖ · ‖b̄‖): token i of A "
               "(down the side) against token j of B (across), where h and g are the token "
               "vectors at this layer and ā, b̄ their means. The cells add up exactly to the "
               "cosine, so red cells make the sentences alike and blue ones pull them apart. "
               "A and B are each run on their own, as sentence-transformers does."))
-    draw_notes(contrib)
+    draw_notes(last)    # the recipe, [UNK] and what was cut: the same at every layer
     left, right = st.columns(2)
     exact = exact_toggle(EXACT_KEY, left)
-    words = cache.get_word_contributions(key, layer) if by_word_toggle(WORDS_KEY, right) \
-        else None
-    if words is None:
-        draw_heatmap(contribution_image(contrib), "pairs_matrix", exact,
-                     lambda: contribution_figure(contrib))
-        download_matrix(_("contributions") + f"_{contrib.layer}", contrib.matrix,
-                        [f"{i}:{t}" for i, t in enumerate(contrib.tokens_a)], key="pr_matrix")
+    by_word = by_word_toggle(WORDS_KEY, right)
+    if exact:
+        with numbers:
+            layer = pick_layer(ctx.bundle)
     else:
+        layer = layer_switcher(key, list(layers), by_word)
+    contrib = cache.get_contributions(key, layer)
+    with numbers:
+        draw_numbers(contrib)
+    words = cache.get_word_contributions(key, layer) if by_word else None
+    if words is not None:
         explain(_("By word: each cell is the sum of the cells of the word's pieces (a Chinese "
                   "word's characters, the pieces of a split word), so the cells still add up "
                   "exactly to the cosine: {total} here. Each word keeps its first token's "
                   "position.").format(total=f"{words.matrix.sum():.3f}"))
-        draw_heatmap(word_contribution_image(contrib, words), "pairs_matrix", exact,
-                     lambda: word_contribution_figure(contrib, words))
+    if exact:
+        if words is None:
+            draw_heatmap(contribution_image(contrib), "pairs_matrix", exact,
+                         lambda: contribution_figure(contrib))
+        else:
+            draw_heatmap(word_contribution_image(contrib, words), "pairs_matrix", exact,
+                         lambda: word_contribution_figure(contrib, words))
+    if words is None:
+        download_matrix(_("contributions") + f"_{contrib.layer}", contrib.matrix,
+                        [f"{i}:{t}" for i, t in enumerate(contrib.tokens_a)], key="pr_matrix")
+    else:
         download_matrix(_("contributions") + f"_{contrib.layer}", words.matrix,
                         [f"{w.start}:{w.text}" for w in words.words_a], key="pr_matrix")
     shown = cache.get_pair_figures(key, layer, language())
@@ -289,6 +308,27 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
                              formats={_("term"): ".4f", _("share"): ".2%"}))
     draw_side_by_side([top_html, shown.curve])
     draw_shares(contrib, shown)
+
+
+def layer_pictures(key: InputKey, layers: list[int], by_word: bool) -> list[str]:
+    """Every layer's contributions picture (by word when ``by_word``), as draw_heatmap shows
+    it without exact values."""
+    pictures = []
+    for layer in layers:
+        contrib = cache.get_contributions(key, layer)
+        image = (word_contribution_image(contrib, cache.get_word_contributions(key, layer))
+                 if by_word else contribution_image(contrib))
+        pictures.append(heatmap_html(image, "pairs_matrix"))
+    return pictures
+
+
+def layer_switcher(key: InputKey, layers: list[int], by_word: bool) -> int:
+    """The layer slider over every layer's picture, switched in the browser; returns the layer
+    the page is on."""
+    return picture_switcher(
+        LAYER_KEY, layers, layer_pictures(key, layers, by_word), _("Layer"),
+        names=[str(k) for k in layers], default=layers[-1], invalid=_(NO_LAYER), report=True,
+        help=_(LAYER_HELP))
 
 
 def recipe_words(recipe: Recipe) -> str:
