@@ -79,7 +79,7 @@ CONTROLS = (
     Control("pretraining", "step", "Draw number", "+"),
     Control("parameters", "selectbox", "Config", "ArrowDown",
             (("par_section", "From the config"),)),
-    Control("contexts", "slider", "Layer", "ArrowLeft"),
+    Control("contexts", "picture", "Layer", "ArrowLeft", key="ctx_layer"),
 )
 # The floor under any of them, moved in the same rounds: a fragment holding a slider and one
 # heatmap, nothing else (bench/fragment_app.py).

@@ -16,6 +16,7 @@ import torch
 from core.contexts import corpus_pass, nearest_tokens, sense_separation, suggestion
 from core.contexts.corpus_data import CorpusRecord
 from tests.conftest import assert_clean, open_app
+from tests.switcher import switchers
 
 PAGE = "pages/contexts/page.py"
 RIVER = "We walked along the bank of the river."
@@ -55,12 +56,15 @@ def page(section: str, **query: str):
 
 
 def htmls(at) -> str:
-    return "\n".join(h.proto.body for h in at.get("html"))
+    """The page's HTML blocks and the picture the layer slider shows (every layer's is sent)."""
+    return "\n".join([h.proto.body for h in at.get("html")]
+                     + [s.pictures[s.index] for s in switchers(at).values()])
 
 
 def texts(at) -> str:
     return "\n".join([m.value for m in at.markdown] + [e.value for e in at.info]
-                     + [w.value for w in at.warning] + [e.value for e in at.error])
+                     + [w.value for w in at.warning] + [e.value for e in at.error]
+                     + [s.words() for s in switchers(at).values()])
 
 
 def neighbour_rows(body: str) -> list[tuple[float, str]]:
@@ -98,6 +102,21 @@ def test_neighbours_equal_core(bundle, corpus):
     assert [t for _, t in rows] == [n.token for n in found]
     same = sum(n.token == "bank" for n in found)
     assert f"At layer 4, {same} of the 10 nearest tokens are “bank” itself." in texts(at)
+
+
+def test_every_layer_neighbours_are_sent_and_the_link_opens_on_its_layer(bundle, corpus):
+    """The layer slider switches in the browser: each layer's table is core's nearest tokens at
+    that layer, under what to notice there, and the page opens on the link's layer."""
+    at = page("Neighbours", ctx_layer="2")
+    layers = switchers(at)["ctx_layer"]
+    assert layers.names == [str(k) for k in range(7)] and layers.value == "2" and layers.report
+    position = at.selectbox(key="ctx_token").value
+    for k, picture in enumerate(layers.pictures):
+        found = nearest_tokens(bundle, RIVER, position, k, corpus=corpus)
+        rows = neighbour_rows(picture)
+        np.testing.assert_allclose([c for c, _ in rows], [n.cosine for n in found], atol=6e-4)
+        assert [t for _, t in rows] == [n.token for n in found]
+        assert layers.words(k).startswith(f"At layer {k}, ")
 
 
 def test_link_picks_token_and_layer():

@@ -138,3 +138,7 @@ def test_encoder_head_switches_in_the_browser(server, browser):
 def test_pairs_layer_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/pairs?b=It+rained+all+day.&pr_layer=3", "pr_layer",
                    report=True)
+
+
+def test_contexts_layer_switches_in_the_browser(server, browser):
+    move_and_check(browser, f"{server}/contexts?ctx_layer=3", "ctx_layer", report=True)

@@ -64,9 +64,10 @@ def marked(sentence: str, start: int, end: int, colour: str) -> str:
 
 
 def neighbours_html(found: Sequence[Neighbour], colours: dict[str, str], name: str,
-                    own: bool = False) -> str:
+                    own: bool = False, figure: str = "") -> str:
     """Rank, cosine, word and sense, and the sentence with the token marked; each row tinted by
-    its sense (grey when unlabelled or another word's)."""
+    its sense (grey when unlabelled or another word's). ``figure``: a ``data-figure`` name (a
+    picture switched in the browser, for tests and the bench)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in (
         "#", _("cosine"), _("token"), _("sense"), _("sentence")))
     rows = []
@@ -80,7 +81,8 @@ def neighbours_html(found: Sequence[Neighbour], colours: dict[str, str], name: s
             f"<td>{html.escape(n.token)}</td><td>{sense}</td>"
             f'<td style="white-space:normal">{marked(n.sentence, n.start, n.end, colour)}</td>'
             "</tr>")
-    return (f'{TABLE_STYLE}<div class="tab-wrap" data-table="{html.escape(name)}">'
+    named = f' data-figure="{html.escape(figure)}"' if figure else ""
+    return (f'{TABLE_STYLE}<div class="tab-wrap" data-table="{html.escape(name)}"{named}>'
             f'<table class="tab wrap"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
             "</tbody></table></div>")
 

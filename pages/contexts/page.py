@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from components.analysis_view import model_of, show_error, show_notices
 from components.cache import get_encoding
@@ -23,8 +22,9 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.job_progress import WAIT_IN_RUN_S, progress_card
 from components.labels import markdown_code, markdown_text
-from components.layer_picker import layer_picker
+from components.layer_picker import NO_LAYER, layer_picker
 from components.model_picker import offer_model
+from components.picture_switcher import picture_switcher, with_words
 from components.sections import Section, draw_sections, run_part
 from components.url_values import option_in_link
 from core import DEFAULT_MODEL, ExplorerError, InputError
@@ -62,6 +62,8 @@ TEXT_KEY, FILE_KEY, SENTENCE_COL_KEY, LABEL_COL_KEY = "ctx_text", "ctx_file", "c
     "ctx_label_col"
 STATE_KEY = "ctx_state"   # the session's PageState (not in the URL)
 K = 10
+LAYER_HELP = N_("0 is the embedding output (the lookups, summed and normalised); k is the "
+                "output of encoder layer k.")
 BUILT_IN_WORDS = tuple(dict.fromkeys(r.word for r in NEIGHBOUR_CORPUS if r.word))
 BUILT_IN = ("built-in",)   # the built-in corpus, as the caches name a corpus
 MAP_WORD, MAP_SENTENCES = N_("one word in every sentence"), N_("every sentence")
@@ -139,9 +141,7 @@ def link_value(key: str, options: Sequence[T], what: str) -> T | None:
 
 def layer_slider(layers: tuple[int, ...]) -> int:
     """The layer (an index of hidden_states: 0 is the embedding output), default the last."""
-    return layer_picker(LAYER_KEY, layers, _("Layer"), help=_(
-        "0 is the embedding output (the lookups, summed and normalised); k is the output of "
-        "encoder layer k."))
+    return layer_picker(LAYER_KEY, layers, _("Layer"), help=_(LAYER_HELP))
 
 
 def input_notices(key: InputKey) -> None:
@@ -244,12 +244,11 @@ def draw_neighbours(ctx: Context) -> None:
         return
     start = cache.get_start(ctx.key, BUILT_IN, BUILT_IN_WORDS, corpus)
     try_line(ctx, start)
-    left, right = st.columns([1, 2])
+    left, _right = st.columns([1, 2])
     with left:
         position = token_picker(query, start)
-    # Its own fragment, the layer slider drawn in its place beside the token: a layer move
-    # redraws the slider, what to notice and the table, nothing else.
-    run_part(draw_neighbour_table, ctx, corpus, query, position, right)
+    if position is not None:
+        draw_neighbour_layers(ctx, corpus, query, position)
     explain(_("Corpus: {n} sentences, {t} tokens at {layers} layers of {model}, kept in "
               "float16 ({mb} MB); the pass took {s} s.").format(
         n=f"{len(corpus.records):,}", t=f"{corpus.n_tokens:,}", layers=corpus.n_layers,
@@ -268,27 +267,48 @@ def neighbours_or_stop(ctx: Context, source: tuple, position: int, layer: int,
         return None
 
 
-def draw_neighbour_table(ctx: Context, corpus: ContextVectors, query: Query,
-                         position: int | None, slider_place: DeltaGenerator) -> None:
-    """The layer slider (in ``slider_place``), the nearest corpus tokens to the token at
-    ``position`` and what to notice in them."""
-    with slider_place:
-        layer = layer_slider(corpus.layers)
-    if position is None:
-        return
-    found = neighbours_or_stop(ctx, BUILT_IN, position, layer, corpus)
-    first = neighbours_or_stop(ctx, BUILT_IN, position, 0, corpus) if layer else []
-    if found is None or first is None:
-        return
+def neighbour_pictures(ctx: Context, corpus: ContextVectors, query: Query,
+                       position: int) -> list[str] | None:
+    """Every layer's nearest corpus tokens to the token at ``position`` (core.contexts'
+    nearest_to_query, cached), each table under what to notice in it; None, its message shown,
+    for what core refuses."""
+    first = neighbours_or_stop(ctx, BUILT_IN, position, 0, corpus)
+    if first is None:
+        return None
     token = query.tokens[position]
-    senses = list(dict.fromkeys(n.sense for n in found if n.sense and n.word
-                                and n.word.lower() == token.lower()))
-    explain(notice(found, token, layer, first))
-    st.html(neighbours_html(found, sense_colours(senses), "ctx_neighbours"))
-    if token == ctx.bundle.tokenizer.unk_token:
+    pictures = []
+    for layer in corpus.layers:
+        found = neighbours_or_stop(ctx, BUILT_IN, position, layer, corpus)
+        if found is None:
+            return None
+        senses = list(dict.fromkeys(n.sense for n in found if n.sense and n.word
+                                    and n.word.lower() == token.lower()))
+        table = neighbours_html(found, sense_colours(senses), "ctx_neighbours",
+                                figure=f"ctx_neighbours_layer{layer}")
+        pictures.append(with_words(notice(found, token, layer, first if layer else []), table))
+    return pictures
+
+
+def draw_neighbour_layers(ctx: Context, corpus: ContextVectors, query: Query,
+                          position: int) -> None:
+    """The layer slider over every layer's neighbours, switched in the browser
+    (components.picture_switcher), then a note on [UNK]."""
+    pictures = neighbour_pictures(ctx, corpus, query, position)
+    if pictures is None:
+        return
+    run_part(draw_layer_switcher, list(corpus.layers), pictures)
+    if query.tokens[position] == ctx.bundle.tokenizer.unk_token:
         st.info(_("This token is [UNK]: {model}'s vocabulary has no entry for it, so its "
                   "neighbours are other unknown characters and say little.").format(
             model=ctx.bundle.label), icon=":material/help:")
+
+
+def draw_layer_switcher(layers: list[int], pictures: list[str]) -> None:
+    """In a fragment of its own, holding nothing else: a move reports the layer (nothing here
+    is redrawn), so the server's copy of the address has it when the token picker or a tab
+    reruns the page later."""
+    picture_switcher(LAYER_KEY, layers, pictures, _("Layer"), names=[str(k) for k in layers],
+                     default=layers[-1], invalid=_(NO_LAYER), report=True, help=_(LAYER_HELP))
 
 
 def word_picker(ctx: Context, words: list[str]) -> str:
