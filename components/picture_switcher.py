@@ -73,14 +73,19 @@ CSS = f"""
   outline-offset: 2px; }}
 .ps-ends {{ display: flex; justify-content: space-between; font-size: {TICK_PX}px;
   color: {palette.SOFT_INK}; margin-bottom: 8px; }}
-.ps-picture[hidden] {{ display: none; }}
+.ps-pictures {{ display: grid; }}
+/* Every picture laid out once, in the same grid cell: a move changes only which one is visible,
+   so the browser paints it without laying anything out again. */
+.ps-picture {{ grid-area: 1 / 1; }}
+.ps-picture[hidden] {{ display: block; visibility: hidden; }}
 .ps-words {{ font-size: {WORDS_PX}px; line-height: 1.5; margin: 0 0 8px 0; }}
 """
 
-# Every picture is in the page from the start (hidden but one), so a move only flips ``hidden``
-# on two of them: the browser has decoded each image already, and the new one is painted in the
-# next frame. The function runs again whenever Streamlit sends the element again (a rerun):
-# the same pictures (``data.id``) keep their elements, so only the value is brought in line.
+# Every picture is in the page from the start (hidden but one, all laid out in one grid cell),
+# so a move only flips ``hidden`` on two of them: the browser has decoded and laid out each
+# already, and the new one is painted in the next frame. The function runs again whenever
+# Streamlit sends the element again (a rerun): the same pictures (``data.id``) keep their
+# elements, so only the value is brought in line.
 JS = """
 const unpack = async (bytes) => {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
@@ -148,6 +153,9 @@ export default async function(component) {
       frames.append(frame);
     });
     root.append(head, range, ends, frames);
+    // Decoded now, while the reader looks at the first: a picture shown for the first time
+    // would otherwise be decoded in the frame of the move.
+    frames.querySelectorAll("img").forEach((img) => img.decode().catch(() => {}));
     let timer = null;
     const show = (i) => {
       const shown = root._shown;

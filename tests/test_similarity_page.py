@@ -426,7 +426,8 @@ def wait_for_figures(page, count: int, timeout_ms: int = 30_000) -> None:
     """Until the page holds ``count`` figures: on a busy machine a tab's rerun may start after
     wait_for_app has seen the script idle, so its figure arrives a moment later."""
     page.wait_for_function(
-        "([sel, n]) => [...document.querySelectorAll(sel)].filter(e => e.checkVisibility())"
+        "([sel, n]) => [...document.querySelectorAll(sel)].filter("
+        "e => e.checkVisibility({visibilityProperty: true}))"
         ".length === n", arg=[FIGURES, count], timeout=timeout_ms)
 
 
