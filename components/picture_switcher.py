@@ -206,8 +206,16 @@ export default async function(component) {
 _mount = st.components.v2.component(COMPONENT, html=HTML, css=CSS, js=JS, isolate_styles=False)
 
 
+def _no_spellings(_option: object) -> set[str]:
+    return set()
+
+
+def _reported() -> None:
+    """The report's callback: the value is read from the component's state after it."""
+
+
 def _link_value(key: str, options: Sequence[V], names: Sequence[str],
-                spellings: Callable[[V], set[str]]) -> tuple[V | None, str | None]:
+                spellings: Callable[[Any], set[str]]) -> tuple[V | None, str | None]:
     """The link's value for ``key`` on every run (the address is where the value lives: the
     component is no bound widget): ``(option, None)``, ``(None, text)`` for a value no option
     has, ``(None, None)`` for none."""
@@ -250,8 +258,8 @@ def picture_switcher(
     options = list(options)
     if not options or len(pictures) != len(options) or len(names) != len(options):
         raise ValueError("a picture switcher needs one picture and one name per option")
-    start = default if default in options else options[0]
-    valid, asked = _link_value(key, options, names, spellings or (lambda _o: set()))
+    start: V = default if default is not None and default in options else options[0]
+    valid, asked = _link_value(key, options, names, spellings or _no_spellings)
     value = valid if valid is not None else start
     place = st if where is None else where
     style, pictures = shared_style(pictures)
@@ -270,9 +278,10 @@ def picture_switcher(
         "report": report,
         "wait_ms": 150,
     }
-    callbacks = {"on_value_change": lambda: None} if report else {}
     with place.container():
-        result = _mount(key=f"{key}_pictures", data=pack(data), **callbacks)
+        # A callback makes "value" a state the browser may set (report); none, no state.
+        result = _mount(key=f"{key}_pictures", data=pack(data),
+                        on_value_change=_reported if report else None)
     if report:
         reported = result.get("value")
         if isinstance(reported, str) and reported in names:
