@@ -74,8 +74,9 @@ def pca_settings(n_positions: int) -> PcaSettings:
     (components.picture_switcher): its values are pairs of ends, and one range's pictures (both
     tables' PCA and the scree) are 79 kB at 0-511, 19 kB at 0-31. Every value of the lower end
     alone (upper at 511) would be about 25 MB and 22 s of PCA and drawing (measured on every
-    32nd); even five fixed counts (the first 32, 64, 128, 256, 512 positions) 199 kB, 2.5x the
-    tab's pictures today, and they would take away the range's start."""
+    32nd). Five fixed counts (the first 32, 64, 128, 256, 512 positions) would fit (201 kB,
+    40 kB as the switcher packs it), but they are another control: no start, no end between
+    them, and the links that carry a range."""
     lo, hi = st.slider(
         _("Positions to project"), 0, n_positions - 1, (0, n_positions - 1), key=RANGE_KEY,
         bind="query-params",
