@@ -134,6 +134,9 @@ def test_encoder_head_switches_in_the_browser(server, browser):
                    "enc_head", report=True)
 
 
+def test_attribution_layer_switches_in_the_browser(server, browser):
+    move_and_check(browser, f"{server}/attribution?att_layer=layer+3", "att_layer", report=True)
+
 
 def test_pairs_layer_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/pairs?b=It+rained+all+day.&pr_layer=3", "pr_layer",
