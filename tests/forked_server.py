@@ -33,6 +33,12 @@ IMPORT_TIME = ("HF_", "HUGGINGFACE_", "TRANSFORMERS_", "TOKENIZERS_", "TORCH", "
                "XDG_")
 
 _STARTED: list[dict[str, str]] = []   # the forkserver's import-time environment, once started
+# The test worker's own __main__, kept before any AppTest runs: Streamlit's script runner makes
+# the script it runs ``sys.modules["__main__"]`` and never puts the old one back, and a
+# forkserver child runs the parent's __main__ file again before its target (multiprocessing's
+# spawn preparation), so a server started after an AppTest.from_function test died in its
+# script ("name '__args' is not defined").
+_WORKER_MAIN = sys.modules["__main__"]
 
 
 def _import_time(env: dict[str, str]) -> dict[str, str]:
@@ -75,7 +81,12 @@ class ForkedServer:
         # Daemonic: a server a failed test left running is stopped when the worker exits.
         self._process = context.Process(target=_serve, args=(argv, env, str(cwd), str(log)),
                                         daemon=True, name="streamlit-server")
-        self._process.start()
+        shown = sys.modules["__main__"]
+        sys.modules["__main__"] = _WORKER_MAIN
+        try:
+            self._process.start()
+        finally:
+            sys.modules["__main__"] = shown
         self.pid = self._process.pid
         self.args = argv
 
