@@ -2,8 +2,8 @@
 
 Model B is a model of the picker (``components.cache.get_model``) or a model's random-weights
 copy, built once per model and kept like a loaded model (``st.cache_resource``). The layer map
-runs both models over a corpus: a background job (serving.jobs, with progress), held per
-(model A, model B, corpus) in ``st.cache_resource`` (its result is a few small matrices). One
+runs both models over a corpus: a background job (serving.jobs, with progress), shared through
+the job board by (model A, model B, corpus) (its result is a few small matrices). One
 pair on both models is a per-input result keyed on the InputKey first.
 """
 
@@ -43,7 +43,7 @@ from pages.contexts.cache import builtin_job
 from serving import jobs
 
 SHARE = 0.01           # of the results budget: one pair's curves and token-pair splits
-MAP_JOBS = 16          # layer maps kept (each a few KB once done)
+LANGUAGES_KEPT = 16    # models whose corpus language is kept (a word each)
 RANDOM_COPIES = 1
 ENGLISH, CHINESE, YOURS = "English", "中文", "A + B"   # the corpus choices, in every language
 CORPUS_LANGUAGE = {ENGLISH: "en", CHINESE: "zh"}
@@ -71,7 +71,7 @@ def recipe_for(name: str) -> Recipe:
     return recipe_of(trained_name(name) or name)
 
 
-@st.cache_resource(max_entries=MAP_JOBS, show_spinner=False)
+@st.cache_resource(max_entries=LANGUAGES_KEPT, show_spinner=False)
 def get_default_corpus(model_name: str) -> str:
     """The built-in corpus in the model's language: Chinese when a quarter of its vocabulary is
     Chinese characters (bert-base-chinese), else English."""
@@ -88,31 +88,25 @@ def corpus_texts(corpus: str, extra: tuple[str, ...]) -> list[str]:
     return built_in + list(extra)
 
 
-@st.cache_resource(max_entries=MAP_JOBS, show_spinner=False)
-def get_map_job(model_a: str, model_b: str, corpus: str, extra: tuple[str, ...]
-                ) -> jobs.Job[LayerSimilarity]:
-    """The job running both models over the corpus; its result is the layer map and its
-    checks. A refusal (rows that cannot be matched, no sentences) is its result's error."""
+def map_job(model_a: str, model_b: str, corpus: str, extra: tuple[str, ...]
+            ) -> jobs.Job[LayerSimilarity | ExplorerError]:
+    """The job running both models over the corpus, shared through the job board by its key
+    (a failed one is started again there); its result is the layer map with its checks, or the
+    refusal of the input (rows that cannot be matched, no sentences): an answer kept like a
+    map, so a look at a refused corpus does not run both models again."""
     texts = corpus_texts(corpus, extra)
 
-    def work(job: jobs.Job) -> LayerSimilarity:
+    def work(job: jobs.Job) -> LayerSimilarity | ExplorerError:
         bundle_a = get_model(model_a)
         bundle_b = bundle_a if model_b == model_a else second_model(model_b)
-        return layer_similarity(bundle_a, bundle_b, texts, progress=job.report,
-                                with_checks=True)
+        try:
+            return layer_similarity(bundle_a, bundle_b, texts, progress=job.report,
+                                    with_checks=True)
+        except ExplorerError as refusal:
+            return refusal
 
     return jobs.submit(("compare: layer map", model_a, model_b, corpus, extra), work,
                        name=f"layer map of {model_a} and {model_b}")
-
-
-def map_job(model_a: str, model_b: str, corpus: str, extra: tuple[str, ...]
-            ) -> jobs.Job[LayerSimilarity]:
-    """The map's job, started again when it stopped for anything but a refusal of its input."""
-    job = get_map_job(model_a, model_b, corpus, extra)
-    if job.cancelled or (job.failed and not isinstance(job.exception(), ExplorerError)):
-        get_map_job.clear(model_a, model_b, corpus, extra)
-        job = get_map_job(model_a, model_b, corpus, extra)
-    return job
 
 
 def _pair_on(bundle: ModelBundle, name: str, text_a: str, text_b: str
@@ -182,27 +176,15 @@ def pairs_job(model_a: str, model_b: str, pairs: PairList) -> jobs.Job[PairsOnBo
 
 # --- neighbours ---------------------------------------------------------------------------------
 
-@st.cache_resource(max_entries=RANDOM_COPIES, show_spinner=False)
-def get_random_corpus_job(model_name: str) -> jobs.Job[ContextVectors]:
-    """The built-in corpus through the model's random-weights copy (the trained models' passes
-    are the Contexts page's own, shared with it)."""
-    return jobs.submit(("compare: built-in corpus, random weights", model_name),
-                       lambda job: corpus_pass(get_random_model(model_name),
-                                               progress=job.report),
-                       name=f"built-in corpus on {model_name} with random weights")
-
-
 def corpus_job(name: str) -> jobs.Job[ContextVectors]:
-    """The built-in corpus through model ``name`` (a random copy's or a trained model's),
-    started again if it stopped."""
+    """The built-in corpus through model ``name``: a trained model's pass is the Contexts
+    page's own (shared with it), a random copy's is its own job on the board."""
     trained = trained_name(name)
     if trained is None:
         return builtin_job(name)
-    job = get_random_corpus_job(trained)
-    if job.failed:
-        get_random_corpus_job.clear(trained)
-        job = get_random_corpus_job(trained)
-    return job
+    return jobs.submit(("compare: built-in corpus, random weights", trained),
+                       lambda job: corpus_pass(get_random_model(trained), progress=job.report),
+                       name=f"built-in corpus on {trained} with random weights")
 
 
 @results_cache("compare: sentence A on both", SHARE)

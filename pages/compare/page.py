@@ -123,15 +123,15 @@ def map_result(ctx: Context, corpus: str, extra: tuple[str, ...]) -> LayerSimila
                   "keeps working meanwhile."))
         progress_card(job, _("Sentences through the two models: {amount} ({seconds} s)"))
         return None
-    error = job.exception()
-    if isinstance(error, ExplorerError):
-        show_error(error)
-        return None
-    if error is not None:
+    if job.failed:
         st.error(_("The comparison stopped with an error. Reload the page to try again."),
                  icon=":material/error:")
         return None
-    return job.result()
+    result = job.result()
+    if isinstance(result, ExplorerError):   # the input refused: rows that cannot be matched
+        show_error(result)
+        return None
+    return result
 
 
 def draw_layer_map(ctx: Context) -> None:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from components.cache import get_model, results_cache
 from components.input_key import InputKey
+from core import ExplorerError
 from core.compare import LayerSimilarity, random_name
 from core.lessons import EMBEDDING_CELLS, PARAMETER_CELLS, PRETRAINING_CELLS, CellOutput, run_cells
 from core.pretraining import has_mlm_head, has_nsp_head
@@ -31,7 +32,7 @@ def get_lesson_outputs(key: InputKey, lesson: str) -> list[CellOutput]:
     return run_cells(get_model(key.model), lesson_cells(lesson, key.text_a))
 
 
-def random_similarity_job(model_name: str) -> jobs.Job[LayerSimilarity]:
+def random_similarity_job(model_name: str) -> jobs.Job[LayerSimilarity | ExplorerError]:
     """The model against its random-weights copy over the built-in corpus in its language, in
     the background: the Compare page's own job for its first view (the same key), so a map
     either page made serves the other, and one random copy is held at a time."""

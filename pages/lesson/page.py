@@ -16,6 +16,7 @@ from components.job_progress import WAIT_IN_RUN_S, progress_card
 from components.labels import markdown_template
 from components.unk_note import draw_unk_note
 from components.url_values import option_in_link
+from core.compare import LayerSimilarity
 from core.lessons import setup_cell
 from pages.lesson import cache, poll_view
 from pages.lesson.figures import (
@@ -191,11 +192,11 @@ def draw_random_cka(model: str, answered: bool) -> None:
         progress_card(job, _("The built-in corpus through the model and its random copy: "
                              "{amount} ({seconds} s)"))
         return
-    if job.exception() is not None:
+    result = None if job.failed else job.result()
+    if not isinstance(result, LayerSimilarity):   # failed, or (never for one model) refused
         st.error(_("The comparison with random weights stopped with an error. Reload the page "
                    "to try again."), icon=":material/error:")
         return
-    result = job.result()
     first, last = random_cka_figures(result.cka)
     first_label, last_label, line = random_cka_words(result.cka.shape[0] - 1)
     with st.container(border=True):
