@@ -38,7 +38,7 @@ from playwright.sync_api import Browser, sync_playwright  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WATCH_JS  # noqa: E402
-from bench.server import RESULTS, ROOT, free_port  # noqa: E402
+from bench.server import ROOT, start_server  # noqa: E402
 
 PAGE = "tokens"
 # The default sentence's "sentence" token as the token table prints its input_id (a number in
@@ -78,47 +78,16 @@ class ColdRun:
     cpu_s: float         # the server's processor seconds when the tokens showed
 
 
-def spawn(folder: Path) -> tuple[subprocess.Popen, int, float, Path]:
-    """`streamlit run app.py` in ``folder`` on a free port; returns at once."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    log = RESULTS / f"server-cold-{port}.log"
-    started = time.perf_counter()
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=folder, stdout=out, stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    return proc, port, started, log
-
-
-def wait_listening(proc: subprocess.Popen, port: int, log: Path) -> None:
-    import socket
-
-    deadline = time.perf_counter() + TIMEOUT_S
-    while time.perf_counter() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.02)
-    raise RuntimeError(f"streamlit did not listen within {TIMEOUT_S:.0f} s; see {log}")
-
-
 def cold_run(browser: Browser, code: str, folder: Path) -> ColdRun:
     """One fresh server, one fresh browser context on its first page."""
     context = browser.new_context(viewport=VIEWPORT)
     context.add_init_script(WATCH_JS)
     context.add_init_script(FIRST_FRAME_WATCH)
     page = context.new_page()
-    proc, port, started, log = spawn(folder)
+    server = start_server("app.py", timeout_s=TIMEOUT_S, folder=folder)
+    started, listening = server.started, server.listening_s
     try:
-        wait_listening(proc, port, log)
-        listening = time.perf_counter() - started
-        page.goto(f"http://127.0.0.1:{port}/{PAGE}", wait_until="commit")
+        page.goto(f"{server.url}/{PAGE}", wait_until="commit")
         went = time.perf_counter()
         origin = page.evaluate("() => performance.now()")   # the page's clock at `went`
         try:
@@ -132,18 +101,13 @@ def cold_run(browser: Browser, code: str, folder: Path) -> ColdRun:
             tokens = time.perf_counter() - started
         except PlaywrightTimeout:
             tokens = float("nan")
-        cpu = psutil.Process(proc.pid).cpu_times()
+        cpu = psutil.Process(server.proc.pid).cpu_times()
         first = page.evaluate(FIRST_FRAME_JS)
         first_frame = (went - started + (first - origin) / 1000) if first else float("nan")
         return ColdRun(code, listening, card, first_frame, tokens, cpu.user + cpu.system)
     finally:
         context.close()
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        server.stop()
 
 
 # One fresh interpreter's steps, in the order a fresh server meets them; each prints its processor

@@ -13,19 +13,16 @@ over. Goal (issue 54): both within 1.2x of before.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.app_bench import log
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, AppTab, page_url
 from bench.report import Row, markdown
-from bench.server import RESULTS, ROOT, Server, free_port, start_server
+from bench.server import ROOT, start_server
 
 BEFORE = "44a19ae"   # the last commit before components/picture_switcher.py
 GOAL = 1.2
@@ -55,33 +52,6 @@ def checkout(commit: str) -> Path:
     return folder
 
 
-def start_in(folder: Path, timeout_s: float = 90.0) -> Server:
-    """``streamlit run app.py`` in ``folder`` (its own modules first on the path)."""
-    import socket
-
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    log_path = RESULTS / f"server-before-{port}.log"
-    started = time.perf_counter()
-    with open(log_path, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=folder, stdout=out, stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    while time.perf_counter() < started + timeout_s:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log_path}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return Server(proc, f"http://127.0.0.1:{port}", started,
-                          time.perf_counter() - started, log_path)
-        except OSError:
-            time.sleep(0.05)
-    proc.terminate()
-    raise RuntimeError(f"streamlit did not listen within {timeout_s:.0f} s; see {log_path}")
-
-
 def open_once(browser, base: str, path: str, view: dict[str, str]) -> tuple[float, int]:
     tab = AppTab(browser)
     try:
@@ -97,7 +67,7 @@ def measure(reps: int, before: str) -> dict[tuple[str, str], Opens]:
     from playwright.sync_api import sync_playwright
 
     folder = checkout(before)
-    servers = {"now": start_server("app.py"), "before": start_in(folder)}
+    servers = {"now": start_server("app.py"), "before": start_server("app.py", folder=folder)}
     results = {(v, s): Opens() for v in VIEWS for s in servers}
     try:
         with sync_playwright() as p:

@@ -86,9 +86,10 @@ class Server:
 
 
 def start_server(script: str, timeout_s: float = 90.0,
-                 env: dict[str, str] | None = None) -> Server:
+                 env: dict[str, str] | None = None, folder: Path = ROOT) -> Server:
     """Spawn ``streamlit run script`` on a free loopback port; return once the port answers.
-    ``env``: variables set for this server on top of this process's environment."""
+    ``env``: variables set for this server on top of this process's environment; ``folder``:
+    the app's folder (another checkout of it, for a run against the code before)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = RESULTS / f"server-{Path(script).stem}-{port}.log"
@@ -97,7 +98,7 @@ def start_server(script: str, timeout_s: float = 90.0,
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT,
+            cwd=folder,
             stdout=out,
             stderr=subprocess.STDOUT,
             env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
