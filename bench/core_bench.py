@@ -47,6 +47,23 @@ def _timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def alternating(runs: dict[str, Callable[[], object]], reps: int,
+                warmup: int = WARMUP) -> dict[str, list[float]]:
+    """Each run's seconds over ``reps`` rounds, after ``warmup`` calls each; every round calls
+    them all, a different one first each time, so a noisy moment of the machine falls on all
+    of them alike."""
+    for fn in runs.values():
+        for _ in range(warmup):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    names = list(runs)
+    for rep in range(reps):
+        shift = rep % len(names)
+        for name in names[shift:] + names[:shift]:
+            times[name].append(_timed(runs[name]))
+    return times
+
+
 def bench_forward(
     bundle: ModelBundle, factory: SentenceFactory, n_tokens: int, reps: int
 ) -> list[ForwardFigures]:
@@ -68,15 +85,7 @@ def bench_forward(
         "off": lambda: analyze(bundle, a.text, b, attentions=False),
         "on": lambda: analyze(bundle, a.text, b, attentions=True),
     }
-    for fn in runs.values():
-        for _ in range(WARMUP):
-            fn()
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    names = list(runs)
-    for rep in range(reps):
-        shift = rep % len(names)
-        for name in names[shift:] + names[:shift]:  # rotate which one goes first
-            times[name].append(_timed(runs[name]))
+    times = alternating(runs, reps)
     return [
         ForwardFigures(
             n_tokens,

@@ -25,7 +25,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,13 +88,8 @@ def headed_checkpoint(folder: Path, model_kind: str = "minilm", seed: int = 0) -
     return folder
 
 
-def _timed(fn: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def bench_lens(bundle, model: str, what: str, text: str, reps: int) -> LensFigures:
+    from bench.core_bench import alternating
     from core import encode, mask_lens
     from core.pretraining import fill_mask
 
@@ -103,14 +97,7 @@ def bench_lens(bundle, model: str, what: str, text: str, reps: int) -> LensFigur
         "fill": lambda: fill_mask(bundle, text, top_k=K),
         "lens": lambda: mask_lens(bundle, text, k=K),
     }
-    for fn in runs.values():
-        for _ in range(WARMUP):
-            fn()
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    names = list(runs)
-    for rep in range(reps):
-        for name in names[rep % 2:] + names[:rep % 2]:   # rotate which one goes first
-            times[name].append(_timed(runs[name]))
+    times = alternating(runs, reps, WARMUP)
     return LensFigures(
         model, what, len(encode(bundle, text).input_ids),
         statistics.median(times["fill"]), statistics.median(times["lens"]),
