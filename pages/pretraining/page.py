@@ -170,15 +170,24 @@ def fill_input(ctx: Context) -> tuple[str, str | None]:
     return text, dict(options)[position]
 
 
+def masked_input(ctx: Context) -> tuple[str, str | None] | None:
+    """The text the MLM head reads and the token its [MASK] hides (None when typed), for the
+    fill and by-layer tabs; None when the model has no MLM head (said on the page) or there is
+    no text."""
+    if not cache.heads(ctx.key.model)[0]:
+        draw_no_head(ctx.bundle.label, FILL_TASK)
+        return None
+    text, hidden = fill_input(ctx)
+    return (text, hidden) if text else None
+
+
 def draw_fill(ctx: Context) -> None:
     explain(_("The masked-language-model head turns the last layer's vector at a [MASK] into "
               "a probability for every token of the vocabulary. Guess first, then reveal."))
-    if not cache.heads(ctx.key.model)[0]:
-        draw_no_head(ctx.bundle.label, FILL_TASK)
+    masked = masked_input(ctx)
+    if masked is None:
         return
-    text, hidden = fill_input(ctx)
-    if not text:
-        return
+    text, hidden = masked
     top_k = whole_number(st, _("How many guesses to show"), min_value=1, max_value=20, value=5,
                          key=TOPK_KEY)
     try:
@@ -217,12 +226,10 @@ def draw_lens(ctx: Context) -> None:
               "output), it shows what the model would fill in at that depth, and where its "
               "final answer forms. With bert-base-uncased the answer is often on top well "
               "before the last layer (Din et al. 2023)."))
-    if not cache.heads(ctx.key.model)[0]:
-        draw_no_head(ctx.bundle.label, FILL_TASK)
+    masked = masked_input(ctx)
+    if masked is None:
         return
-    text, _hidden = fill_input(ctx)
-    if not text:
-        return
+    text = masked[0]
     decoder_only = st.toggle(
         _("The decoder alone, without the head's transform"), key=LENS_DECODER_KEY,
         bind="query-params",
