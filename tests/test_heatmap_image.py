@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 
 import numpy as np
@@ -18,7 +19,7 @@ from components.heatmap_image import (
     heatmap_png,
 )
 from components.labels import token_labels
-from tests.conftest import ImageHeatmap, _HeatmapParser, scale_colours
+from tests.conftest import ImageHeatmap, _HeatmapParser, blank_tab, scale_colours
 
 
 def read(fragment: str) -> ImageHeatmap:
@@ -157,3 +158,24 @@ def test_every_colour_of_the_table_and_a_missing_cell_still_come_out_exact():
     mode, rgb = decoded(heatmap_png(values, Scale("Viridis", -1, 1)))
     assert mode == "RGB"
     np.testing.assert_array_equal(rgb, expected_colours(values, -1, 1, "Viridis"))
+
+
+def test_chromium_paints_the_palette_images_colours(browser):
+    """What a person sees: each cell of a palette image (a missing one too), scaled up as the
+    page scales it, is painted in its table colour."""
+    values = np.random.default_rng(1).normal(size=(6, 40)).astype(np.float32)
+    values[2, 7] = np.nan
+    png = heatmap_png(values, Scale("RdBu_r", -2, 2))
+    assert decoded(png)[0] == "P"
+    cell = 8   # screen pixels a cell
+    source = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    tab = blank_tab(browser, 600, 200)
+    try:
+        tab.set_content(f'<body style="margin:0"><img src="{source}" style="display:block;'
+                        f'width:{40 * cell}px;image-rendering:pixelated"></body>')
+        tab.wait_for_function("document.images[0].complete")
+        shot = np.asarray(Image.open(io.BytesIO(tab.screenshot())).convert("RGB"))
+    finally:
+        tab.close()
+    centres = shot[cell // 2 : 6 * cell : cell, cell // 2 : 40 * cell : cell]
+    np.testing.assert_array_equal(centres, expected_colours(values, -2, 2, "RdBu_r"))
