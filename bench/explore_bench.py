@@ -109,7 +109,7 @@ PICTURE_JS = """
       return send.call(this, data);
     };
   }
-  const root = document.querySelector(`[data-key='${key}']`);
+  const root = document.querySelector(`[data-keys~='${key}']`);
   window.__paint = new Promise((done) => {
     let pressed = null;
     const down = (e) => { pressed = e.timeStamp; };

@@ -19,17 +19,32 @@ from streamlit.delta_generator import DeltaGenerator
 
 from components.i18n import N_, _, every_language
 from components.labels import markdown_template
+from components.picture_switcher import Axis
 from components.url_values import option_in_link
 
 LAYER_LABEL = N_("layer {n}")
 NO_LAYER = N_("There is no layer {asked} here: the layers are {first} to {last}. Showing layer "
               "{n}.")
+# The same, where the values are shown as names ("layer 3"): a picture switcher's slider.
+NO_LAYER_SHOWN = N_("There is no layer {asked} here: the layers run from {first} to {last}. "
+                    "Showing {n}.")
 
 
 def layer_name(n: int, named: bool) -> str:
     """How the slider shows layer ``n`` (and what the link carries for it): "layer 3" in the
     reader's language, or the bare number."""
     return _(LAYER_LABEL).format(n=n) if named else str(n)
+
+
+def layer_axis(key: str, layers: Iterable[int], label: str, *,
+               default: int | None = None) -> Axis[int]:
+    """The layer picker as a slider of a picture switcher (components.picture_switcher): the
+    layers named "layer 3" in the reader's language, a link's layer read as a bare number or
+    its name in either language, ``default`` (the last layer when None) to start on."""
+    options = [int(k) for k in layers]
+    return Axis(key, options, label, [layer_name(n, True) for n in options], _(NO_LAYER_SHOWN),
+                spellings=lambda n: {t.format(n=n) for t in every_language(LAYER_LABEL)},
+                default=options[-1] if default is None else default)
 
 
 def layer_picker(key: str, layers: Iterable[int], label: str, *, default: int | None = None,

@@ -9,6 +9,9 @@ run in the page itself, no build step):
     layer = picture_switcher("enc_layer", range(1, 7), pictures, _("Encoder layer"),
                              names=[layer_name(n, True) for n in range(1, 7)])
 
+Two sliders over one set of pictures (the Encoder's layer and head) are ``picture_grid``: one
+``Axis`` each, a picture for every combination, each slider keeping its own key in the link.
+
 The link keeps saying where the reader is: a move writes the value into the address at once
 (``?enc_layer=layer+3``, the same key and text the URL-bound slider used, through
 ``history.replaceState``), and a shared link opens on it (read here as components.layer_picker
@@ -42,9 +45,11 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import zlib
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -63,6 +68,9 @@ HTML = '<div class="ps" data-testid="pictureSwitcher"></div>'
 
 CSS = f"""
 .ps {{ font-family: var(--st-font, "Source Sans Pro", sans-serif); color: {palette.INK}; }}
+/* Two sliders (a layer and a head) side by side, as the pages' two pickers in st.columns(2). */
+.ps-controls {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr));
+  column-gap: 24px; }}
 .ps-head {{ display: flex; justify-content: space-between; align-items: baseline; gap: 12px;
   font-size: {LABEL_PX}px; line-height: 1.4; }}
 .ps-label {{ font-weight: 400; }}
@@ -92,6 +100,42 @@ const unpack = async (bytes) => {
   return JSON.parse(await new Response(stream).text());
 };
 
+// One slider of the switcher: its label and value above, the first and last value's names under.
+const slider = (axis, n) => {
+  const box = document.createElement("div");
+  box.className = "ps-axis";
+  box.dataset.axis = axis.key;
+  const head = document.createElement("div");
+  head.className = "ps-head";
+  const label = document.createElement("label");
+  label.className = "ps-label";
+  label.textContent = axis.label;
+  const value = document.createElement("span");
+  value.className = "ps-value";
+  value.setAttribute("aria-hidden", "true");
+  head.append(label, value);
+  const range = document.createElement("input");
+  range.type = "range";
+  range.className = "ps-range";
+  range.min = "0";
+  range.max = String(n - 1);
+  range.step = "1";
+  range.id = "ps-" + axis.key;
+  label.htmlFor = range.id;
+  range.setAttribute("aria-label", axis.label);
+  if (axis.help) range.title = axis.help;
+  const ends = document.createElement("div");
+  ends.className = "ps-ends";
+  ends.setAttribute("aria-hidden", "true");
+  const first = document.createElement("span");
+  const last = document.createElement("span");
+  first.textContent = axis.names[0];
+  last.textContent = axis.names[n - 1];
+  ends.append(first, last);
+  box.append(head, range, ends);
+  return { box, range, value };
+};
+
 export default async function(component) {
   const { data: packed, parentElement, setStateValue } = component;
   const root = parentElement.querySelector(".ps");
@@ -100,39 +144,20 @@ export default async function(component) {
   const ticket = (root._ticket = (root._ticket || 0) + 1);
   const data = await unpack(packed);
   if (ticket !== root._ticket) return;
-  const n = data.pictures.length;
-  const clamp = (i) => Math.max(0, Math.min(n - 1, Math.round(Number(i)) || 0));
+  const axes = data.axes;
+  const sizes = axes.map((axis) => axis.names.length);
+  const clamp = (k, i) => Math.max(0, Math.min(sizes[k] - 1, Math.round(Number(i)) || 0));
+  // The pictures run through the last slider's values first (a layer's heads, then the next
+  // layer's): the picture of a position is at this index.
+  const flat = (position) => position.reduce((at, i, k) => at * sizes[k] + i, 0);
   if (root.dataset.id !== data.id) {
     root.replaceChildren();
     root.dataset.id = data.id;
-    root.dataset.key = data.key;
-    const head = document.createElement("div");
-    head.className = "ps-head";
-    const label = document.createElement("label");
-    label.className = "ps-label";
-    label.textContent = data.label;
-    const value = document.createElement("span");
-    value.className = "ps-value";
-    value.setAttribute("aria-hidden", "true");
-    head.append(label, value);
-    const range = document.createElement("input");
-    range.type = "range";
-    range.className = "ps-range";
-    range.min = "0";
-    range.max = String(n - 1);
-    range.step = "1";
-    range.id = "ps-" + data.key;
-    label.htmlFor = range.id;
-    range.setAttribute("aria-label", data.label);
-    if (data.help) range.title = data.help;
-    const ends = document.createElement("div");
-    ends.className = "ps-ends";
-    ends.setAttribute("aria-hidden", "true");
-    const first = document.createElement("span");
-    const last = document.createElement("span");
-    first.textContent = data.names[0];
-    last.textContent = data.names[n - 1];
-    ends.append(first, last);
+    root.dataset.keys = axes.map((axis) => axis.key).join(" ");
+    const controls = document.createElement("div");
+    controls.className = "ps-controls";
+    const sliders = axes.map((axis, k) => slider(axis, sizes[k]));
+    controls.append(...sliders.map((s) => s.box));
     const frames = document.createElement("div");
     frames.className = "ps-pictures";
     if (data.style) {
@@ -152,51 +177,58 @@ export default async function(component) {
       frame.innerHTML = html;
       frames.append(frame);
     });
-    root.append(head, range, ends, frames);
+    root.append(controls, frames);
     // Decoded now, while the reader looks at the first: a picture shown for the first time
     // would otherwise be decoded in the frame of the move.
     frames.querySelectorAll("img").forEach((img) => img.decode().catch(() => {}));
     let timer = null;
-    const show = (i) => {
+    const show = (position) => {
+      const i = flat(position);
+      sliders.forEach((s, k) => {
+        const name = root._axes[k].names[position[k]];
+        s.range.value = String(position[k]);
+        s.range.setAttribute("aria-valuetext", name);
+        s.value.textContent = name;
+      });
+      root._position = position;
       const shown = root._shown;
       if (shown === i) return;
       if (shown >= 0 && frames.children[shown]) frames.children[shown].hidden = true;
       frames.children[i].hidden = false;
       root._shown = i;
-      range.value = String(i);
-      range.setAttribute("aria-valuetext", root._names[i]);
-      value.textContent = root._names[i];
     };
     root._show = show;
     // New pictures (another input, language or model): none of them is shown yet.
     root._shown = -1;
     root._serverIndex = undefined;
-    range.addEventListener("input", () => {
-      const i = clamp(range.value);
-      show(i);
-      // The address says where the reader is, under the key the URL-bound slider used.
+    sliders.forEach((s, k) => s.range.addEventListener("input", () => {
+      const position = [...root._position];
+      position[k] = clamp(k, s.range.value);
+      show(position);
+      // The address says where the reader is, under the keys the URL-bound sliders used.
       const url = new URL(window.location.href);
-      url.searchParams.set(root.dataset.key, root._links[i]);
+      root._axes.forEach((axis, j) => url.searchParams.set(axis.key, axis.links[position[j]]));
       window.history.replaceState(window.history.state, "", url.toString());
       if (root._report) {
         // After the picture: a held arrow key sends one report when it is let go of.
         clearTimeout(timer);
-        timer = setTimeout(() => root._setState("value", root._links[i]), root._wait);
+        timer = setTimeout(() => root._setState("value", Object.fromEntries(
+          root._axes.map((axis, j) => [axis.key, axis.links[root._position[j]]]))), root._wait);
       }
-    });
+    }));
   }
-  root._names = data.names;
-  root._links = data.links;
+  root._axes = axes;
   root._report = data.report;
   root._wait = data.wait_ms;
   root._setState = setStateValue;
-  // The server's value is taken when it changed (a first run, a shared link, a model with fewer
-  // layers); the same value again is a run that did not hear of the reader's moves (a button's
-  // rerun sends the address Streamlit last knew), and the picture shown stays.
-  const index = clamp(data.index);
+  // The server's values are taken when they changed (a first run, a shared link, a model with
+  // fewer layers); the same values again are a run that did not hear of the reader's moves (a
+  // button's rerun sends the address Streamlit last knew), and the picture shown stays.
+  const position = axes.map((axis, k) => clamp(k, axis.index));
+  const index = position.join(" ");
   if (root._serverIndex !== index) {
     root._serverIndex = index;
-    root._show(index);
+    root._show(position);
   }
 }
 """
@@ -229,6 +261,30 @@ def _link_value(key: str, options: Sequence[V], names: Sequence[str],
     return None, (text or None)
 
 
+@dataclass(frozen=True)
+class Axis(Generic[V]):
+    """One slider of a switcher: its URL ``key``, the ``options`` it runs over and how it shows
+    them (``names[i]``: "layer 3" in the reader's language, also what the link carries for
+    ``options[i]``; ``spellings(option)``: what else a link may say for it, its name in the
+    other language; ``str(option)`` always works). ``default``: the start (the first option
+    when None or not an option). ``invalid``: the one line shown (translated) when the link
+    asks for a value there is none of, a template with ``{asked}``, ``{first}``, ``{last}``
+    and ``{n}`` (the value shown instead)."""
+
+    key: str
+    options: Sequence[V]
+    label: str
+    names: Sequence[str]
+    invalid: str
+    spellings: Callable[[V], set[str]] | None = None
+    default: V | None = None
+    help: str | None = None
+
+    def start(self) -> V:
+        default = self.default
+        return default if default is not None and default in self.options else self.options[0]
+
+
 def picture_switcher(
     key: str,
     options: Sequence[V],
@@ -245,57 +301,71 @@ def picture_switcher(
 ) -> V:
     """A slider over ``options`` that shows ``pictures[i]`` (HTML, e.g.
     components.heatmap_image.heatmap_html) for ``options[i]``, switched in the browser; returns
-    the value the page is on.
+    the value the page is on. The other arguments are ``Axis``'s; ``report``: tell the server
+    about each move (a rerun of the fragment holding it), see the module docstring."""
+    axis = Axis(key, list(options), label, names, invalid, spellings, default, help)
+    value: V = picture_grid([axis], pictures, report=report, where=where)[0]
+    return value
 
-    ``names[i]``: how the slider shows ``options[i]`` and what the link carries for it
-    ("layer 3" in the reader's language). ``spellings(option)``: what else a link may say for
-    it (its name in the other language); ``str(option)`` always works. ``default``: the start
-    (the first option when None or not an option). ``invalid``: the one line shown
-    (translated) when the link asks for a value there is none of, a template with ``{asked}``,
-    ``{first}``, ``{last}`` and ``{n}`` (the value shown instead). ``report``: tell the server
-    about each move (a rerun of the fragment holding it), see the module docstring.
+
+def picture_grid(axes: Sequence[Axis[Any]], pictures: Sequence[str], *, report: bool = False,
+                 where: DeltaGenerator | None = None) -> tuple[Any, ...]:
+    """Sliders side by side (a layer and a head), each one ``Axis``, and the picture of every
+    combination of their values, switched in the browser; returns the value of each.
+
+    ``pictures`` run through the last axis's values first: for a layer and a head, layer 1's
+    heads, then layer 2's. ``report``: as picture_switcher's.
     """
-    options = list(options)
-    if not options or len(pictures) != len(options) or len(names) != len(options):
-        raise ValueError("a picture switcher needs one picture and one name per option")
-    start: V = default if default is not None and default in options else options[0]
-    valid, asked = _link_value(key, options, names, spellings or _no_spellings)
-    value = valid if valid is not None else start
+    axes = [replace(axis, options=list(axis.options)) for axis in axes]
+    if not axes or any(not a.options or len(a.names) != len(a.options) for a in axes) \
+            or len(pictures) != math.prod(len(a.options) for a in axes):
+        raise ValueError("a picture switcher needs one name per option and one picture per "
+                         "combination of options")
     place = st if where is None else where
+    linked = [_link_value(a.key, a.options, a.names, a.spellings or _no_spellings)
+              for a in axes]
+    values = [valid if valid is not None else a.start() for a, (valid, _) in zip(axes, linked,
+                                                                                strict=True)]
     style, pictures = shared_style(pictures)
+    keys = [a.key for a in axes]
     data: dict[str, Any] = {
         # Names the set of pictures: a rerun that sends the same ones keeps the browser's
         # elements (and the picture it shows).
-        "id": f"{key}:{digest([*pictures, *names])}",
-        "key": key,
-        "label": label,
-        "help": help or "",
-        "names": list(names),
-        "links": list(names),
+        "id": f"{'+'.join(keys)}:{digest([*pictures, *(n for a in axes for n in a.names)])}",
+        "axes": [{"key": a.key, "label": a.label, "help": a.help or "", "names": list(a.names),
+                  "links": list(a.names), "index": list(a.options).index(v)}
+                 for a, v in zip(axes, values, strict=True)],
         "style": style,
         "pictures": pictures,
-        "index": options.index(value),
         "report": report,
         "wait_ms": 150,
     }
     with place.container():
         # A callback makes "value" a state the browser may set (report); none, no state.
-        result = _mount(key=f"{key}_pictures", data=pack(data),
+        result = _mount(key=f"{'_'.join(keys)}_pictures", data=pack(data),
                         on_value_change=_reported if report else None)
     if report:
-        reported = result.get("value")
-        if isinstance(reported, str) and reported in names:
-            value = options[names.index(reported)]
-            if st.query_params.get(key) != reported:
-                # The browser's address already says it; the server's copy of the address
-                # follows, so a later run does not write the old value back.
-                st.query_params[key] = reported
-    if asked is not None:
-        # The link's value as text (a code span), never as a link, image or heading.
-        place.info(markdown_template(invalid, asked=asked[:40], first=names[0],
-                                     last=names[-1], n=names[options.index(value)]),
-                   icon=":material/link_off:")
-    return value
+        values = [_reported_value(a, result.get("value"), v)
+                  for a, v in zip(axes, values, strict=True)]
+    for a, v, (_, asked) in zip(axes, values, linked, strict=True):
+        if asked is not None:
+            # The link's value as text (a code span), never as a link, image or heading.
+            place.info(markdown_template(a.invalid, asked=asked[:40], first=a.names[0],
+                                         last=a.names[-1], n=a.names[list(a.options).index(v)]),
+                       icon=":material/link_off:")
+    return tuple(values)
+
+
+def _reported_value(axis: Axis[V], reported: object, value: V) -> V:
+    """The value the browser reported for ``axis`` (``{key: name}``), else ``value``."""
+    name = reported.get(axis.key) if isinstance(reported, dict) else None
+    if not isinstance(name, str) or name not in axis.names:
+        return value
+    if st.query_params.get(axis.key) != name:
+        # The browser's address already says it; the server's copy of the address follows,
+        # so a later run does not write the old value back.
+        st.query_params[axis.key] = name
+    return axis.options[list(axis.names).index(name)]
 
 
 def pack(data: dict[str, Any]) -> bytes:

@@ -21,6 +21,11 @@ class Switcher:
     pictures: list[str]      # each value's HTML
     index: int               # the value the page opens on
     report: bool
+    shown: int = -1          # the picture shown (in a grid of sliders, of every combination)
+
+    def __post_init__(self) -> None:
+        if self.shown < 0:
+            object.__setattr__(self, "shown", self.index)
 
     @property
     def value(self) -> str:
@@ -29,21 +34,28 @@ class Switcher:
     def heatmaps(self, i: int | None = None) -> dict[str, ImageHeatmap]:
         """The image heatmaps of value ``i``'s picture (the shown one when None)."""
         parser = _HeatmapParser()
-        parser.feed(self.pictures[self.index if i is None else i])
+        parser.feed(self.pictures[self.shown if i is None else i])
         return {fig.key: fig for fig in parser.found}
 
     def words(self, i: int | None = None) -> str:
         """The line of text above value ``i``'s picture, as a reader sees it."""
         found = re.search(r'<p class="ps-words">(.*?)</p>', self.pictures[
-            self.index if i is None else i], re.S)
+            self.shown if i is None else i], re.S)
         return html.unescape(found.group(1)) if found else ""
 
 
 def switchers(at: AppTest) -> dict[str, Switcher]:
-    """Every picture switcher on the page, by its URL key."""
+    """Every slider of the picture switchers on the page, by its URL key (the sliders of one
+    switcher share its pictures: every combination of their values)."""
     found = {}
     for element in at.get("bidi_component"):
         data = unpack(element.proto.bytes)
-        found[data["key"]] = Switcher(data["key"], data["label"], data["names"],
-                                      data["pictures"], data["index"], data["report"])
+        axes = data["axes"]
+        shown = 0
+        for axis in axes:
+            shown = shown * len(axis["names"]) + axis["index"]
+        for axis in axes:
+            found[axis["key"]] = Switcher(axis["key"], axis["label"], axis["names"],
+                                          data["pictures"], axis["index"], data["report"],
+                                          shown)
     return found

@@ -38,6 +38,13 @@ def head_of(at) -> int:
     return switcher.index if switcher else widget(at, "select_slider", HEAD_KEY).value
 
 
+def layer_of(at) -> int:
+    """The layer the page shows: the Attention tab's picture switcher (images), else the
+    slider."""
+    switcher = switchers(at).get(LAYER_KEY)
+    return switcher.index + 1 if switcher else widget(at, "select_slider", LAYER_KEY).value
+
+
 def widget(at, kind: str, key: str):
     return next(w for w in getattr(at, kind) if w.key == key)
 
@@ -130,7 +137,7 @@ def test_bad_link_values(bad, section):
     at = open_app(PAGE, **{SECTION_KEY: section, LAYER_KEY: bad, HEAD_KEY: bad, STEP_KEY: bad,
                            TOKEN_KEY: bad})
     assert_clean(at)
-    assert widget(at, "select_slider", LAYER_KEY).value == 1
+    assert layer_of(at) == 1
     assert head_of(at) == 0
     if bad:
         notes = [as_read(i.value) for i in at.info]   # the asked value shows as typed
@@ -260,32 +267,53 @@ def test_a_download_holds_the_step_it_names(server, browser, bundle, step, tmp_p
     np.testing.assert_allclose(got, expected, atol=1e-5)
 
 
-def test_attention_heads_are_pictures_switched_in_the_browser(bundle):
-    """As images, the Attention tab sends every head of the picked layer (each picture is the
-    head's attention in plotly's Blues on 0..1, computed here by transformers) and opens on the
-    link's head; the download under it is that head's. A head moved there (only the address
-    knows it) is the Layer walk's head too."""
+def test_attention_layers_and_heads_are_pictures_switched_in_the_browser(bundle):
+    """As images, the Attention tab sends every layer's every head (each picture is that head's
+    attention in plotly's Blues on 0..1, computed here by transformers), two sliders over them,
+    and opens on the link's layer and head; the downloads under it are that head's and layer's.
+    A layer and head moved there (only the address knows them) are the Layer walk's too."""
     at = open_app(PAGE, **{SECTION_KEY: "Attention", LAYER_KEY: "2", HEAD_KEY: "head 5"})
     assert_clean(at)
-    heads = switchers(at)[HEAD_KEY]
+    layers, heads = switchers(at)[LAYER_KEY], switchers(at)[HEAD_KEY]
     config = bundle.config
-    assert heads.index == 5 and heads.report
-    assert heads.names == [f"head {h}" for h in range(config.num_attention_heads)]
-    attentions = analyze(bundle, DEFAULT_SENTENCE).attentions[1]   # layer 2
-    for h in range(config.num_attention_heads):
-        [picture] = heads.heatmaps(h).values()
-        assert picture.key == f"fig_att_head_{h}" and f"head {h}" in picture.title
-        expected = scale_colours(attentions[h], 0.0, 1.0, "Blues")
-        assert np.abs(picture.rgb - expected).max() <= 4, h
+    n_heads = config.num_attention_heads
+    assert layers.index == 1 and heads.index == 5 and heads.report
+    assert layers.names == [f"layer {k}" for k in range(1, config.num_hidden_layers + 1)]
+    assert heads.names == [f"head {h}" for h in range(n_heads)]
+    assert heads.shown == 1 * n_heads + 5 and len(heads.pictures) == len(layers.names) * n_heads
+    attentions = analyze(bundle, DEFAULT_SENTENCE).attentions
+    for layer in range(config.num_hidden_layers):
+        for h in range(n_heads):
+            [picture] = heads.heatmaps(layer * n_heads + h).values()
+            assert picture.key == f"fig_att_head_{h}"
+            assert f"head {h}" in picture.title and f"layer {layer + 1}" in picture.title
+            expected = scale_colours(attentions[layer][h], 0.0, 1.0, "Blues")
+            assert np.abs(picture.rgb - expected).max() <= 4, (layer, h)
     buttons = [b.proto.id for b in at.get("download_button")]
     assert any(b.endswith("attention_layer2_head5") for b in buttons), buttons
     assert not any(b.endswith("attention_layer2_head0") for b in buttons)
-    at.query_params[HEAD_KEY] = "head 7"   # moved in the browser: the address says so
+    assert any("Every head of layer 2" in s.value for s in at.subheader)
+    at.query_params[LAYER_KEY] = "layer 4"   # moved in the browser: the address says so
+    at.query_params[HEAD_KEY] = "head 7"
     at.session_state[SECTION_KEY] = "Layer walk"
     at.query_params[SECTION_KEY] = "Layer walk"
     at.run()
     assert_clean(at)
     assert widget(at, "select_slider", HEAD_KEY).value == 7
+    assert widget(at, "select_slider", LAYER_KEY).value == 4
+
+
+def test_a_long_input_picks_its_attention_layer_on_the_server(bundle):
+    """Every layer's heads of a long input would be too many pictures at once: the layer is a
+    server slider there, and only that layer's heads come with the page."""
+    long = " ".join(["word"] * 80)
+    at = open_app(PAGE, **{SECTION_KEY: "Attention", LAYER_KEY: "3", "a": long})
+    assert_clean(at)
+    assert LAYER_KEY not in switchers(at)
+    assert widget(at, "select_slider", LAYER_KEY).value == 3
+    heads = switchers(at)[HEAD_KEY]
+    assert len(heads.pictures) == bundle.config.num_attention_heads
+    assert "layer 3" in next(iter(heads.heatmaps().values())).title
 
 
 def test_attention_exact_values_keep_the_figure_and_its_slider(bundle):

@@ -48,7 +48,7 @@ class Frames:
 
 def shown(page, key: str) -> str:
     """Which picture the switcher of ``key`` shows (its index), once it holds a figure."""
-    picture = page.locator(f"[data-key='{key}'] .ps-picture:not([hidden])")
+    picture = page.locator(f"[data-keys~='{key}'] .ps-picture:not([hidden])")
     assert picture.locator("[data-figure]").count() == 1
     return str(picture.get_attribute("data-index"))
 
@@ -66,7 +66,7 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
     frames = Frames(page)
     page.goto(url)
     wait_for_app(page)
-    page.wait_for_selector(f"[data-key='{key}'] .ps-picture:not([hidden])", timeout=30_000)
+    page.wait_for_selector(f"[data-keys~='{key}'] .ps-picture:not([hidden])", timeout=30_000)
     page.wait_for_timeout(500)
     before, value_before = shown(page, key), parse_qs(urlparse(page.url).query).get(key)
     slider = page.locator(f"#ps-{key}")
@@ -74,7 +74,7 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
     # Legible on a 1024x768 projector: label and value 16 px, the ends' names at least 12 px,
     # nothing of the slider past the page's right edge.
     sizes = page.evaluate("""(key) => {
-      const root = document.querySelector(`[data-key='${key}']`);
+      const root = document.querySelector(`[data-keys~='${key}']`);
       const px = (sel) => [...root.querySelectorAll(sel)].map(
           e => parseFloat(getComputedStyle(e).fontSize));
       return {label: px('.ps-label, .ps-value'), ends: px('.ps-ends span'),
@@ -84,13 +84,13 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
     assert sizes["right"] <= sizes["width"], sizes
     reruns, received = len(frames.reruns), len(frames.received)
     # The pictures' elements are kept through any later run: marked here, found again after.
-    page.evaluate("(key) => { document.querySelector(`[data-key='${key}'] .ps-pictures`)"
+    page.evaluate("(key) => { document.querySelector(`[data-keys~='${key}'] .ps-pictures`)"
                   ".__kept = true; }", key)
     slider.focus()
     pressed = time.monotonic()
     page.keyboard.press("ArrowRight")
     page.wait_for_function(
-        "([key, before]) => { const f = document.querySelector(`[data-key='${key}'] "
+        "([key, before]) => { const f = document.querySelector(`[data-keys~='${key}'] "
         ".ps-picture:not([hidden])`); return f && f.dataset.index !== before; }",
         arg=[key, before], timeout=5_000)
     changed = time.monotonic()
@@ -112,10 +112,10 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
     else:
         assert asked == []
     assert shown(page, key) == after
-    assert page.evaluate("(key) => document.querySelector(`[data-key='${key}'] .ps-pictures`)"
+    assert page.evaluate("(key) => document.querySelector(`[data-keys~='${key}'] .ps-pictures`)"
                          ".__kept === true", key)
     again = open_in_browser(browser, page.url, 1024, 768)
-    again.wait_for_selector(f"[data-key='{key}'] .ps-picture:not([hidden])", timeout=30_000)
+    again.wait_for_selector(f"[data-keys~='{key}'] .ps-picture:not([hidden])", timeout=30_000)
     assert shown(again, key) == after
     again.close()
     page.close()
@@ -132,6 +132,11 @@ def test_similarity_stage_switches_in_the_browser(server, browser):
 def test_encoder_head_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/encoder?enc_section=Attention&enc_layer=layer+2",
                    "enc_head", report=True)
+
+
+def test_encoder_layer_switches_in_the_browser(server, browser):
+    move_and_check(browser, f"{server}/encoder?enc_section=Attention&enc_head=head+4",
+                   "enc_layer", report=True)
 
 
 def test_attribution_layer_switches_in_the_browser(server, browser):

@@ -15,8 +15,8 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
-from components.layer_picker import LAYER_LABEL, layer_name
-from components.picture_switcher import picture_switcher, with_words
+from components.layer_picker import LAYER_LABEL, layer_axis
+from components.picture_switcher import picture_grid, with_words
 from components.sections import Section, draw_sections, run_part
 from components.url_values import option_in_link
 from core import ExplorerError
@@ -66,8 +66,6 @@ TARGET_HELP = N_(
 )
 CHANGE_TITLE = N_("blank-out change")
 MEAN_TITLE, CLS_EACH = N_("the mean over all tokens"), N_("[CLS] of each sentence")
-NO_LAYER = N_("There is no layer {asked} here: the layers run from {first} to {last}. Showing "
-              "{n}.")
 
 
 # --- the pickers ----------------------------------------------------------------------------
@@ -143,11 +141,7 @@ def draw_layer_tables(ctx: Context, tables: list[str]) -> None:
     its own, holding nothing else: a move reports the layer (nothing else here is redrawn), so
     the server's copy of the address has it when a button of the section reruns it later."""
     layers = list(range(1, ctx.layers + 1))
-    picture_switcher(
-        LAYER_KEY, layers, tables, _("Encoder layer"),
-        names=[layer_name(n, True) for n in layers],
-        spellings=lambda n: {t.format(n=n) for t in every_language(LAYER_LABEL)},
-        default=layers[-1], invalid=_(NO_LAYER), report=True)
+    picture_grid([layer_axis(LAYER_KEY, layers, _("Encoder layer"))], tables, report=True)
 
 
 def pick_methods() -> tuple[Method, ...]:

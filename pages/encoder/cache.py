@@ -11,6 +11,7 @@ import streamlit as st
 from components.analysis_view import analysis_of
 from components.cache import get_analysis, get_model, results_cache
 from components.input_key import InputKey
+from components.labels import plotly_text
 from core import Analysis, Encoding
 from core.encoder import (
     EncoderSteps,
@@ -24,7 +25,7 @@ from core.encoder import (
     without_specials,
 )
 from core.words import Word, attention_by_word, word_masks, words_of_encoding
-from pages.encoder.records import WordAttention
+from pages.encoder.records import AttentionMaps, WordAttention
 
 
 @results_cache("encoder: layer steps", share=0.25)
@@ -56,6 +57,38 @@ def get_word_attention(key: InputKey, layer: int, hide: bool) -> WordAttention:
         probs = without_specials(probs, special, real)
         kept = [w for w in words if not w.special and w.real]
     return WordAttention(tuple(kept), probs.astype(np.float32))
+
+
+@results_cache("encoder: every layer's attention", share=0.05)
+def get_attention_maps(key: InputKey, hide: bool, by_word: bool) -> AttentionMaps:
+    """Every layer's attention of the input, the model's own weights (one run with
+    ``output_attentions``, shared with the head atlas), by token or by word (to a word the sum
+    over its pieces, from a word the mean), with ``hide`` [CLS], [SEP] and padding dropped and
+    rows renormalised (core.encoder.without_specials). Each row keeps its position in the input,
+    so "3 name" is the same token on every tab."""
+    analysis = analysis_of(key, attentions=True, notices=False)   # shown with the tab
+    enc, weights = analysis.encoding, analysis.attention_weights()
+    if by_word:
+        words: list[Word] = list(get_words(key))
+        probs = attention_by_word(weights, words)
+        if hide:
+            special, real = word_masks(words)
+            probs = without_specials(probs, special, real)
+            words = [w for w in words if not w.special and w.real]
+        types = [w.segment for w in words]
+        return AttentionMaps(tuple(f"{w.start} {plotly_text(w.text)}" for w in words),
+                             tuple(f"{w.start}:{w.text}" for w in words),
+                             types.index(1) if 1 in types else None, probs.astype(np.float32))
+    keep = list(range(len(enc.tokens)))
+    if hide:
+        weights = without_specials(weights, enc.special_tokens_mask, enc.attention_mask)
+        keep = [i for i, (s, m) in enumerate(zip(enc.special_tokens_mask, enc.attention_mask,
+                                                  strict=True)) if not s and m]
+    types = [enc.token_type_ids[i] for i in keep]
+    return AttentionMaps(tuple(f"{i} {plotly_text(enc.tokens[i])}" for i in keep),
+                         tuple(f"{i}:{enc.tokens[i]}" for i in keep),
+                         types.index(1) if 1 in types else None,
+                         np.asarray(weights, dtype=np.float32))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -26,8 +26,8 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
-from components.layer_picker import layer_picker
-from components.picture_switcher import picture_switcher
+from components.layer_picker import layer_axis, layer_picker
+from components.picture_switcher import Axis, picture_grid, picture_switcher
 from components.sections import Section, open_section, run_part, run_section
 from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
@@ -45,7 +45,7 @@ from core.encoder.ffn import feed_forward_checks
 from core.words import Word
 from pages.encoder import cache
 from pages.encoder import figures as fg
-from pages.encoder.records import Context, Pick
+from pages.encoder.records import AttentionMaps, Context, Pick
 
 TITLE = N_("Encoder")
 EXPLANATION = N_(
@@ -63,6 +63,10 @@ WORDS_KEY = "enc_words"
 HEAD_LABEL = N_("head {n}")
 NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
 NO_HEAD_SHOWN = N_("There is no head {asked} in this layer: showing {n}.")
+# Every layer's and head's attention sent at once (layers x heads x tokens²): 6 x 12 x 64² cells
+# is 72 pictures of 64 tokens. Longer inputs, or more layers and heads, pick the layer on the
+# server and send that layer's heads only.
+GRID_CELLS = 6 * 12 * 64 ** 2
 
 
 # Float32 steps against float64 formulas: rounding grows with the size of the values (a sum of
@@ -107,9 +111,21 @@ def head_in_link(key: str, options: list[int], label: str) -> int | None:
 
 def heads_as_pictures(label: str) -> bool:
     """Does this tab switch its head in the browser? The Attention tab as images (the exact
-    values off): its pictures of every head of the layer come with the page."""
+    values off): its pictures of every head come with the page."""
     exact = st.session_state.get(EXACT_KEY, st.query_params.get(EXACT_KEY) == "true")
     return label == "Attention" and not exact
+
+
+def layers_as_pictures(label: str, key: InputKey, bundle: ModelBundle) -> bool:
+    """Does this tab switch its layer in the browser too? The Attention tab as images, when
+    every layer's and head's picture together stay small (GRID_CELLS): else its layer is
+    picked on the server and only the layer's heads come with the page."""
+    if not heads_as_pictures(label):
+        return False
+    config = bundle.config
+    with stop_on_input_error():
+        tokens = len(analysis_of(key).encoding.tokens)   # its notices, shown once here
+    return config.num_hidden_layers * config.num_attention_heads * tokens ** 2 <= GRID_CELLS
 
 
 def draw_pickers(bundle: ModelBundle, with_head: bool) -> Pick:
@@ -260,7 +276,11 @@ def draw_attention(ctx: Context) -> None:
     enc = ctx.encoding
     left, right = st.columns(2)
     hide = left.toggle(_("Hide [CLS] and [SEP]"), key="enc_hide_specials")
-    if by_word_toggle(WORDS_KEY, right):
+    by_word = by_word_toggle(WORDS_KEY, right)
+    if ctx.steps is None:
+        draw_attention_grid(ctx, hide, by_word)
+        return
+    if by_word:
         draw_attention_by_word(ctx, hide)
         return
     probs = attention_shown(ctx.layer_steps, hide)
@@ -332,6 +352,82 @@ def draw_head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], bound
         invalid=_(NO_HEAD_SHOWN), report=True)
     download_matrix(name.format(n=head), lambda: head_matrix(head), rows,
                     key=name.format(n=head))
+
+
+def draw_attention_grid(ctx: Context, hide: bool, by_word: bool) -> None:
+    """The Attention tab with every layer's and head's map sent once: the layer and the head
+    are two sliders switched in the browser (draw_grid_pictures), the rest as draw_attention."""
+    maps = cache.get_attention_maps(ctx.key, hide, by_word)
+    if by_word:
+        explain(_("By word, as Clark et al. 2019 do: attention to a word is the sum of the "
+                  "attention to its pieces, attention from a word the mean over its pieces' rows, "
+                  "so each row still sums to 1. Each word keeps its first token's position."))
+        if hide:
+            explain(_("[CLS], [SEP] and padding are dropped after grouping, and each row is "
+                      "divided by its sum, so it adds up to 1 over the words left."))
+    elif hide:
+        explain(_("As exBERT does: the rows and columns of [CLS], [SEP] and padding are dropped "
+                  "and each row is divided by its sum, so it adds up to 1 over the words left. "
+                  "A cell now reads “of this token's attention to words, the share this word "
+                  "gets”; a head that mostly looks at [SEP] shows its small leftovers enlarged."))
+    if not maps.labels:
+        st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
+        return
+    exact_toggle(EXACT_KEY)
+    run_part(draw_grid_pictures, ctx, maps, hide, by_word)
+    rows = _("Rows are query words, columns the words they attend to; each row sums to 1.") \
+        if by_word else _("Rows are queries, columns the keys they attend to; each row sums to 1.")
+    explain(rows + (" " + _("The red lines mark where sentence B starts.")
+                    if maps.boundary is not None else ""))
+    st.page_link("pages/attribution/page.py", icon=":material/insights:", label=_(
+        "Does attention show what matters? Attribution sets it beside rollout, flow and gradients"))
+
+
+def grid_pictures(ctx: Context, maps: AttentionMaps, by_word: bool) -> list[str]:
+    """Every layer's heads as pictures, layer 1's heads first (components.picture_grid's order),
+    each titled with its head and layer and keyed fig_att_head_<head>."""
+    what = _("head {n}, by word") if by_word else _("head {n}")
+    labels, pictures = list(maps.labels), []
+    for layer, heads in enumerate(maps.probs, start=1):
+        for h, probs in enumerate(heads):
+            title = _("{what} · {model}, layer {layer}").format(
+                what=what.format(n=h), model=ctx.bundle.label, layer=layer)
+            image = replace(fg.matrix_image(probs, labels, title, cols=labels, probs=True),
+                            boundary_row=maps.boundary, boundary_col=maps.boundary)
+            pictures.append(heatmap_html(image, f"fig_att_head_{h}"))
+    return pictures
+
+
+def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: bool) -> None:
+    """The picked layer's and head's map, every one sent once and switched in the browser by the
+    layer and head sliders. A move reports both to this fragment, which then redraws only what
+    the server draws from them: the head's downloads, and every head of the layer."""
+    config = ctx.bundle.config
+    layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
+    layer, head = picture_grid([
+        layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1),
+        Axis(HEAD_KEY, heads, _("Attention head"), [_(HEAD_LABEL).format(n=h) for h in heads],
+             _(NO_HEAD_SHOWN), spellings=lambda h: {t.format(n=h) for t in
+                                                    every_language(HEAD_LABEL)})],
+        grid_pictures(ctx, maps, by_word), report=True)
+    key, word = ctx.key, "_by_word" if by_word else ""
+
+    def shown() -> np.ndarray:
+        return cache.get_attention_maps(key, hide, by_word).probs[layer - 1]
+
+    name = f"attention{word}_layer{layer}_head{head}"
+    download_matrix(name, lambda: shown()[head], list(maps.rows), key=name)
+    st.subheader((_("Every head of layer {n}, by word") if by_word
+                  else _("Every head of layer {n}")).format(n=layer))
+    title = _("{what} · {model}, layer {layer}").format(
+        what=_("all heads, by word") if by_word else _("all heads"), model=ctx.bundle.label,
+        layer=layer)
+    probs = maps.probs[layer - 1]
+    show_figure(fg.head_grid(probs, title, maps.boundary), f"all_heads{word}_layer{layer}",
+                key="fig_att_grid")
+    width = probs.shape[-1]
+    download_matrix(f"all_heads{word}_layer{layer}", lambda: shown().reshape(-1, width),
+                    key="all_heads")
 
 
 def word_label(word: Word) -> str:
@@ -558,7 +654,9 @@ def draw_tab(label: str, key: InputKey, bundle: ModelBundle) -> None:
     one as the other pages, without attention weights; only the head atlas asks for every
     layer's weights.
     """
-    if label in LAYER_TABS:
+    if layers_as_pictures(label, key, bundle):
+        context = Context(key, bundle, None, None)   # every layer: switched in the browser
+    elif label in LAYER_TABS:
         pick = draw_pickers(bundle, with_head=label in HEAD_TABS
                             and not heads_as_pictures(label))
         with stop_on_input_error():

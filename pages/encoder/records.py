@@ -56,3 +56,15 @@ class WordAttention:
     """One layer's attention by word: the words drawn and (heads, W, W) float32."""
     words: tuple[Word, ...]
     probs: np.ndarray
+
+
+@dataclass(frozen=True)
+class AttentionMaps:
+    """Every layer's attention of one input as the Attention tab draws it: by token or by word,
+    with or without [CLS], [SEP] and padding. ``probs`` (layers, heads, n, n) float32;
+    ``labels`` the rows' and columns' labels, ``rows`` the downloads' row names, ``boundary``
+    the first row of sentence B (None without one)."""
+    labels: tuple[str, ...]
+    rows: tuple[str, ...]
+    boundary: int | None
+    probs: np.ndarray
