@@ -70,6 +70,8 @@ CONTROLS = (
     Control("encoder", "slider", "Encoder layer", "ArrowRight"),
     Control("encoder", "picture", "Attention head", "ArrowRight", (("enc_section", "Attention"),),
             key="enc_head", name="encoder Attention"),
+    Control("encoder", "picture", "Encoder layer", "ArrowRight", (("enc_section", "Attention"),),
+            key="enc_layer", name="encoder Attention layer"),
     Control("similarity", "picture", "Stage or layer", "ArrowLeft", key="sim_stage"),
     Control("positions", "slider", "Positions to project", "ArrowRight"),
     # Its layer slider shows once there are two sentences.
