@@ -1,5 +1,5 @@
 """The Positions page in AppTest (figure data checked against core and independent numpy), and
-once in Chromium for a screenshot.
+in Chromium for a screenshot and the PCA's count of positions switched in the browser.
 
 The page is four tabs and only the open one runs, so each check opens the tab that holds it
 through the URL (``?pos_section=Probe``), as a shared link would.
@@ -29,7 +29,10 @@ from core.positions import (
     position_table,
     vector_norms,
 )
+from pages.positions import cache as positions_cache
 from pages.positions.cache import CALLS, clear_position_caches
+from pages.positions.figures import first_counts
+from pages.positions.pictures import STYLE
 from tests.conftest import (
     ARTIFACTS,
     assert_clean,
@@ -40,9 +43,16 @@ from tests.conftest import (
     tiny_config,
     wait_for_app,
 )
-from tests.test_positions_core import lstsq_probe
+from tests.switcher import switchers
+from tests.test_picture_switcher_browser import move_and_check
+from tests.test_positions_core import lstsq_probe, numpy_pca
 
 PAGE = "pages/positions/page.py"
+MODEL = "all-MiniLM-L6-v2"
+COUNT_KEY = "pos_count"
+COUNTS = [32, 64, 128, 256, 512]
+COUNT_NAMES = ["first 32", "first 64", "first 128", "first 256", "all 512"]
+FREE = {"pos_free": "true"}   # "Choose any range": the two-ended slider
 SENTENCE = "This is a test sentence"
 TOKENS = ["[CLS]", "this", "is", "a", "test", "sentence", "[SEP]"]
 MODEL_LEVEL = ("table", "pca", "cosine", "offset", "probe", "norms")
@@ -103,13 +113,25 @@ def charts(at) -> dict[str, dict]:
 
 
 def pictures(at) -> dict[str, str]:
-    """Every picture drawn as page HTML (st.html), by its data-figure name."""
+    """Every picture drawn as page HTML (st.html), by its data-figure name; and the parts of
+    the picture the PCA's count switcher shows (both tables' PCA and the scree), by theirs."""
     found = {}
     for element in at.get("html"):
         name = re.search(r'data-figure="([^"]+)"', element.proto.body)
         if name:
             found[name.group(1)] = element.proto.body
+    counts = switchers(at).get(COUNT_KEY)
+    if counts is not None:
+        found.update(picture_parts(counts.pictures[counts.index]))
     return found
+
+
+def picture_parts(body: str) -> dict[str, str]:
+    """The parts of one of the count switcher's pictures by name, each from its name on to the
+    next part's."""
+    starts = [(m.start(), m.group(1)) for m in re.finditer(r'data-part="([^"]+)"', body)]
+    ends = [start for start, _ in starts[1:]] + [len(body)]
+    return {name: body[start:end] for (start, name), end in zip(starts, ends, strict=True)}
 
 
 def picture_labels(body: str) -> list[str]:
@@ -299,6 +321,7 @@ def test_switching_tabs_keeps_each_sections_settings():
     """A setting made in one tab is still there after a visit to another: the controls were all
     on one page before, so hiding them must not reset them."""
     at = open_app(PAGE, a=SENTENCE)
+    at.toggle(key="pos_free").set_value(True).run()
     at.slider(key="pos_range").set_value((20, 300)).run()
     at.segmented_control(key="pos_view").set_value("3D").run()
     at.session_state[SECTION_KEY] = "Cosines"
@@ -416,6 +439,107 @@ def test_scree_picture_bars_are_the_explained_variance(as_opened, tables):
         shown = [float(h) for h in re.findall(
             rf'height:([\d.]+)%;background:[^"]+" title="{re.escape(name)}: PC\d+', body)]
         np.testing.assert_allclose(shown, ratio * 100, atol=0.006)
+
+
+# --- the PCA's count of first positions, switched in the browser -------------------------------
+def test_first_counts_are_powers_of_two_then_the_whole_table():
+    assert first_counts(512) == COUNTS
+    assert first_counts(64) == [32, 64]
+    assert first_counts(40) == [32, 40]     # a model with 40 positions gets fewer values
+    assert first_counts(20) == [20]
+    assert first_counts(1000) == [*COUNTS, 1000]
+
+
+def test_pca_opens_on_a_switcher_over_the_first_positions(as_opened):
+    """As it opens: no range slider but the switcher, on the whole table, telling the server of
+    each move (the downloads follow it); the link stays clean."""
+    counts = switchers(as_opened)[COUNT_KEY]
+    assert counts.label == "Positions to project" and counts.report
+    assert counts.names == COUNT_NAMES and counts.value == "all 512"
+    assert not as_opened.slider and as_opened.toggle(key="pos_free").value is False
+    assert "PCA coordinates of positions 0–511" in page_text(as_opened)
+    assert COUNT_KEY not in as_opened.query_params and "pos_free" not in as_opened.query_params
+
+
+def test_each_counts_picture_is_the_pca_of_its_first_positions(as_opened, tables):
+    """Each value's picture is what the tab draws for positions 0..N-1: the cached pictures
+    (cache.get_pca_picture, get_scree_picture) with the input's rings, the style sent once for
+    all; its dots and bars are numpy's PCA of the first N rows, computed here."""
+    counts = switchers(as_opened)[COUNT_KEY]
+    for count, body in zip(COUNTS, counts.pictures, strict=True):
+        assert body.count('data-figure="') == 1 and STYLE not in body
+        parts = picture_parts(body)
+        assert list(parts) == list(CONTENT["PCA"]["pictures"])
+        subtitle = f"positions 0–{count - 1}"
+        for kind, name in NAMES.items():
+            part = parts[f"positions_pca_{kind}"]
+            head, tail = positions_cache.get_pca_picture(MODEL, kind, 0, count - 1, (1, 2), name,
+                                                         subtitle, "en")
+            assert head.replace(STYLE, "") in part and tail in part
+            reference, ratio = numpy_pca(tables[kind][:count], 20)
+            dots = picture_points(part)
+            assert dots.shape == (count, 2)
+            scales = []
+            for axis in (0, 1):
+                slope, offset = np.polyfit(reference[:, axis], dots[:, axis], 1)
+                np.testing.assert_allclose(dots[:, axis], slope * reference[:, axis] + offset,
+                                           atol=0.6)   # the picture writes whole units
+                scales.append(abs(slope))
+            assert scales[0] == pytest.approx(scales[1], rel=1e-2)   # one scale for both axes
+            assert [t for *_, t in picture_rings(part)] == [f"{i} {t}" for i, t in
+                                                            enumerate(TOKENS)]
+            bars = [float(h) for h in re.findall(
+                rf'height:([\d.]+)%;background:[^"]+" title="{re.escape(name)}: PC\d+',
+                parts["positions_scree"])]
+            np.testing.assert_allclose(bars, ratio * 100, atol=0.006)
+        scree = positions_cache.get_scree_picture(MODEL, 0, count - 1, "en")
+        assert scree.replace(STYLE, "").replace("data-figure", "data-part", 1) in body
+
+
+def test_a_link_opens_on_its_count_in_either_language():
+    """A link's count in the other language (or as a number) opens on it; the words that depend
+    on the count are in its picture (they switch with it), the downloads are its positions'."""
+    at = open_app(PAGE, a=" ".join(["word"] * 60), **{COUNT_KEY: "前 32 个"})
+    assert_clean(at)
+    counts = switchers(at)[COUNT_KEY]
+    assert counts.value == "first 32" and not at.info
+    assert counts.words(0) == "30 of your input's positions lie outside 0–31 and are not drawn."
+    assert counts.words(1) == ("Your input has 62 positions here: they are ringed; hover a ring "
+                               "to read its token.")
+    assert "PCA coordinates of positions 0–31" in page_text(at)
+    at = open_app(PAGE, a=" ".join(["word"] * 60), lang="zh", **{COUNT_KEY: "64"})
+    assert_clean(at)
+    counts = switchers(at)[COUNT_KEY]
+    assert counts.names == ["前 32 个", "前 64 个", "前 128 个", "前 256 个", "全部 512 个"]
+    assert counts.value == "前 64 个" and counts.label == "要投影的位置"
+    assert counts.words(0) == "你的输入有 30 个位置在 0–31 之外，没有画出。"
+    assert "位置 0–63 的主成分分析坐标" in page_text(at)
+
+
+def test_an_unknown_count_in_the_link_gets_one_line():
+    at = open_app(PAGE, a=SENTENCE, **{COUNT_KEY: "<b>first 1000</b>"})
+    assert_clean(at)
+    assert switchers(at)[COUNT_KEY].value == "all 512"
+    assert [i.value for i in at.info] == [
+        "There is no choice `<b>first 1000</b>` of positions to project here\\: the choices run "
+        "from `first 32` to `all 512`\\. Showing `all 512`\\."]
+
+
+def test_an_old_link_with_a_range_opens_on_that_range(tables):
+    """Links made before the switcher carry a range: they open with "Choose any range" on and
+    the two-ended slider on it; turning it off goes to the switcher on the whole table."""
+    at = open_app(PAGE, a=SENTENCE, pos_range=["10", "200"])
+    assert_clean(at)
+    assert at.toggle(key="pos_free").value is True
+    assert at.slider(key="pos_range").value == (10, 200) and COUNT_KEY not in switchers(at)
+    body = pictures(at)["positions_pca_learned"]
+    assert "positions 10–200" in body and picture_points(body).shape == (191, 2)
+    assert "7 of your input's positions lie outside 10–200" in page_text(at)
+    at.toggle(key="pos_free").set_value(False).run()
+    assert_clean(at)
+    assert not at.slider and switchers(at)[COUNT_KEY].value == "all 512"
+    at.toggle(key="pos_free").set_value(True).run()   # the range chosen is kept
+    assert at.slider(key="pos_range").value == (10, 200)
 
 
 def test_the_3d_view_is_interactive_without_the_toggle():
@@ -699,6 +823,12 @@ def test_a_folder_model_with_64_positions_and_a_truncated_input(tmp_path, tiny_b
     marks = trace(spec, "your input")
     assert marks["mode"] == "markers" and len(marks["hovertext"]) == 64  # too many to print
     assert "hover a ring to read its token" in page_text(at)
+    at.toggle(key="pos_exact").set_value(False).run()   # the pictures: two counts, 32 and 64
+    assert_clean(at)
+    counts = switchers(at)[COUNT_KEY]
+    assert counts.names == ["first 32", "all 64"] and counts.value == "all 64"
+    assert picture_points(picture_parts(counts.pictures[0])["positions_pca_learned"]).shape \
+        == (32, 2)
     at.session_state[SECTION_KEY] = "Probe"   # the probe, as a visitor clicking its tab sees it
     at.run()
     assert_clean(at)
@@ -727,21 +857,69 @@ def full_screenshot(page, name: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
 
 
+SHOWN = ".ps-picture:not([hidden])"   # the count switcher's picture on screen
+
+
+def wait_for_count_pictures(page) -> None:
+    """Until the count switcher holds one picture per count, each image loaded."""
+    page.wait_for_function(
+        f"document.querySelectorAll('.ps-picture [data-figure]').length === {len(COUNTS)} && "
+        f"document.querySelectorAll('{SHOWN}').length === 1 && [...document.querySelectorAll("
+        "'.ps-picture img')].every(i => i.complete && i.naturalWidth > 0)", timeout=60_000)
+
+
+# Where the shown picture's parts sit, and the switcher's words, at the window's size.
+LAYOUT_JS = """() => {
+  const main = document.querySelector("[data-testid='stMain'] [data-testid='stMainBlockContainer']")
+    .getBoundingClientRect();
+  const shown = document.querySelector(".ps-picture:not([hidden])");
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, width: r.width}; };
+  return {pair: [...shown.querySelectorAll(".pp-pair > div")].map(box),
+          scree: box(shown.querySelector("[data-part='positions_scree']")),
+          overflow: [...shown.querySelectorAll(".pp-title, .pp-sub, .pp-xtitle, .pp-legend")]
+            .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText),
+          value: document.querySelector(".ps-value").innerText,
+          label_px: parseFloat(getComputedStyle(document.querySelector(".ps-label")).fontSize),
+          main_right: main.right};
+}"""
+
+
+@pytest.mark.browser
+def test_the_count_of_positions_switches_in_the_browser(server, browser):
+    """In Chinese on a 1024x768 projector: both tables' pictures side by side inside the page,
+    the scree under them, nothing cut off, the slider's words translated and legible. Then an
+    arrow key switches the count in the browser, the link follows, the server hears of it
+    after the picture (tests/test_picture_switcher_browser.py's move_and_check)."""
+    page = open_in_browser(browser, f"{server}/positions?lang=zh", 1024, 768)
+    try:
+        wait_for_count_pictures(page)
+        seen = page.evaluate(LAYOUT_JS)
+        left, right = seen["pair"]
+        assert left["top"] == right["top"] and left["right"] <= right["left"], seen
+        assert left["width"] > 250 and right["right"] <= seen["main_right"] + 1, seen
+        assert seen["scree"]["right"] <= seen["main_right"] + 1, seen
+        assert not seen["overflow"], seen
+        assert seen["value"] == "全部 512 个" and seen["label_px"] >= 16, seen
+        page.locator(".ps-range").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "positions-counts-zh-1024x768.png"))
+    finally:
+        page.close()
+    move_and_check(browser, f"{server}/positions?{COUNT_KEY}=first+64", COUNT_KEY, report=True)
+
+
 @pytest.mark.browser
 def test_positions_page_in_chromium(server, browser):
     page = open_in_browser(browser, f"{server}/positions?a=What+is+your+name%3F&b=My+name+is+BERT.")
     try:
-        # Only the open tab (PCA) is drawn, as three pictures and no plotly figure.
-        page.wait_for_function(
-            f"document.querySelectorAll('[data-figure]').length === "
-            f"{len(CONTENT['PCA']['pictures'])} && [...document.querySelectorAll("
-            "'[data-figure] img')].every(i => i.complete && i.naturalWidth > 0)",
-            timeout=60_000)
+        # Only the open tab (PCA) is drawn: one picture of each count (both tables' PCA and the
+        # scree), and no plotly figure.
+        wait_for_count_pictures(page)
         wait_for_charts(page, 0)
         tabs = page.get_by_role("tab")
         assert tabs.all_inner_texts() == list(SECTIONS)
         assert page.locator("[data-testid='stException']").count() == 0
-        labels = page.locator("[data-figure='positions_pca_learned'] .pp-label")
+        labels = page.locator(f"{SHOWN} [data-part='positions_pca_learned'] .pp-label")
         assert labels.first.inner_text() == "[CLS]"
         size = labels.first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
         assert size >= 12

@@ -126,11 +126,13 @@ def get_norms(model_name: str, kind: TableKind) -> np.ndarray:
 
 
 def warm(model_name: str) -> None:
-    """At server start: both tables, the PCA of all their positions and their cosines (what
-    the page opens with), so the first visitor does not wait for them."""
-    last = get_model(model_name).config.max_position_embeddings - 1
+    """At server start: both tables, the PCA of the first positions the PCA tab switches
+    between (the whole table among them) and their cosines (what the page opens with), so the
+    first visitor does not wait for them."""
+    counts = figs.first_counts(get_model(model_name).config.max_position_embeddings)
     for kind in TABLE_KINDS:
-        get_projection(model_name, kind, 0, last)
+        for count in counts:
+            get_projection(model_name, kind, 0, count - 1)
         get_cosine(model_name, kind)
 
 

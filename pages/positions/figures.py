@@ -33,6 +33,7 @@ SHORT_TABLE_NAMES = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal")}
 SHORT_FIT_NAMES = {"plain": N_("plain"), "ridge": N_("ridge")}
 MAX_TEXT_LABELS = 32   # more labels than this overlap into a blot; hover still names every token
 SCREE_COMPONENTS = 20
+FIRST_COUNT = 32       # the smallest count of first positions the PCA tab's switcher offers
 LABEL_GAP = 0.05       # printed token labels keep this share of the plot's width apart
 FONT = {"size": 15}    # legible from the back of a classroom
 # Below the plot, clear of the title (and of the x axis title above it).
@@ -117,6 +118,20 @@ def _layout(fig: go.Figure, title: str, height: int, subtitle: str | None = None
         legend=LEGEND,
     )
     return fig
+
+
+def first_counts(n_positions: int, smallest: int = FIRST_COUNT) -> list[int]:
+    """The counts of first positions the PCA tab switches between: powers of two from
+    ``smallest`` below the table's size, then the whole table (32, 64, 128, 256, 512 for a
+    512-position table; 32, 40 for a 40-position one; the whole table alone below 32).
+    Each is one PCA of positions 0..count-1, sent to the browser as a picture, so a handful
+    keeps the page small (about 40 kB as the switcher packs them for 512 positions)."""
+    counts = []
+    count = max(smallest, 1)
+    while count < n_positions:
+        counts.append(count)
+        count *= 2
+    return [*counts, n_positions]
 
 
 def axis_title(proj: Projection, pc: int) -> str:

@@ -18,10 +18,11 @@ from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle
-from components.i18n import N_, _, language
+from components.i18n import N_, _, every_language, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
+from components.picture_switcher import picture_switcher, with_words
 from components.sections import Section, draw_sections, run_part
 from core import ExplorerError
 from core.positions import (
@@ -54,6 +55,8 @@ NO_INPUT = N_("The position tables do not depend on the sentence, so they are sh
 # that already holds the PCA's 2D/3D choice.
 SECTION_KEY = "pos_section"
 RANGE_KEY = "pos_range"
+COUNT_KEY = "pos_count"   # the PCA's first positions, switched in the browser
+FREE_KEY = "pos_free"     # "Choose any range": the two-ended slider instead
 VIEW_KEY = "pos_view"
 EXACT_KEY = "pos_exact"   # the PCA tab's pictures -> interactive figures
 PC_KEYS = {axis: f"pos_pc_{axis}" for axis in "xyz"}
@@ -66,23 +69,24 @@ HEATMAP_SIDE = 128                # larger windows are thinned to this many rows
 
 
 # --- the PCA tab -------------------------------------------------------------------------------
-def pca_settings(n_positions: int) -> PcaSettings:
-    """The range slider on its own row, then view and the three axis pickers in four columns
-    (five columns collapsed the pickers at 1024 px).
+COUNT_NAME = N_("first {n}")      # the first n positions of the table
+ALL_NAME = N_("all {n}")          # the whole table
+NO_COUNT = N_("There is no choice {asked} of positions to project here: the choices run from "
+              "{first} to {last}. Showing {n}.")
 
-    The range stays a server slider, not a picture switched in the browser
-    (components.picture_switcher): its values are pairs of ends, and one range's pictures (both
-    tables' PCA and the scree) are 79 kB at 0-511, 19 kB at 0-31. Every value of the lower end
-    alone (upper at 511) would be about 25 MB and 22 s of PCA and drawing (measured on every
-    32nd). Five fixed counts (the first 32, 64, 128, 256, 512 positions) would fit (201 kB,
-    40 kB as the switcher packs it), but they are another control: no start, no end between
-    them, and the links that carry a range."""
-    lo, hi = st.slider(
-        _("Positions to project"), 0, n_positions - 1, (0, n_positions - 1), key=RANGE_KEY,
-        bind="query-params",
-        help=_("PCA is fitted on these positions only (at least {n}).").format(n=MIN_RANGE),
-    )
-    start, stop = clamp_range(lo, hi, n_positions)
+
+def pca_settings(n_positions: int) -> PcaSettings:
+    """View and the three axis pickers in four columns (five columns collapsed the pickers at
+    1024 px), the two switches, then the range: in the 2D pictures, a picture switcher over
+    the first 32, 64, ... positions and the whole table (pca_count_switcher, drawn later); with
+    "Choose any range", exact values or the 3D view, the two-ended slider of any range.
+
+    The switcher's values are a few fixed counts because each value's pictures are sent to the
+    browser: one range's (both tables' PCA and the scree) are 79 kB at 0-511, 19 kB at 0-31,
+    and every value of the slider's lower end alone (upper at 511) would be about 25 MB and 22 s
+    of PCA and drawing (measured on every 32nd); the five counts are 201 kB, 40 kB packed. A
+    link that carries a range (``pos_range``, every link made before the switcher) opens with
+    "Choose any range" on, on that range."""
     c_view, *c_axes = st.columns(4, vertical_alignment="bottom")
     view = c_view.segmented_control(_("View"), VIEWS, default="2D", required=True,
                                     key=VIEW_KEY, bind="query-params") or "2D"
@@ -95,33 +99,60 @@ def pca_settings(n_positions: int) -> PcaSettings:
         )
         if axis != "z" or view == "3D":
             pcs.append(pc)
-    exact = exact_toggle(EXACT_KEY)
+    c_exact, c_free = st.columns(2)
+    exact = exact_toggle(EXACT_KEY, c_exact)
+    # Interactive figures are drawn one range a run: they always take the slider.
+    free = exact or view == "3D" or bool(c_free.toggle(
+        _("Choose any range"), value=RANGE_KEY in st.query_params, key=FREE_KEY,
+        bind="query-params",
+        help=_("A slider with two ends instead of the first positions: any start and end, each "
+               "change drawn anew (it takes a moment longer).")))
     if view == "3D" and not exact:
         st.caption(_("The 3D view is always an interactive figure: drag it to turn it."))
+    if not free:
+        return PcaSettings((0, n_positions - 1), 0, n_positions - 1, view, tuple(pcs), exact,
+                           free=False)
+    lo, hi = st.slider(
+        _("Positions to project"), 0, n_positions - 1, (0, n_positions - 1), key=RANGE_KEY,
+        bind="query-params",
+        help=_("PCA is fitted on these positions only (at least {n}).").format(n=MIN_RANGE),
+    )
+    start, stop = clamp_range(lo, hi, n_positions)
     return PcaSettings((lo, hi), start, stop, view, tuple(pcs), exact)
 
 
-def pca_notes(ctx: PositionsContext, settings: PcaSettings, available: int) -> tuple[int, ...]:
-    """Say why the figure shows other positions or components than asked; the components used."""
-    start, stop, pcs = settings.start, settings.stop, settings.pcs
-    if (start, stop) != tuple(sorted(settings.asked)):
-        explain(_("PCA needs at least {n} positions: showing positions {start}–{stop}.")
-                .format(n=MIN_RANGE, start=start, stop=stop))
+def range_notes(ctx: PositionsContext, start: int, stop: int, pcs: tuple[int, ...],
+                available: int) -> tuple[list[str], tuple[int, ...]]:
+    """What to say about positions start..stop: components asked for beyond those it has, the
+    input's positions outside it, rings without labels; and the components used."""
+    notes = []
     if max(pcs) > available:
-        explain(_("Positions {start}–{stop} have only {n} components: PC{asked} is shown as "
-                  "PC{shown}.").format(start=start, stop=stop, n=available, asked=max(pcs),
-                                       shown=available))
+        notes.append(_("Positions {start}–{stop} have only {n} components: PC{asked} is shown "
+                       "as PC{shown}.").format(start=start, stop=stop, n=available,
+                                               asked=max(pcs), shown=available))
         pcs = tuple(min(pc, available) for pc in pcs)
     marks = ctx.marks.within(start, stop) if ctx.marks else None
     if ctx.marks is not None and marks is not None and len(marks.positions) < len(
         ctx.marks.positions
     ):
-        explain(_("{n} of your input's positions lie outside {start}–{stop} and are not drawn.")
-                .format(n=len(ctx.marks.positions) - len(marks.positions), start=start,
-                        stop=stop))
+        notes.append(_("{n} of your input's positions lie outside {start}–{stop} and are not "
+                       "drawn.").format(n=len(ctx.marks.positions) - len(marks.positions),
+                                        start=start, stop=stop))
     if marks is not None and len(marks.positions) > figs.MAX_TEXT_LABELS:
-        explain(_("Your input has {n} positions here: they are ringed; hover a ring to read its "
-                  "token.").format(n=len(marks.positions)))
+        notes.append(_("Your input has {n} positions here: they are ringed; hover a ring to "
+                       "read its token.").format(n=len(marks.positions)))
+    return notes, pcs
+
+
+def pca_notes(ctx: PositionsContext, settings: PcaSettings, available: int) -> tuple[int, ...]:
+    """Say why the figure shows other positions or components than asked; the components used."""
+    start, stop = settings.start, settings.stop
+    if (start, stop) != tuple(sorted(settings.asked)):
+        explain(_("PCA needs at least {n} positions: showing positions {start}–{stop}.")
+                .format(n=MIN_RANGE, start=start, stop=stop))
+    notes, pcs = range_notes(ctx, start, stop, settings.pcs, available)
+    for note in notes:
+        explain(note)
     return pcs
 
 
@@ -143,6 +174,13 @@ def draw_pca(ctx: PositionsContext) -> None:
 def draw_pca_view(ctx: PositionsContext) -> None:
     """The PCA settings, both tables' projections, the scree plot and the downloads."""
     settings = pca_settings(ctx.n_positions)
+    if not settings.free:
+        counts = figs.first_counts(ctx.n_positions)
+        # Every count's picture is made here, once for the settings: the switcher's own fragment
+        # (a move's report) reruns with them and only redraws the downloads.
+        run_part(draw_pca_counts, ctx, counts,
+                 [count_picture(ctx, count, settings.pcs) for count in counts])
+        return
     start, stop = settings.start, settings.stop
     projections = {kind: cache.get_projection(ctx.model, kind, start, stop)
                    for kind in TABLE_KINDS}
@@ -150,25 +188,77 @@ def draw_pca_view(ctx: PositionsContext) -> None:
     marks = ctx.marks.within(start, stop) if ctx.marks else None
     names = ctx.names()
     subtitle = _("positions {start}–{stop}").format(start=start, stop=stop)
-    for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
-        with column:
-            if settings.interactive:
+    if settings.interactive:
+        for column, kind in zip(st.columns(2), TABLE_KINDS, strict=True):
+            with column:
                 base = cache.get_pca_base(ctx.model, kind, start, stop, tuple(pcs),
                                           names[kind], subtitle)
                 marks_trace = figs.pca_marks_trace(projections[kind], pcs, marks)
                 show_figure(figs.with_trace(base, marks_trace), f"positions_pca_{kind}",
                             key=f"pos_pca_{kind}")
-            else:   # pictures first: a plotly figure was most of a rerun in the browser
-                picture = cache.get_pca_picture(ctx.model, kind, start, stop, tuple(pcs),
-                                                names[kind], subtitle, language())
-                marks_svg = pictures.pca_marks(projections[kind], pcs, marks)
-                st.html(pictures.pca_picture(picture, marks_svg, f"positions_pca_{kind}"))
-    if settings.interactive:
         show_figure(cache.get_scree(ctx.model, start, stop, language()), "positions_scree",
                     key="pos_scree")
-    else:
+    else:   # pictures first: a plotly figure was most of a rerun in the browser
+        for column, picture in zip(st.columns(2), table_pictures(ctx, start, stop, pcs),
+                                   strict=True):
+            column.html(picture)
         st.html(cache.get_scree_picture(ctx.model, start, stop, language()))
     draw_pca_downloads(ctx, projections, start, stop)
+
+
+def table_pictures(ctx: PositionsContext, start: int, stop: int,
+                   pcs: tuple[int, ...]) -> list[str]:
+    """Both tables' PCA pictures of positions start..stop with the input's rings (cached
+    without them: a new sentence only adds its marks)."""
+    marks = ctx.marks.within(start, stop) if ctx.marks else None
+    names = ctx.names()
+    subtitle = _("positions {start}–{stop}").format(start=start, stop=stop)
+    found = []
+    for kind in TABLE_KINDS:
+        base = cache.get_pca_picture(ctx.model, kind, start, stop, pcs, names[kind], subtitle,
+                                     language())
+        marks_html = pictures.pca_marks(cache.get_projection(ctx.model, kind, start, stop), pcs,
+                                        marks)
+        found.append(pictures.pca_picture(base, marks_html, f"positions_pca_{kind}"))
+    return found
+
+
+def count_picture(ctx: PositionsContext, count: int, pcs: tuple[int, ...]) -> str:
+    """What the tab draws for positions 0..count-1 as one picture: both tables' PCA side by side
+    over the scree, under the notes that depend on the count (they switch with it)."""
+    stop = count - 1
+    available = min(cache.get_projection(ctx.model, kind, 0, stop).n_components
+                    for kind in TABLE_KINDS)
+    notes, shown = range_notes(ctx, 0, stop, pcs, available)
+    picture = pictures.range_picture(table_pictures(ctx, 0, stop, shown),
+                                     cache.get_scree_picture(ctx.model, 0, stop, language()),
+                                     "positions_pca")
+    return with_words(" ".join(notes), picture) if notes else picture
+
+
+def count_name(count: int, n_positions: int) -> str:
+    """A count as the switcher and the link say it: "first 64", "all 512"."""
+    return _(ALL_NAME if count == n_positions else COUNT_NAME).format(n=count)
+
+
+def count_spellings(count: int) -> set[str]:
+    """A count's name in every language: a link made in one opens in the other."""
+    return {t.format(n=count) for t in every_language(COUNT_NAME) | every_language(ALL_NAME)}
+
+
+def draw_pca_counts(ctx: PositionsContext, counts: list[int], count_pictures: list[str]) -> None:
+    """The switcher over the first positions' pictures, switched in the browser
+    (components.picture_switcher); a move reports the count to this fragment, which redraws the
+    downloads of the positions shown."""
+    count = picture_switcher(
+        COUNT_KEY, counts, count_pictures, _("Positions to project"),
+        names=[count_name(c, ctx.n_positions) for c in counts], spellings=count_spellings,
+        default=counts[-1], invalid=_(NO_COUNT), report=True,
+        help=_("PCA is fitted on the first positions of the table only; drag or use the arrow "
+               "keys."))
+    projections = {kind: cache.get_projection(ctx.model, kind, 0, count - 1)
+                   for kind in TABLE_KINDS}
+    draw_pca_downloads(ctx, projections, 0, count - 1)
 
 
 def draw_pca_downloads(ctx: PositionsContext, projections: dict, start: int, stop: int) -> None:

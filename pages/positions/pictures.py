@@ -76,6 +76,8 @@ STYLE = f"""<style>
 .pp-slot {{ flex:1 1 0; display:flex; align-items:flex-end; justify-content:center;
   height:100%; gap:1px; }}
 .pp-slot div {{ width:38%; }}
+.pp-pair {{ display:grid; grid-template-columns:repeat(2, minmax(0, 1fr)); column-gap:1rem;
+  margin-bottom:1rem; }}
 .pp-pcs {{ display:flex; }}
 .pp-pcs span {{ flex:1 1 0; text-align:center; font-size:14px; white-space:nowrap; }}
 </style>"""
@@ -233,3 +235,18 @@ def scree_picture(projections: Mapping[TableKind, Projection], names: Mapping[Ta
         f'<div class="pp-pcs">{pcs}</div></div></div>'
         f'<div class="pp-legend">{legend}</div></div>'
     )
+
+
+def range_picture(pca_pictures: Sequence[str], scree: str, key: str) -> str:
+    """Both tables' PCA pictures side by side (as the tab's two columns) over the scree, as one
+    picture for components.picture_switcher: the style once, first (the switcher sends it once
+    for all values), and one ``data-figure`` (``key``) for the whole, the parts' own names kept
+    as ``data-part``: a reader's tools find the one picture shown."""
+    pairs = "".join(f"<div>{_part(p)}</div>" for p in pca_pictures)
+    return (f'{STYLE}<div class="pp-range" data-figure="{_text(key)}">'
+            f'<div class="pp-pair">{pairs}</div>{_part(scree)}</div>')
+
+
+def _part(picture: str) -> str:
+    """A picture of this module without its style block, its name as a part's."""
+    return picture.replace(STYLE, "").replace(' data-figure="', ' data-part="', 1)

@@ -45,7 +45,8 @@ class PositionsContext:
 
 @dataclass(frozen=True)
 class PcaSettings:
-    """The PCA tab's choices: the asked range, the range used, 2D/3D and the components."""
+    """The PCA tab's choices: the asked range, the range used, 2D/3D and the components; with
+    ``free`` off, the range is the switcher's (the whole table until it is drawn)."""
 
     asked: tuple[int, int]
     start: int
@@ -53,6 +54,7 @@ class PcaSettings:
     view: str
     pcs: tuple[int, ...]
     exact: bool = False   # "Exact values on hover": interactive figures instead of pictures
+    free: bool = True     # any range (the two-ended slider), not the first positions' switcher
 
     @property
     def interactive(self) -> bool:
