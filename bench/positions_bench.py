@@ -4,8 +4,11 @@
 
     1 the per-model work (core.positions on the learned and the sinusoidal table), median of N
     2 the page in AppTest: first visit with the position caches empty (model already loaded),
-      warm reruns that only change sentence A, and one with a new position range; with the
-      number of model-level computations each run really did (pages.positions.cache.CALLS)
+      warm reruns that only change sentence A, "Choose any range" turned on, and a new
+      position range; with the number of model-level computations each run really did
+      (pages.positions.cache.CALLS)
+    3 the PCA tab's count switcher as it opens: the bytes of every count's picture together,
+      raw (the shared style once) and as components.picture_switcher packs them
 
 AppTest runs the script without a browser, so these are server-side times; bench/run.py measures
 the same page end to end in Chromium.
@@ -92,8 +95,10 @@ def app_table(reps: int) -> list[str]:
     warm = [timed_run(at, lambda i=i: at.text_area(key="a").set_value(f"Sentence number {i} "
                                                                       "about positions").run())
             for i in range(reps)]
+    bytes_lines = switcher_bytes(at)
+    free_s, free_calls = timed_run(at, lambda: at.toggle(key="pos_free").set_value(True).run())
     range_s, range_calls = timed_run(
-        at, lambda: at.slider(key="pos_range").set_value((0, 255)).run()
+        at, lambda: at.slider(key="pos_range").set_value((0, 199)).run()
     )
     warm_s = statistics.median(s for s, _ in warm)
     warm_calls = {k: v for _, calls in warm for k, v in calls.items()}
@@ -104,10 +109,33 @@ def app_table(reps: int) -> list[str]:
         f"| /positions first visit (position caches empty) | {first_s:.2f} s | {first_calls} |",
         f"| warm rerun, new sentence A (median of {reps}) | {warm_s:.2f} s | "
         f"{warm_calls or 'none'} |",
+        f"| rerun turning on Choose any range | {free_s:.2f} s | {free_calls or 'none'} |",
         f"| rerun with a new position range | {range_s:.2f} s | {range_calls} |",
         "",
         f"First visit / warm rerun: {first_s / warm_s:.1f}x.",
+        "",
+        *bytes_lines,
     ]
+
+
+def switcher_bytes(at) -> list[str]:
+    """The count switcher's data as the page sends it: packed (zlib, what goes over the
+    websocket) and unpacked (its JSON), with each count's picture."""
+    import json
+
+    from components.picture_switcher import unpack
+
+    packed = next(e.proto.bytes for e in at.get("bidi_component")
+                  if "pos_count" in json.dumps(unpack(e.proto.bytes))[:2000])
+    data = unpack(packed)
+    raw = len(json.dumps(data, ensure_ascii=False).encode("utf-8"))
+    axes = data.get("axes") or [data]   # one slider: its names at the top or in its axis
+    names = axes[0]["names"]
+    sizes = ", ".join(f"{name} {len(p.encode()) / 1000:.1f} kB"
+                      for name, p in zip(names, data["pictures"], strict=True))
+    return [f"Count switcher as it opens: {raw / 1000:.1f} kB unpacked, {len(packed) / 1000:.1f} "
+            f"kB packed ({len(packed) / raw:.0%}); style sent once "
+            f"{len(data['style'].encode()) / 1000:.1f} kB; pictures: {sizes}."]
 
 
 def main(argv: list[str] | None = None) -> int:
