@@ -33,6 +33,7 @@ VIEWS = {   # a page as it opens, with the control switched in the browser now
     "/stages (stage)": ("stages", {}),
     "/similarity, Tokens (stage)": ("similarity", {}),
     "/encoder, Attention (head)": ("encoder", {"enc_section": "Attention"}),
+    "/positions, PCA (first positions)": ("positions", {}),
 }
 
 
