@@ -78,13 +78,14 @@ NO_COUNT = N_("There is no choice {asked} of positions to project here: the choi
 def pca_settings(n_positions: int) -> PcaSettings:
     """View and the three axis pickers in four columns (five columns collapsed the pickers at
     1024 px), the two switches, then the range: in the 2D pictures, a picture switcher over
-    the first 32, 64, ... positions and the whole table (pca_count_switcher, drawn later); with
+    the first 32, 64, ... positions and the whole table (draw_pca_counts, drawn later); with
     "Choose any range", exact values or the 3D view, the two-ended slider of any range.
 
     The switcher's values are a few fixed counts because each value's pictures are sent to the
     browser: one range's (both tables' PCA and the scree) are 79 kB at 0-511, 19 kB at 0-31,
     and every value of the slider's lower end alone (upper at 511) would be about 25 MB and 22 s
-    of PCA and drawing (measured on every 32nd); the five counts are 201 kB, 40 kB packed. A
+    of PCA and drawing (measured on every 32nd); the five counts' are 180 kB with the style
+    sent once, 40 kB packed (bench/positions_bench.py, the default sentence). A
     link that carries a range (``pos_range``, every link made before the switcher) opens with
     "Choose any range" on, on that range."""
     c_view, *c_axes = st.columns(4, vertical_alignment="bottom")
