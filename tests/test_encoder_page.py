@@ -45,6 +45,14 @@ def layer_of(at) -> int:
     return switcher.index + 1 if switcher else widget(at, "select_slider", LAYER_KEY).value
 
 
+def shown_images(at) -> dict:
+    """The image heatmaps a reader sees: the page's own and the pictures its switchers show."""
+    found = dict(image_heatmaps(at))
+    for switcher in switchers(at).values():
+        found.update(switcher.heatmaps())
+    return found
+
+
 def widget(at, kind: str, key: str):
     return next(w for w in getattr(at, kind) if w.key == key)
 
@@ -63,7 +71,7 @@ def test_every_section_renders(section, query):
     at = open_app(PAGE, **{SECTION_KEY: section}, **query)
     assert_clean(at)
     assert at.title[0].value == "Encoder"
-    assert at.get("plotly_chart") or image_heatmaps(at), section
+    assert at.get("plotly_chart") or shown_images(at), section
 
 
 def test_pair_padding_and_hidden_specials():
@@ -82,7 +90,7 @@ def test_pair_padding_and_hidden_specials():
 def test_checks_shown_equal_core(bundle, step):
     at = open_app(PAGE, **{SECTION_KEY: "Layer walk", LAYER_KEY: "2", STEP_KEY: step})
     assert_clean(at)
-    assert widget(at, "select_slider", LAYER_KEY).value == 2
+    assert layer_of(at) == 2
     expected = encoder_steps(bundle, DEFAULT_SENTENCE, layer=2).checks[step]
     [check] = live_checks(at)
     assert check.text.startswith(f"Live check passed · {step}, ours vs "), check.text
@@ -158,10 +166,10 @@ def test_last_layer_and_head_from_link(bundle):
     n, h = bundle.config.num_hidden_layers, bundle.config.num_attention_heads
     at = open_app(PAGE, **{LAYER_KEY: str(n), HEAD_KEY: str(h - 1)})
     assert_clean(at)
-    assert widget(at, "select_slider", LAYER_KEY).value == n
+    assert layer_of(at) == n
     assert head_of(at) == h - 1
     at = open_app(PAGE, **{LAYER_KEY: str(n + 1), HEAD_KEY: str(h)})
-    assert widget(at, "select_slider", LAYER_KEY).value == 1
+    assert layer_of(at) == 1
     assert any(f"There is no layer {n + 1}" in as_read(i.value) for i in at.info)
 
 
@@ -172,14 +180,14 @@ def test_chinese(section):
     assert CJK.search(at.title[0].value)
     assert CJK.search(at.markdown[0].value)
     assert all(CJK.search(tab.label) for tab in at.tabs), [t.label for t in at.tabs]
-    assert at.get("plotly_chart") or image_heatmaps(at)
+    assert at.get("plotly_chart") or shown_images(at)
 
 
 @pytest.mark.parametrize("asked", ["3", "layer 3", "第 3 层"])
 def test_layer_link_in_either_language(asked):
     at = open_app(PAGE, **{LAYER_KEY: asked, HEAD_KEY: "head 2"})
     assert_clean(at)
-    assert widget(at, "select_slider", LAYER_KEY).value == 3
+    assert layer_of(at) == 3
     assert head_of(at) == 2
     assert not at.info
 
@@ -224,7 +232,7 @@ def test_the_walks_matrix_is_an_image_of_the_step(bundle, step):
     at = open_app(PAGE, **{LAYER_KEY: "2", HEAD_KEY: "1", STEP_KEY: step})
     assert_clean(at)
     assert not at.get("plotly_chart")
-    [image] = image_heatmaps(at).values()
+    [image] = shown_images(at).values()
     low, high = (0.0, 1.0) if square else (-np.abs(shown).max(), np.abs(shown).max())
     expected = scale_colours(shown, low, high, "Blues" if square else "RdBu_r")
     assert image.rgb.shape == (*shown.shape, 3)
@@ -299,8 +307,31 @@ def test_attention_layers_and_heads_are_pictures_switched_in_the_browser(bundle)
     at.query_params[SECTION_KEY] = "Layer walk"
     at.run()
     assert_clean(at)
-    assert widget(at, "select_slider", HEAD_KEY).value == 7
-    assert widget(at, "select_slider", LAYER_KEY).value == 4
+    assert head_of(at) == 7 and layer_of(at) == 4
+
+
+def test_the_walk_sends_every_layer_and_head_of_a_step(bundle):
+    """As images, the Layer walk sends the step of every layer, and of every head for a per-head
+    step (each picture that layer's and head's step, computed here by core.encoder_steps on
+    its own), and opens on the link's; a step of the whole layer keeps a head slider on the
+    server, for the head's matrices under it."""
+    config = bundle.config
+    n_layers, n_heads = config.num_hidden_layers, config.num_attention_heads
+    at = open_app(PAGE, **{LAYER_KEY: "3", HEAD_KEY: "2", STEP_KEY: "attention_probs"})
+    assert_clean(at)
+    heads = switchers(at)[HEAD_KEY]
+    assert len(heads.pictures) == n_layers * n_heads and heads.shown == 2 * n_heads + 2
+    for layer in range(1, n_layers + 1):
+        probs = encoder_steps(bundle, DEFAULT_SENTENCE, layer=layer).steps["attention_probs"]
+        for h in range(n_heads):
+            [image] = heads.heatmaps((layer - 1) * n_heads + h).values()
+            assert f"layer {layer}" in image.title and f"(head {h})" in image.title
+            expected = scale_colours(probs[h], 0.0, 1.0, "Blues")
+            assert np.abs(image.rgb - expected).max() <= 3, (layer, h)
+    at = open_app(PAGE, **{LAYER_KEY: "3", HEAD_KEY: "2", STEP_KEY: "output"})
+    assert_clean(at)
+    assert HEAD_KEY not in switchers(at) and len(switchers(at)[LAYER_KEY].pictures) == n_layers
+    assert widget(at, "select_slider", HEAD_KEY).value == 2
 
 
 def test_a_long_input_picks_its_attention_layer_on_the_server(bundle):

@@ -139,6 +139,12 @@ def test_encoder_layer_switches_in_the_browser(server, browser):
                    "enc_layer", report=True)
 
 
+def test_encoder_walk_layer_and_head_switch_in_the_browser(server, browser):
+    url = f"{server}/encoder?enc_step=attention_probs&enc_layer=layer+2"
+    move_and_check(browser, url, "enc_layer", report=True)
+    move_and_check(browser, url, "enc_head", report=True)
+
+
 def test_attribution_layer_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/attribution?att_layer=layer+3", "att_layer", report=True)
 

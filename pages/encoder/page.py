@@ -21,7 +21,7 @@ from components.controls import by_word_toggle
 from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
+from components.heatmap_image import HeatmapImage, draw_heatmap, exact_toggle, heatmap_html
 from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
@@ -112,15 +112,20 @@ def head_in_link(key: str, options: list[int], label: str) -> int | None:
 def heads_as_pictures(label: str) -> bool:
     """Does this tab switch its head in the browser? The Attention tab as images (the exact
     values off): its pictures of every head come with the page."""
-    exact = st.session_state.get(EXACT_KEY, st.query_params.get(EXACT_KEY) == "true")
-    return label == "Attention" and not exact
+    return label == "Attention" and not exact_asked()
+
+
+def exact_asked() -> bool:
+    """Is the exact-values toggle on (read before the tab draws it)?"""
+    return bool(st.session_state.get(EXACT_KEY, st.query_params.get(EXACT_KEY) == "true"))
 
 
 def layers_as_pictures(label: str, key: InputKey, bundle: ModelBundle) -> bool:
-    """Does this tab switch its layer in the browser too? The Attention tab as images, when
-    every layer's and head's picture together stay small (GRID_CELLS): else its layer is
-    picked on the server and only the layer's heads come with the page."""
-    if not heads_as_pictures(label):
+    """Does this tab switch its layer in the browser too? The Attention tab and the Layer walk
+    as images, when every layer's and head's picture together stay small (GRID_CELLS): else
+    the layer is picked on the server (and on the Attention tab only the layer's heads come
+    with the page)."""
+    if label not in HEAD_TABS or exact_asked():
         return False
     config = bundle.config
     with stop_on_input_error():
@@ -202,30 +207,92 @@ def draw_layer_diagram(bundle: ModelBundle) -> None:
 
 def draw_layer_walk(ctx: Context) -> None:
     """One step of the picked layer at a time, then the picked head's attention (the diagram
-    is above: draw_layer_diagram)."""
+    is above: draw_layer_diagram). As images with every layer sent (ctx.steps None), the layer,
+    and the head of a per-head step, are switched in the browser (draw_walk_pictures)."""
     explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.encoding.tokens)))
     name = st.select_slider(_("Step"), STEP_NAMES, key=STEP_KEY, bind="query-params")
     exact = exact_toggle(EXACT_KEY)
     explain(_(fg.STEP_TEXT[name][0]))
-    matrix = fg.step_matrix(ctx.layer_steps, name, ctx.head_view.head)
-    per_head = ctx.layer_steps.steps[name].ndim == 3
-    where = _(" (head {n})").format(n=ctx.head_view.head) if per_head else ""
+    first = ctx.steps if ctx.steps is not None else cache.get_steps(ctx.key, 1)
     is_square = name in ("attention_scores", "attention_probs")
-    cols = labels_of(ctx) if is_square else None
-    if name == "attention_scores" and ctx.layer_steps.mask_bias is not None:
+    if name == "attention_scores" and first.mask_bias is not None:
         explain(_("Padded key columns hold float32's lowest value (about −3.4e38) so softmax "
                   "gives them 0; they are drawn at the lowest real score, or the colour scale "
                   "would hide every real difference."))
-    if not is_square and matrix.shape[1] > fg.MAX_COLUMNS:
+    width = first.steps[name].shape[-1]
+    if not is_square and width > fg.MAX_COLUMNS:
         explain(_("The first {k} of {n} columns are drawn; the downloads hold them all.").format(
-            k=fg.MAX_COLUMNS, n=matrix.shape[1]))
-    again, head = steps_again(ctx), ctx.head_view.head
-    show_matrix(ctx, matrix, f"{name}{where.strip()}_layer{ctx.layer_steps.layer}",
-                model_title(ctx, name + where), exact,
-                lambda: fg.step_matrix(again(), name, head), cols=cols,
-                probs=name == "attention_probs")
+            k=fg.MAX_COLUMNS, n=width))
+    if ctx.steps is None:
+        run_part(draw_walk_pictures, ctx, name)
+        return
+    draw_step(ctx, name, exact)
     draw_check(ctx, name)
     draw_head_steps(ctx, exact)
+
+
+def step_title(ctx: Context, name: str) -> tuple[str, str]:
+    """The step's title on its figure and its download's name, for the picked layer and head."""
+    per_head = ctx.layer_steps.steps[name].ndim == 3
+    where = _(" (head {n})").format(n=ctx.head_view.head) if per_head else ""
+    return model_title(ctx, name + where), f"{name}{where.strip()}_layer{ctx.layer_steps.layer}"
+
+
+def step_image(ctx: Context, name: str) -> HeatmapImage:
+    """The step of the picked layer (and head) as an image, as draw_step shows it."""
+    is_square = name in ("attention_scores", "attention_probs")
+    return fg.matrix_image(fg.step_matrix(ctx.layer_steps, name, ctx.head_view.head),
+                           labels_of(ctx), step_title(ctx, name)[0],
+                           cols=labels_of(ctx) if is_square else None,
+                           probs=name == "attention_probs")
+
+
+def draw_step(ctx: Context, name: str, exact: bool) -> None:
+    """The step of the picked layer (and head), with its downloads."""
+    is_square = name in ("attention_scores", "attention_probs")
+    title, file = step_title(ctx, name)
+    again, head = steps_again(ctx), ctx.head_view.head
+    show_matrix(ctx, fg.step_matrix(ctx.layer_steps, name, head), file, title, exact,
+                lambda: fg.step_matrix(again(), name, head),
+                cols=labels_of(ctx) if is_square else None, probs=name == "attention_probs")
+
+
+def draw_walk_pictures(ctx: Context, name: str) -> None:
+    """The step of every layer (and of every head, for a per-head step) sent once and switched
+    in the browser, keyed fig_<download name> as draw_step's; a move reports the layer and
+    head to this fragment, which then redraws what the server draws from them: the step's
+    downloads and live check, and the head's matrices. For a step of the whole layer the head
+    is picked on the server, above the head's matrices it picks."""
+    config = ctx.bundle.config
+    layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
+    every = [cache.get_steps(ctx.key, layer) for layer in layers]
+    per_head = every[0].steps[name].ndim == 3
+    views = [Context(ctx.key, ctx.bundle, steps, head_slice(steps, h))
+             for steps in every for h in (heads if per_head else [0])]
+    pictures = [heatmap_html(step_image(v, name), f"fig_{step_title(v, name)[1]}")
+                for v in views]
+    axes: list[Axis] = [layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1)]
+    if per_head:
+        axes.append(head_axis(heads))
+    picked = picture_grid(axes, pictures, report=True)
+    layer = int(picked[0])
+    head = int(picked[1]) if per_head else picker(
+        st, HEAD_KEY, HEAD_LABEL, heads, _("Attention head"), NO_HEAD)
+    shown = Context(ctx.key, ctx.bundle, every[layer - 1], head_slice(every[layer - 1], head))
+    again = steps_again(shown)
+    download_matrix(step_title(shown, name)[1], lambda: fg.step_matrix(again(), name, head),
+                    [f"{i}:{t}" for i, t in enumerate(shown.encoding.tokens)],
+                    key=step_title(shown, name)[1])
+    draw_check(shown, name)
+    draw_head_steps(shown, exact=False)
+
+
+def head_axis(heads: list[int]) -> Axis[int]:
+    """The head slider of a picture switcher: "head 3" in the reader's language, either
+    language's name or a bare number in a link."""
+    return Axis(HEAD_KEY, heads, _("Attention head"), [_(HEAD_LABEL).format(n=h) for h in heads],
+                _(NO_HEAD_SHOWN), spellings=lambda h: {t.format(n=h) for t in
+                                                       every_language(HEAD_LABEL)})
 
 
 def draw_head_steps(ctx: Context, exact: bool) -> None:
@@ -405,10 +472,7 @@ def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: b
     config = ctx.bundle.config
     layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
     layer, head = picture_grid([
-        layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1),
-        Axis(HEAD_KEY, heads, _("Attention head"), [_(HEAD_LABEL).format(n=h) for h in heads],
-             _(NO_HEAD_SHOWN), spellings=lambda h: {t.format(n=h) for t in
-                                                    every_language(HEAD_LABEL)})],
+        layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1), head_axis(heads)],
         grid_pictures(ctx, maps, by_word), report=True)
     key, word = ctx.key, "_by_word" if by_word else ""
 
