@@ -67,13 +67,15 @@ class Control:
 
 CONTROLS = (
     Control("stages", "picture", "Stage", "ArrowRight", key="st_stage"),
-    Control("encoder", "slider", "Encoder layer", "ArrowRight"),
+    Control("encoder", "picture", "Encoder layer", "ArrowRight", key="enc_layer"),
     Control("encoder", "picture", "Attention head", "ArrowRight", (("enc_section", "Attention"),),
             key="enc_head", name="encoder Attention"),
     Control("encoder", "picture", "Encoder layer", "ArrowRight", (("enc_section", "Attention"),),
             key="enc_layer", name="encoder Attention layer"),
     Control("similarity", "picture", "Stage or layer", "ArrowLeft", key="sim_stage"),
-    Control("positions", "slider", "Positions to project", "ArrowRight"),
+    Control("positions", "picture", "Positions to project", "ArrowLeft", key="pos_count"),
+    Control("positions", "slider", "Positions to project", "ArrowRight", (("pos_free", "true"),),
+            name="positions any range"),
     # Its layer slider shows once there are two sentences.
     Control("pairs", "picture", "Layer", "ArrowLeft", (("b", "It rained all day."),),
             key="pr_layer"),
