@@ -7,12 +7,18 @@ First paint: from the address entered until the page's first figure (an image he
 plotly chart) is visible. Bytes: what the server sent over the page's websocket until its run is
 over. Goal (issue 54): both within 1.2x of before.
 
+Then, in AppTest, what each view's picture switchers send: packed, and how much of that is the
+pictures' PNG images (base64 in the JSON; already compressed, so packing them again saves
+nothing) against the rest (labels, words, style), which compresses several times over.
+
     python3 -m bench.picture_bench [--reps 5] [--before 44a19ae]
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import re
 import statistics
 import subprocess
 import tempfile
@@ -35,6 +41,9 @@ VIEWS = {   # a page as it opens, with the control switched in the browser now
     "/encoder, Attention (head)": ("encoder", {"enc_section": "Attention"}),
     "/positions, PCA (first positions)": ("positions", {}),
 }
+
+
+IMAGE = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]*)")
 
 
 @dataclass
@@ -110,12 +119,44 @@ def rows(results: dict[tuple[str, str], Opens], before: str) -> list[Row]:
     return out
 
 
+def switcher_parts() -> list[str]:
+    """Each view's picture switchers as the page sends them (AppTest, this tree): packed bytes,
+    the PNG images in them, and the data packed again without the images."""
+    from streamlit.testing.v1 import AppTest
+
+    from components.picture_switcher import pack, unpack
+
+    lines = ["| view | switcher | pictures | packed | PNG images (base64) | packed without "
+             "the images |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for view, (path, query) in VIEWS.items():
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        for key, value in {"a": SENTENCE, **query}.items():
+            at.query_params[key] = value
+        at.run()
+        at.switch_page(f"pages/{path}/page.py").run()
+        for element in at.get("bidi_component"):
+            packed = bytes(element.proto.bytes)
+            data = unpack(packed)
+            pictures = list(data.get("pictures", []))
+            images = [base64.b64decode(m) for p in pictures for m in IMAGE.findall(p)]
+            bare = pack({**data, "pictures": [IMAGE.sub("data:image/png;base64,", p)
+                                              for p in pictures]})
+            lines.append(
+                f"| {view} | {str(data.get('id', '')).split(':')[0]} | {len(pictures)} | "
+                f"{len(packed) / 1e3:.1f} kB | {len(images)}: {sum(map(len, images)) / 1e3:.1f}"
+                f" kB ({sum(len(base64.b64encode(i)) for i in images) / 1e3:.1f} kB) | "
+                f"{len(bare) / 1e3:.1f} kB |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--before", default=BEFORE)
     args = parser.parse_args(argv)
     print(markdown(rows(measure(args.reps, args.before), args.before)))
+    print()
+    print("\n".join(switcher_parts()))
     return 0
 
 
