@@ -160,7 +160,7 @@ def picture_points(body: str) -> np.ndarray:
     """The dots of a PCA picture's SVG image, in its view box units, in position order."""
     data = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', body).group(1)
     svg = base64.b64decode(data).decode()
-    return np.array([(float(x), float(y)) for x, y in re.findall(r'd="M([\d.-]+) ([\d.-]+)h0"',
+    return np.array([(float(x), float(y)) for x, y in re.findall(r'M([\d.-]+) ([\d.-]+)h0',
                                                                  svg)])
 
 

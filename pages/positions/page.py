@@ -84,8 +84,8 @@ def pca_settings(n_positions: int) -> PcaSettings:
     The switcher's values are a few fixed counts because each value's pictures are sent to the
     browser: one range's (both tables' PCA and the scree) are 79 kB at 0-511, 19 kB at 0-31,
     and every value of the slider's lower end alone (upper at 511) would be about 25 MB and 22 s
-    of PCA and drawing (measured on every 32nd); the five counts' are 180 kB with the style
-    sent once, 40 kB packed (bench/positions_bench.py, the default sentence). A
+    of PCA and drawing (measured on every 32nd); the five counts' are 125 kB with the style
+    sent once, 32 kB packed (bench/positions_bench.py, the default sentence). A
     link that carries a range (``pos_range``, every link made before the switcher) opens with
     "Choose any range" on, on that range."""
     c_view, *c_axes = st.columns(4, vertical_alignment="bottom")

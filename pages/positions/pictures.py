@@ -40,6 +40,7 @@ RING_PX = 7             # radius of an input's ring
 LABEL_PX = 15           # token labels, legible from the back of a classroom
 PICTURE_LABEL_GAP = 0.125   # printed labels keep this share of the picture's width apart
 SCREE_PX = 260          # the scree's plot height
+DOT_COLOURS = 64        # steps of the dots' colour scale: neighbours of one colour share a path
 
 STYLE = f"""<style>
 .pp {{ color:{palette.INK}; font-size:15px; line-height:1.35; }}
@@ -93,12 +94,28 @@ def _hex(rgb: np.ndarray) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def _viridis(positions: np.ndarray) -> list[str]:
-    """Each position's colour on the interactive figure's scale (plotly's Viridis)."""
+def _viridis(positions: np.ndarray, steps: int | None = None) -> list[str]:
+    """Each position's colour on the interactive figure's scale (plotly's Viridis), in
+    ``steps`` steps (the table's own when None)."""
     table = colour_table("Viridis")
     span = max(float(positions.max() - positions.min()), 1.0)
-    rows = np.rint((positions - positions.min()) / span * (len(table) - 1)).astype(np.intp)
+    share = (positions - positions.min()) / span
+    if steps:
+        share = np.rint(share * (steps - 1)) / (steps - 1)
+    rows = np.rint(share * (len(table) - 1)).astype(np.intp)
     return [_hex(table[r]) for r in rows]
+
+
+def _dots(points: np.ndarray, colours: Sequence[str]) -> str:
+    """One round dot per point, consecutive dots of one colour in one path: the browser draws
+    an SVG image's elements each time it shows it (a count's picture switched in), and 64
+    paths cost it less than 512."""
+    runs: list[tuple[str, list[str]]] = []
+    for (x, y), colour in zip(points, colours, strict=True):
+        if not runs or runs[-1][0] != colour:
+            runs.append((colour, []))
+        runs[-1][1].append(f"M{x:.0f} {y:.0f}h0")
+    return "".join(f'<path d="{"".join(moves)}" stroke="{colour}"/>' for colour, moves in runs)
 
 
 def _gradient() -> str:
@@ -139,8 +156,7 @@ def pca_base(proj: Projection, pcs: Sequence[int], title: str, subtitle: str,
     # Whole units of a 1000-wide box are finer than the picture's pixels, and half the bytes.
     path = " ".join(f"{x:.0f},{y:.0f}" for x, y in points)
     positions = proj.positions.astype(np.int64)
-    dots = "".join(f'<path d="M{x:.0f} {y:.0f}h0" stroke="{colour}"/>'
-                   for (x, y), colour in zip(points, _viridis(positions), strict=True))
+    dots = _dots(points, _viridis(positions, DOT_COLOURS))
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {BOX:.0f} {height:.0f}">'
            f'<polyline points="{path}" fill="none" stroke="rgba(120,120,120,0.35)" '
            'stroke-width="1.5"/>'
