@@ -11,7 +11,7 @@ import streamlit as st
 from components.analysis_view import analysis_of
 from components.cache import get_analysis, get_model, results_cache
 from components.input_key import InputKey
-from components.labels import plotly_text
+from components.labels import plotly_text, token_labels
 from core import Analysis, Encoding
 from core.encoder import (
     EncoderSteps,
@@ -25,6 +25,7 @@ from core.encoder import (
     without_specials,
 )
 from core.words import Word, attention_by_word, word_masks, words_of_encoding
+from pages.encoder import figures as fg
 from pages.encoder.records import AttentionMaps, WordAttention
 
 
@@ -89,6 +90,24 @@ def get_attention_maps(key: InputKey, hide: bool, by_word: bool) -> AttentionMap
                          tuple(f"{i}:{enc.tokens[i]}" for i in keep),
                          types.index(1) if 1 in types else None,
                          np.asarray(weights, dtype=np.float32))
+
+
+@results_cache("encoder: attention pictures", share=0.02)
+def get_attention_pictures(key: InputKey, hide: bool, by_word: bool,
+                           language: str) -> tuple[str, ...]:
+    """figures.attention_pictures of get_attention_maps, in ``language`` (the run's, passed as
+    the key): a move's report reruns the tab's fragment, which then draws none of them again."""
+    return fg.attention_pictures(get_attention_maps(key, hide, by_word), get_model(key.model).label,
+                                 by_word)
+
+
+@results_cache("encoder: layer walk pictures", share=0.02)
+def get_walk_pictures(key: InputKey, name: str, language: str) -> tuple[str, ...]:
+    """figures.walk_pictures of step ``name`` over every layer, in ``language`` (as
+    get_attention_pictures)."""
+    bundle = get_model(key.model)
+    every = [get_steps(key, layer) for layer in range(1, bundle.config.num_hidden_layers + 1)]
+    return fg.walk_pictures(every, name, token_labels(every[0].encoding.tokens), bundle.label)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -13,9 +14,10 @@ from transformers import PretrainedConfig
 from components import palette
 from components.graphs import Node, dot_graph
 from components.heatmap import heatmap_figure
-from components.heatmap_image import HeatmapImage, Scale
+from components.heatmap_image import HeatmapImage, Scale, heatmap_html
 from components.i18n import N_, _
 from core.encoder import EncoderSteps, HeadAtlas, PoolerSteps, ResidualShares, TokenTrajectory
+from pages.encoder.records import AttentionMaps
 
 MAX_COLUMNS = 64   # columns of a tokens x dimensions step drawn by default
 GRID_COLUMNS = 4   # small maps per row in the all-heads grid
@@ -300,3 +302,49 @@ def trajectory_figure(path: TokenTrajectory, title: str) -> go.Figure:
 
 def trajectory_matrix(path: TokenTrajectory) -> np.ndarray:
     return np.stack([path.norm, path.cos_prev, path.cos_input], axis=1)
+
+
+def layer_title(what: str, model: str, layer: int) -> str:
+    """A figure's title on the Encoder page: what it shows, the model and the layer."""
+    return _("{what} · {model}, layer {layer}").format(what=what, model=model, layer=layer)
+
+
+def attention_pictures(maps: AttentionMaps, model: str, by_word: bool) -> tuple[str, ...]:
+    """Every layer's heads as pictures, layer 1's heads first (components.picture_grid's
+    order), each titled with its head and layer and keyed fig_att_head_<head>."""
+    what = _("head {n}, by word") if by_word else _("head {n}")
+    labels, pictures = list(maps.labels), []
+    for layer, heads in enumerate(maps.probs, start=1):
+        for h, probs in enumerate(heads):
+            image = matrix_image(probs, labels, layer_title(what.format(n=h), model, layer),
+                                 cols=labels, probs=True)
+            image = replace(image, boundary_row=maps.boundary, boundary_col=maps.boundary)
+            pictures.append(heatmap_html(image, f"fig_att_head_{h}"))
+    return tuple(pictures)
+
+
+def step_name(steps: EncoderSteps, name: str, head: int) -> tuple[str, str]:
+    """A Layer walk step's title (without the model) and its download's name, for a layer and
+    head: "attention_probs (head 3)", "attention_probs(head 3)_layer2"."""
+    where = _(" (head {n})").format(n=head) if steps.steps[name].ndim == 3 else ""
+    return name + where, f"{name}{where.strip()}_layer{steps.layer}"
+
+
+def step_image(steps: EncoderSteps, name: str, head: int, labels: Sequence[str],
+               model: str) -> HeatmapImage:
+    """The Layer walk's step of one layer (and head) as an image."""
+    square = name in ("attention_scores", "attention_probs")
+    return matrix_image(step_matrix(steps, name, head), labels,
+                        layer_title(step_name(steps, name, head)[0], model, steps.layer),
+                        cols=labels if square else None, probs=name == "attention_probs")
+
+
+def walk_pictures(every: Sequence[EncoderSteps], name: str, labels: Sequence[str],
+                  model: str) -> tuple[str, ...]:
+    """The step of every layer, and of every head of a per-head step (layer 1's heads first),
+    as pictures keyed fig_<download name>."""
+    per_head = every[0].steps[name].ndim == 3
+    heads = range(every[0].steps[name].shape[0]) if per_head else range(1)
+    return tuple(heatmap_html(step_image(steps, name, h, labels, model),
+                              f"fig_{step_name(steps, name, h)[1]}")
+                 for steps in every for h in heads)

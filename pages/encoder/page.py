@@ -21,8 +21,8 @@ from components.controls import by_word_toggle
 from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.heatmap_image import HeatmapImage, draw_heatmap, exact_toggle, heatmap_html
-from components.i18n import N_, _, every_language
+from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
+from components.i18n import N_, _, every_language, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
@@ -233,18 +233,8 @@ def draw_layer_walk(ctx: Context) -> None:
 
 def step_title(ctx: Context, name: str) -> tuple[str, str]:
     """The step's title on its figure and its download's name, for the picked layer and head."""
-    per_head = ctx.layer_steps.steps[name].ndim == 3
-    where = _(" (head {n})").format(n=ctx.head_view.head) if per_head else ""
-    return model_title(ctx, name + where), f"{name}{where.strip()}_layer{ctx.layer_steps.layer}"
-
-
-def step_image(ctx: Context, name: str) -> HeatmapImage:
-    """The step of the picked layer (and head) as an image, as draw_step shows it."""
-    is_square = name in ("attention_scores", "attention_probs")
-    return fg.matrix_image(fg.step_matrix(ctx.layer_steps, name, ctx.head_view.head),
-                           labels_of(ctx), step_title(ctx, name)[0],
-                           cols=labels_of(ctx) if is_square else None,
-                           probs=name == "attention_probs")
+    what, file = fg.step_name(ctx.layer_steps, name, ctx.head_view.head)
+    return model_title(ctx, what), file
 
 
 def draw_step(ctx: Context, name: str, exact: bool) -> None:
@@ -265,12 +255,9 @@ def draw_walk_pictures(ctx: Context, name: str) -> None:
     is picked on the server, above the head's matrices it picks."""
     config = ctx.bundle.config
     layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
-    every = [cache.get_steps(ctx.key, layer) for layer in layers]
+    every = [cache.get_steps(ctx.key, layer) for layer in layers]   # cached, one per layer
     per_head = every[0].steps[name].ndim == 3
-    views = [Context(ctx.key, ctx.bundle, steps, head_slice(steps, h))
-             for steps in every for h in (heads if per_head else [0])]
-    pictures = [heatmap_html(step_image(v, name), f"fig_{step_title(v, name)[1]}")
-                for v in views]
+    pictures = cache.get_walk_pictures(ctx.key, name, language())
     axes: list[Axis] = [layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1)]
     if per_head:
         axes.append(head_axis(heads))
@@ -450,21 +437,6 @@ def draw_attention_grid(ctx: Context, hide: bool, by_word: bool) -> None:
         "Does attention show what matters? Attribution sets it beside rollout, flow and gradients"))
 
 
-def grid_pictures(ctx: Context, maps: AttentionMaps, by_word: bool) -> list[str]:
-    """Every layer's heads as pictures, layer 1's heads first (components.picture_grid's order),
-    each titled with its head and layer and keyed fig_att_head_<head>."""
-    what = _("head {n}, by word") if by_word else _("head {n}")
-    labels, pictures = list(maps.labels), []
-    for layer, heads in enumerate(maps.probs, start=1):
-        for h, probs in enumerate(heads):
-            title = _("{what} · {model}, layer {layer}").format(
-                what=what.format(n=h), model=ctx.bundle.label, layer=layer)
-            image = replace(fg.matrix_image(probs, labels, title, cols=labels, probs=True),
-                            boundary_row=maps.boundary, boundary_col=maps.boundary)
-            pictures.append(heatmap_html(image, f"fig_att_head_{h}"))
-    return pictures
-
-
 def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: bool) -> None:
     """The picked layer's and head's map, every one sent once and switched in the browser by the
     layer and head sliders. A move reports both to this fragment, which then redraws only what
@@ -473,7 +445,7 @@ def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: b
     layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
     layer, head = picture_grid([
         layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1), head_axis(heads)],
-        grid_pictures(ctx, maps, by_word), report=True)
+        cache.get_attention_pictures(ctx.key, hide, by_word, language()), report=True)
     key, word = ctx.key, "_by_word" if by_word else ""
 
     def shown() -> np.ndarray:
