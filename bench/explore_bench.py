@@ -115,6 +115,9 @@ PICTURE_JS = """
   }
   const root = document.querySelector(`[data-keys~='${key}']`);
   window.__paint = new Promise((done) => {
+    // A key that shows no other picture (a value at the end of the range) is a failed move,
+    // not a wait without end.
+    setTimeout(() => done({ms: NaN, sentBefore: 0}), 5000);
     let pressed = null;
     const down = (e) => { pressed = e.timeStamp; };
     root.addEventListener("keydown", down, {capture: true, once: true});
@@ -173,6 +176,9 @@ def move_picture(tab: AppTab, control: Control, forward: bool) -> PictureMove:
     seen = tab.page.evaluate("() => window.__paint")
     tab.page.wait_for_timeout(1000)   # a report to the fragment leaves 150 ms after the move
     tab._wait(None, need_run=False, timeout_s=60)
+    if seen["ms"] is None or seen["ms"] != seen["ms"]:   # NaN: no other picture was shown
+        log(f"{control.title}: {key} showed no other picture")
+        return PictureMove(float("nan"), 0, 0, "unchanged")
     return PictureMove(float(seen["ms"]), int(seen["sentBefore"]),
                        int(tab.page.evaluate(RERUNS_JS)))
 
