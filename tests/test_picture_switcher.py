@@ -45,3 +45,14 @@ def test_the_data_goes_compressed_and_comes_back_whole():
     assert unpack(packed) == data
     # Twelve pictures of the same rows compress to far less than they are.
     assert len(packed) * 3 < sum(len(p.encode()) for p in data["pictures"])
+
+
+def test_a_grid_needs_a_picture_for_every_combination():
+    from components.picture_switcher import Axis, picture_grid
+
+    layers = Axis("l", [1, 2], "Layer", ["layer 1", "layer 2"], "")
+    heads = Axis("h", [0, 1, 2], "Head", ["head 0", "head 1", "head 2"], "")
+    with pytest.raises(ValueError):
+        picture_grid([layers, heads], pictures(5))
+    with pytest.raises(ValueError):
+        picture_grid([Axis("l", [1, 2], "Layer", ["layer 1"], ""), heads], pictures(6))
