@@ -370,12 +370,12 @@ def draw_neighbours(ctx: Context) -> None:
     st.markdown(markdown_template(
         _("{shared} of their {k} nearest tokens are the same token of the same sentence."),
         shared=shared, k=len(found_a)))
-    for column, found, label, token in (
-            (left, found_a, ctx.label_a, query_a.tokens[position]),
-            (right, found_b, ctx.label_b, query_b.tokens[position_b])):
-        with column:
-            st.markdown(markdown_template(_("{model}, token {token}"), model=label, token=token))
-            st.html(neighbours_html(found, {}, f"cmp_{label}"))
+    # One list under the other, each the page's width: side by side, a column of 1024 px
+    # page (257 px) is narrower than a table of rank, cosine, token, sense and sentence.
+    for found, label, token in ((found_a, ctx.label_a, query_a.tokens[position]),
+                                (found_b, ctx.label_b, query_b.tokens[position_b])):
+        st.markdown(markdown_template(_("{model}, token {token}"), model=label, token=token))
+        st.html(neighbours_html(found, {}, f"cmp_{label}"))
 
 
 SECTIONS = (
