@@ -14,6 +14,7 @@ for HTML, so text a user typed reaches the page as text.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import math
@@ -51,8 +52,10 @@ class Scale:
 
 # Not a per-input result: a colour scale's table depends only on the scale's name (a handful of
 # names in the code, 768 bytes each), the same for every input and session for the process's
-# life, so it is a per-process constant in st.cache_resource, not in the results budget.
-@st.cache_resource(max_entries=16, show_spinner=False)
+# life, so it is a per-process constant, not in the results budget. functools' cache, not
+# st.cache_resource: Streamlit's hashes the argument on every call (0.1 ms measured), and a page
+# that sends every layer's and head's picture (components.picture_switcher) asks 144 times a run.
+@functools.lru_cache(maxsize=16)
 def colour_table(name: str) -> np.ndarray:
     """LUT_SIZE x 3 uint8 colours sampled from plotly's own scale, so an image and its
     interactive figure agree (read-only: every session shares it)."""
@@ -137,7 +140,7 @@ def _text(label: object) -> str:
 
 # A per-process constant like colour_table: plotly's get_colorscale validates every named
 # scale on each call (3 ms, measured on every heatmap drawn), for a string fixed by the name.
-@st.cache_resource(max_entries=16, show_spinner=False)
+@functools.lru_cache(maxsize=16)
 def colour_gradient(name: str) -> str:
     """The CSS gradient of the colour bar, top to bottom: the high end first."""
     stops = plotly.colors.get_colorscale(name)
