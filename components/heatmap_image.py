@@ -55,6 +55,7 @@ class Scale:
 # life, so it is a per-process constant, not in the results budget. functools' cache, not
 # st.cache_resource: Streamlit's hashes the argument on every call (0.1 ms measured), and a page
 # that sends every layer's and head's picture (components.picture_switcher) asks 144 times a run.
+# tests/test_page_shape.py allows it, as components/i18n.py's catalogs.
 @functools.lru_cache(maxsize=16)
 def colour_table(name: str) -> np.ndarray:
     """LUT_SIZE x 3 uint8 colours sampled from plotly's own scale, so an image and its

@@ -44,7 +44,7 @@ def language() -> str:
 
 # Not a result: one compiled catalog per language (two), constant for the process's life, and
 # read on every _() call, where st.cache_resource would hash the argument each time
-# (tests/test_page_shape.py allows this one functools cache).
+# (tests/test_page_shape.py allows this functools cache, and heatmap_image's colour tables).
 @functools.cache
 def translations(code: str) -> gettext.NullTranslations:
     """Every domain's catalog of ``code`` compiled and chained into one gettext lookup."""
