@@ -5,13 +5,15 @@ Per-input results are keyed on the InputKey first (never tensors); results hold 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import streamlit as st
 
 from components.analysis_view import analysis_of
 from components.cache import get_analysis, get_model, results_cache
 from components.input_key import InputKey
-from components.labels import plotly_text, token_labels
+from components.labels import token_labels
 from core import Analysis, Encoding
 from core.encoder import (
     EncoderSteps,
@@ -50,14 +52,21 @@ def get_word_attention(key: InputKey, layer: int, hide: bool) -> WordAttention:
     """Layer ``layer``'s attention by word, (heads, W, W): to a word the sum over its pieces,
     from a word the mean; with ``hide``, [CLS], [SEP] and padding dropped and rows renormalised
     as the token view does."""
-    words = get_words(key)
-    probs = attention_by_word(get_steps(key, layer).steps["attention_probs"], words)
-    kept = list(words)
-    if hide:
-        special, real = word_masks(words)
-        probs = without_specials(probs, special, real)
-        kept = [w for w in words if not w.special and w.real]
-    return WordAttention(tuple(kept), probs.astype(np.float32))
+    attention = get_steps(key, layer).steps["attention_probs"]
+    probs, kept = attention_of_words(attention, get_words(key), hide)
+    return WordAttention(kept, probs.astype(np.float32))
+
+
+def attention_of_words(attention: np.ndarray, words: Sequence[Word],
+                       hide: bool) -> tuple[np.ndarray, tuple[Word, ...]]:
+    """(..., T, T) attention by word (core.words.attention_by_word) and the words kept: with
+    ``hide``, [CLS], [SEP] and padding dropped after grouping and rows renormalised."""
+    probs = attention_by_word(attention, words)
+    if not hide:
+        return probs, tuple(words)
+    special, real = word_masks(words)
+    return (without_specials(probs, special, real),
+            tuple(w for w in words if not w.special and w.real))
 
 
 @results_cache("encoder: every layer's attention", share=0.05)
@@ -70,26 +79,13 @@ def get_attention_maps(key: InputKey, hide: bool, by_word: bool) -> AttentionMap
     analysis = analysis_of(key, attentions=True, notices=False)   # shown with the tab
     enc, weights = analysis.encoding, analysis.attention_weights()
     if by_word:
-        words: list[Word] = list(get_words(key))
-        probs = attention_by_word(weights, words)
-        if hide:
-            special, real = word_masks(words)
-            probs = without_specials(probs, special, real)
-            words = [w for w in words if not w.special and w.real]
-        types = [w.segment for w in words]
-        return AttentionMaps(tuple(f"{w.start} {plotly_text(w.text)}" for w in words),
-                             tuple(f"{w.start}:{w.text}" for w in words),
-                             types.index(1) if 1 in types else None, probs.astype(np.float32))
-    keep = list(range(len(enc.tokens)))
-    if hide:
-        weights = without_specials(weights, enc.special_tokens_mask, enc.attention_mask)
-        keep = [i for i, (s, m) in enumerate(zip(enc.special_tokens_mask, enc.attention_mask,
-                                                  strict=True)) if not s and m]
-    types = [enc.token_type_ids[i] for i in keep]
-    return AttentionMaps(tuple(f"{i} {plotly_text(enc.tokens[i])}" for i in keep),
-                         tuple(f"{i}:{enc.tokens[i]}" for i in keep),
-                         types.index(1) if 1 in types else None,
-                         np.asarray(weights, dtype=np.float32))
+        probs, words = attention_of_words(weights, get_words(key), hide)
+        rows = fg.word_rows(words)
+    else:
+        probs = without_specials(weights, enc.special_tokens_mask, enc.attention_mask) \
+            if hide else weights
+        rows = fg.token_rows(enc, hide)
+    return AttentionMaps(rows.labels, rows.rows, rows.boundary, probs.astype(np.float32))
 
 
 @results_cache("encoder: attention pictures", share=0.02)

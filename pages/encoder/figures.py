@@ -16,8 +16,11 @@ from components.graphs import Node, dot_graph
 from components.heatmap import heatmap_figure
 from components.heatmap_image import HeatmapImage, Scale, heatmap_html
 from components.i18n import N_, _
+from components.labels import plotly_text
+from core import Encoding
 from core.encoder import EncoderSteps, HeadAtlas, PoolerSteps, ResidualShares, TokenTrajectory
-from pages.encoder.records import AttentionMaps
+from core.words import Word
+from pages.encoder.records import AttentionMaps, AttentionRows
 
 MAX_COLUMNS = 64   # columns of a tokens x dimensions step drawn by default
 GRID_COLUMNS = 4   # small maps per row in the all-heads grid
@@ -309,18 +312,26 @@ def layer_title(what: str, model: str, layer: int) -> str:
     return _("{what} · {model}, layer {layer}").format(what=what, model=model, layer=layer)
 
 
+def head_pictures(probs: np.ndarray, labels: Sequence[str], boundary: int | None, what: str,
+                  model: str, layer: int) -> list[str]:
+    """Every head's map of one layer, (heads, n, n), as pictures titled with ``what`` ("head
+    {n}"), the model and the layer, with sentence B's edge, keyed fig_att_head_<head>."""
+    pictures = []
+    for h, head in enumerate(probs):
+        image = matrix_image(head, labels, layer_title(what.format(n=h), model, layer),
+                             cols=labels, probs=True)
+        image = replace(image, boundary_row=boundary, boundary_col=boundary)
+        pictures.append(heatmap_html(image, f"fig_att_head_{h}"))
+    return pictures
+
+
 def attention_pictures(maps: AttentionMaps, model: str, by_word: bool) -> tuple[str, ...]:
     """Every layer's heads as pictures, layer 1's heads first (components.picture_grid's
-    order), each titled with its head and layer and keyed fig_att_head_<head>."""
+    order)."""
     what = _("head {n}, by word") if by_word else _("head {n}")
-    labels, pictures = list(maps.labels), []
-    for layer, heads in enumerate(maps.probs, start=1):
-        for h, probs in enumerate(heads):
-            image = matrix_image(probs, labels, layer_title(what.format(n=h), model, layer),
-                                 cols=labels, probs=True)
-            image = replace(image, boundary_row=maps.boundary, boundary_col=maps.boundary)
-            pictures.append(heatmap_html(image, f"fig_att_head_{h}"))
-    return tuple(pictures)
+    return tuple(picture for layer, probs in enumerate(maps.probs, start=1)
+                 for picture in head_pictures(probs, maps.labels, maps.boundary, what, model,
+                                              layer))
 
 
 def step_name(steps: EncoderSteps, name: str, head: int) -> tuple[str, str]:
@@ -348,3 +359,22 @@ def walk_pictures(every: Sequence[EncoderSteps], name: str, labels: Sequence[str
     return tuple(heatmap_html(step_image(steps, name, h, labels, model),
                               f"fig_{step_name(steps, name, h)[1]}")
                  for steps in every for h in heads)
+
+
+def token_rows(enc: Encoding, hide: bool) -> AttentionRows:
+    """An attention map's rows by token; with ``hide``, without [CLS], [SEP] and padding (as
+    core.encoder.without_specials drops them)."""
+    keep = [i for i, (special, real) in enumerate(zip(enc.special_tokens_mask,
+                                                      enc.attention_mask, strict=True))
+            if not hide or (not special and real)]
+    return AttentionRows(tuple(f"{i} {plotly_text(enc.tokens[i])}" for i in keep),
+                         tuple(f"{i}:{enc.tokens[i]}" for i in keep),
+                         boundary_of(enc.token_type_ids, keep))
+
+
+def word_rows(words: Sequence[Word]) -> AttentionRows:
+    """An attention map's rows by word: a word's first token's position and its text."""
+    segments = [w.segment for w in words]
+    return AttentionRows(tuple(f"{w.start} {plotly_text(w.text)}" for w in words),
+                         tuple(f"{w.start}:{w.text}" for w in words),
+                         segments.index(1) if 1 in segments else None)

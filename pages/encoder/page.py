@@ -4,7 +4,6 @@ and one token's path through every layer. Only the open tab's section runs."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -21,13 +20,13 @@ from components.controls import by_word_toggle
 from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
+from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _, every_language, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
 from components.layer_picker import layer_axis, layer_picker
-from components.picture_switcher import Axis, picture_grid, picture_switcher
+from components.picture_switcher import Axis, picture_grid
 from components.sections import Section, open_section, run_part, run_section
 from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
@@ -42,7 +41,6 @@ from core.encoder import (
     without_specials,
 )
 from core.encoder.ffn import feed_forward_checks
-from core.words import Word
 from pages.encoder import cache
 from pages.encoder import figures as fg
 from pages.encoder.records import AttentionMaps, Context, Pick
@@ -255,8 +253,7 @@ def draw_walk_pictures(ctx: Context, name: str) -> None:
     is picked on the server, above the head's matrices it picks."""
     config = ctx.bundle.config
     layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
-    every = [cache.get_steps(ctx.key, layer) for layer in layers]   # cached, one per layer
-    per_head = every[0].steps[name].ndim == 3
+    per_head = cache.get_steps(ctx.key, 1).steps[name].ndim == 3
     pictures = cache.get_walk_pictures(ctx.key, name, language())
     axes: list[Axis] = [layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1)]
     if per_head:
@@ -265,7 +262,8 @@ def draw_walk_pictures(ctx: Context, name: str) -> None:
     layer = int(picked[0])
     head = int(picked[1]) if per_head else picker(
         st, HEAD_KEY, HEAD_LABEL, heads, _("Attention head"), NO_HEAD)
-    shown = Context(ctx.key, ctx.bundle, every[layer - 1], head_slice(every[layer - 1], head))
+    steps = cache.get_steps(ctx.key, layer)
+    shown = Context(ctx.key, ctx.bundle, steps, head_slice(steps, head))
     again = steps_again(shown)
     download_matrix(step_title(shown, name)[1], lambda: fg.step_matrix(again(), name, head),
                     [f"{i}:{t}" for i, t in enumerate(shown.encoding.tokens)],
@@ -324,6 +322,50 @@ def attention_shown(steps: EncoderSteps, hide: bool) -> np.ndarray:
         else probs
 
 
+def explain_attention(hide: bool, by_word: bool) -> None:
+    """What the maps below show: by word (Clark et al.), with [CLS], [SEP] and padding hidden
+    (exBERT), or both."""
+    if by_word:
+        explain(_("By word, as Clark et al. 2019 do: attention to a word is the sum of the "
+                  "attention to its pieces, attention from a word the mean over its pieces' rows, "
+                  "so each row still sums to 1. Each word keeps its first token's position."))
+        if hide:
+            explain(_("[CLS], [SEP] and padding are dropped after grouping, and each row is "
+                      "divided by its sum, so it adds up to 1 over the words left."))
+    elif hide:
+        explain(_("As exBERT does: the rows and columns of [CLS], [SEP] and padding are dropped "
+                  "and each row is divided by its sum, so it adds up to 1 over the words left. "
+                  "A cell now reads “of this token's attention to words, the share this word "
+                  "gets”; a head that mostly looks at [SEP] shows its small leftovers enlarged."))
+
+
+def explain_rows(by_word: bool, boundary: int | None) -> None:
+    """How to read a map, and where to go to ask whether attention shows what matters."""
+    rows = _("Rows are query words, columns the words they attend to; each row sums to 1.") \
+        if by_word else _("Rows are queries, columns the keys they attend to; each row sums to 1.")
+    explain(rows + (" " + _("The red lines mark where sentence B starts.")
+                    if boundary is not None else ""))
+    st.page_link("pages/attribution/page.py", icon=":material/insights:", label=_(
+        "Does attention show what matters? Attribution sets it beside rollout, flow and gradients"))
+
+
+def draw_every_head(ctx: Context, probs: np.ndarray, layer: int, by_word: bool,
+                    boundary: int | None, rebuild: Callable[[], np.ndarray]) -> None:
+    """Every head of the layer as small maps, and their download (``rebuild`` makes the
+    (heads, n, n) array again on click)."""
+    word = "_by_word" if by_word else ""
+    st.subheader((_("Every head of layer {n}, by word") if by_word
+                  else _("Every head of layer {n}")).format(n=layer))
+    title = _("{what} · {model}, layer {layer}").format(
+        what=_("all heads, by word") if by_word else _("all heads"), model=ctx.bundle.label,
+        layer=layer)
+    show_figure(fg.head_grid(probs, title, boundary), f"all_heads{word}_layer{layer}",
+                key="fig_att_grid")
+    width = probs.shape[-1]
+    download_matrix(f"all_heads{word}_layer{layer}", lambda: rebuild().reshape(-1, width),
+                    key="all_heads")
+
+
 def draw_attention(ctx: Context) -> None:
     """The picked head as a token x token map, then every head of the layer."""
     st.subheader(_("Who attends to whom"))
@@ -338,22 +380,13 @@ def draw_attention(ctx: Context) -> None:
         draw_attention_by_word(ctx, hide)
         return
     probs = attention_shown(ctx.layer_steps, hide)
-    keep = list(range(len(enc.tokens)))
-    if hide:
-        keep = [i for i, (s, m) in enumerate(zip(enc.special_tokens_mask, enc.attention_mask,
-                                                  strict=True)) if not s and m]
-        explain(_("As exBERT does: the rows and columns of [CLS], [SEP] and padding are dropped "
-                  "and each row is divided by its sum, so it adds up to 1 over the words left. "
-                  "A cell now reads “of this token's attention to words, the share this word "
-                  "gets”; a head that mostly looks at [SEP] shows its small leftovers enlarged."))
-    if not keep:
+    explain_attention(hide, by_word=False)
+    shown = fg.token_rows(enc, hide)
+    if not shown.labels:
         st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
         return
-    # Each token keeps its position in the input, so "3 name" is the same token on every tab.
-    labels = [f"{i} {plotly_text(enc.tokens[i])}" for i in keep]
-    boundary = fg.boundary_of(enc.token_type_ids, keep)
+    labels, rows, boundary = list(shown.labels), list(shown.rows), shown.boundary
     again, layer = steps_again(ctx), ctx.layer_steps.layer
-    rows = [f"{i}:{enc.tokens[i]}" for i in keep]
     if exact_toggle(EXACT_KEY):
         head = probs[ctx.head_view.head]
         name = f"attention_layer{layer}_head{ctx.head_view.head}"
@@ -366,30 +399,8 @@ def draw_attention(ctx: Context) -> None:
         run_part(draw_head_pictures, ctx, probs, labels, boundary, _("head {n}"),
                  f"attention_layer{layer}_head{{n}}",
                  lambda h: attention_shown(again(), hide)[h], rows)
-    explain(_("Rows are queries, columns the keys they attend to; each row sums to 1.")
-            + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
-    st.page_link("pages/attribution/page.py", icon=":material/insights:", label=_(
-        "Does attention show what matters? Attribution sets it beside rollout, flow and gradients"))
-    st.subheader(_("Every head of layer {n}").format(n=ctx.layer_steps.layer))
-    show_figure(fg.head_grid(probs, model_title(ctx, _("all heads")), boundary),
-                f"all_heads_layer{ctx.layer_steps.layer}", key="fig_att_grid")
-    width = probs.shape[-1]
-    download_matrix(f"all_heads_layer{ctx.layer_steps.layer}",
-                    lambda: attention_shown(again(), hide).reshape(-1, width),
-                    key="all_heads")
-
-
-def head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], boundary: int | None,
-                  what: str) -> list[str]:
-    """Every head's map of the layer as a picture (fg.matrix_image, with sentence B's edge),
-    keyed fig_att_head_<head>; ``what`` titles it ("head {n}")."""
-    pictures = []
-    for h in range(probs.shape[0]):
-        image = fg.matrix_image(probs[h], labels, model_title(ctx, what.format(n=h)),
-                                cols=labels, probs=True)
-        image = replace(image, boundary_row=boundary, boundary_col=boundary)
-        pictures.append(heatmap_html(image, f"fig_att_head_{h}"))
-    return pictures
+    explain_rows(False, boundary)
+    draw_every_head(ctx, probs, layer, False, boundary, lambda: attention_shown(again(), hide))
 
 
 def draw_head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], boundary: int | None,
@@ -399,11 +410,9 @@ def draw_head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], bound
     the head slider (components.picture_switcher). A move reports the head to this fragment,
     which then redraws only the head's downloads under the picture."""
     heads = list(range(probs.shape[0]))
-    head = picture_switcher(
-        HEAD_KEY, heads, head_pictures(ctx, probs, labels, boundary, what), _("Attention head"),
-        names=[_(HEAD_LABEL).format(n=h) for h in heads],
-        spellings=lambda h: {t.format(n=h) for t in every_language(HEAD_LABEL)},
-        invalid=_(NO_HEAD_SHOWN), report=True)
+    pictures = fg.head_pictures(probs, labels, boundary, what, ctx.bundle.label,
+                                ctx.layer_steps.layer)
+    [head] = picture_grid([head_axis(heads)], pictures, report=True)
     download_matrix(name.format(n=head), lambda: head_matrix(head), rows,
                     key=name.format(n=head))
 
@@ -412,29 +421,13 @@ def draw_attention_grid(ctx: Context, hide: bool, by_word: bool) -> None:
     """The Attention tab with every layer's and head's map sent once: the layer and the head
     are two sliders switched in the browser (draw_grid_pictures), the rest as draw_attention."""
     maps = cache.get_attention_maps(ctx.key, hide, by_word)
-    if by_word:
-        explain(_("By word, as Clark et al. 2019 do: attention to a word is the sum of the "
-                  "attention to its pieces, attention from a word the mean over its pieces' rows, "
-                  "so each row still sums to 1. Each word keeps its first token's position."))
-        if hide:
-            explain(_("[CLS], [SEP] and padding are dropped after grouping, and each row is "
-                      "divided by its sum, so it adds up to 1 over the words left."))
-    elif hide:
-        explain(_("As exBERT does: the rows and columns of [CLS], [SEP] and padding are dropped "
-                  "and each row is divided by its sum, so it adds up to 1 over the words left. "
-                  "A cell now reads “of this token's attention to words, the share this word "
-                  "gets”; a head that mostly looks at [SEP] shows its small leftovers enlarged."))
+    explain_attention(hide, by_word)
     if not maps.labels:
         st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
         return
     exact_toggle(EXACT_KEY)
     run_part(draw_grid_pictures, ctx, maps, hide, by_word)
-    rows = _("Rows are query words, columns the words they attend to; each row sums to 1.") \
-        if by_word else _("Rows are queries, columns the keys they attend to; each row sums to 1.")
-    explain(rows + (" " + _("The red lines mark where sentence B starts.")
-                    if maps.boundary is not None else ""))
-    st.page_link("pages/attribution/page.py", icon=":material/insights:", label=_(
-        "Does attention show what matters? Attribution sets it beside rollout, flow and gradients"))
+    explain_rows(by_word, maps.boundary)
 
 
 def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: bool) -> None:
@@ -453,42 +446,20 @@ def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: b
 
     name = f"attention{word}_layer{layer}_head{head}"
     download_matrix(name, lambda: shown()[head], list(maps.rows), key=name)
-    st.subheader((_("Every head of layer {n}, by word") if by_word
-                  else _("Every head of layer {n}")).format(n=layer))
-    title = _("{what} · {model}, layer {layer}").format(
-        what=_("all heads, by word") if by_word else _("all heads"), model=ctx.bundle.label,
-        layer=layer)
-    probs = maps.probs[layer - 1]
-    show_figure(fg.head_grid(probs, title, maps.boundary), f"all_heads{word}_layer{layer}",
-                key="fig_att_grid")
-    width = probs.shape[-1]
-    download_matrix(f"all_heads{word}_layer{layer}", lambda: shown().reshape(-1, width),
-                    key="all_heads")
-
-
-def word_label(word: Word) -> str:
-    """A word as a row label: its first token's position and its text, as "3 strumming"."""
-    return f"{word.start} {plotly_text(word.text)}"
+    draw_every_head(ctx, maps.probs[layer - 1], layer, by_word, maps.boundary, shown)
 
 
 def draw_attention_by_word(ctx: Context, hide: bool) -> None:
     """The Attention tab by word: the picked head as a word x word map, then every head."""
     layer, picked = ctx.layer_steps.layer, ctx.head_view.head
     shown = cache.get_word_attention(ctx.key, layer, hide)
+    explain_attention(hide, by_word=True)
     if not shown.words:
         st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
         return
-    explain(_("By word, as Clark et al. 2019 do: attention to a word is the sum of the "
-              "attention to its pieces, attention from a word the mean over its pieces' rows, "
-              "so each row still sums to 1. Each word keeps its first token's position."))
-    if hide:
-        explain(_("[CLS], [SEP] and padding are dropped after grouping, and each row is divided "
-                  "by its sum, so it adds up to 1 over the words left."))
-    labels = [word_label(w) for w in shown.words]
-    segments = [w.segment for w in shown.words]
-    boundary = segments.index(1) if 1 in segments else None
+    named = fg.word_rows(shown.words)
+    labels, rows, boundary = list(named.labels), list(named.rows), named.boundary
     key = ctx.key
-    rows = [f"{w.start}:{w.text}" for w in shown.words]
     if exact_toggle(EXACT_KEY):
         name = f"attention_by_word_layer{layer}_head{picked}"
         fig = fg.matrix_figure(shown.probs[picked], labels,
@@ -501,15 +472,9 @@ def draw_attention_by_word(ctx: Context, hide: bool) -> None:
         run_part(draw_head_pictures, ctx, shown.probs, labels, boundary, _("head {n}, by word"),
                  f"attention_by_word_layer{layer}_head{{n}}",
                  lambda h: cache.get_word_attention(key, layer, hide).probs[h], rows)
-    explain(_("Rows are query words, columns the words they attend to; each row sums to 1.")
-            + (" " + _("The red lines mark where sentence B starts.") if boundary else ""))
-    st.subheader(_("Every head of layer {n}, by word").format(n=layer))
-    show_figure(fg.head_grid(shown.probs, model_title(ctx, _("all heads, by word")), boundary),
-                f"all_heads_by_word_layer{layer}", key="fig_att_grid")
-    width = shown.probs.shape[-1]
-    download_matrix(f"all_heads_by_word_layer{layer}",
-                    lambda: cache.get_word_attention(key, layer, hide).probs.reshape(-1, width),
-                    key="all_heads")
+    explain_rows(True, boundary)
+    draw_every_head(ctx, shown.probs, layer, True, boundary,
+                    lambda: cache.get_word_attention(key, layer, hide).probs)
 
 
 def draw_atlas(ctx: Context) -> None:

@@ -59,6 +59,17 @@ class WordAttention:
 
 
 @dataclass(frozen=True)
+class AttentionRows:
+    """The rows (and columns) of an attention map: each token, or word, keeps its position in
+    the input ("3 name" is the same token on every tab). ``labels`` as the map shows them,
+    ``rows`` the downloads' row names, ``boundary`` the first row of sentence B (None without
+    one)."""
+    labels: tuple[str, ...]
+    rows: tuple[str, ...]
+    boundary: int | None
+
+
+@dataclass(frozen=True)
 class AttentionMaps:
     """Every layer's attention of one input as the Attention tab draws it: by token or by word,
     with or without [CLS], [SEP] and padding. ``probs`` (layers, heads, n, n) float32;
