@@ -34,6 +34,15 @@ How the server learns the value, per use (``report``):
   (Streamlit sends an unchanged element over 10 kB as a reference to the copy the browser keeps)
   and the browser keeps the picture it shows.
 
+When the pictures are sent: a page gives them as a function of the value's index, and a new
+input's first run draws and sends the shown one only. The reader's reaching for a slider (the
+pointer over it, a touch, the keyboard's focus) asks for the rest, one run of the part that holds
+it; the session keeps that wish, so every later picture set comes whole. A class that reads
+and types but never moves costs the server one picture a page, as before the switcher; a key
+pressed before the rest arrive moves the slider and dims the picture until its own is there.
+The wish is the session's (``WHOLE_KEY``), for every switcher: a reader who moves one picture
+moves others, whose first move then needs no round trip.
+
 Nothing of the slider is lost: it is a native ``<input type="range">`` (arrow keys, Home, End,
 Page Up/Down step it; a screen reader reads its label and ``aria-valuetext``, "layer 3"); its
 labels come translated from the page; the pictures are the pages' own (components.heatmap_image),
@@ -97,6 +106,9 @@ CSS = f"""
    a move then paints the one shown and lays out little else. Skipped content is not read by a
    screen reader, found by the page search or reached by the pointer, as hidden content. */
 .ps-pictures.ps-ready > .ps-picture[hidden] {{ content-visibility: hidden; }}
+/* A key pressed before the other values' pictures have arrived: the slider and its value move,
+   the last picture stays, dimmed, until the one asked for is there (a fraction of a second). */
+.ps-pictures.ps-waiting > .ps-picture {{ opacity: 0.45; }}
 .ps-words {{ font-size: {WORDS_PX}px; line-height: 1.5; margin: 0 0 8px 0; }}
 """
 
@@ -166,7 +178,9 @@ export default async function(component) {
   // The pictures run through the last slider's values first (a layer's heads, then the next
   // layer's): the picture of a position is at this index.
   const flat = (position) => position.reduce((at, i, k) => at * sizes[k] + i, 0);
-  if (root.dataset.id !== data.id) {
+  // The rest of the set the browser shows a picture of (data.extends) keeps its elements.
+  const rest = Boolean(data.extends) && root.dataset.id === data.extends;
+  if (root.dataset.id !== data.id && !rest) {
     root.replaceChildren();
     root.dataset.id = data.id;
     root.dataset.keys = axes.map((axis) => axis.key).join(" ");
@@ -183,23 +197,25 @@ export default async function(component) {
       style.innerHTML = data.style;
       root.append(style);
     }
-    data.pictures.forEach((html, i) => {
+    for (let i = 0; i < data.count; i++) {
       const frame = document.createElement("div");
       frame.className = "ps-picture";
       frame.dataset.index = String(i);
       frame.hidden = true;
-      // The page's own picture (components.heatmap_image.heatmap_html): every label in it is
-      // escaped on the server, so text a user typed arrives as text.
-      frame.innerHTML = html;
+      frame.dataset.pending = "1";
       frames.append(frame);
-    });
+    }
     root.append(controls, frames);
-    // The first frame lays every picture out (hidden ones invisible); from the next one on, the
-    // hidden ones are skipped and keep that layout (CSS ps-ready).
-    requestAnimationFrame(() => requestAnimationFrame(() => frames.classList.add("ps-ready")));
-    // Decoded now, while the reader looks at the first: a picture shown for the first time
-    // would otherwise be decoded in the frame of the move.
-    frames.querySelectorAll("img").forEach((img) => img.decode().catch(() => {}));
+    // The other values' pictures are asked for when the reader reaches for a slider (the
+    // pointer over it, a touch, the keyboard's focus), before the first move: a page nobody
+    // moves on costs the server one picture.
+    const want = () => {
+      if (root.dataset.complete === "1" || root._wanted) return;
+      root._wanted = true;
+      root._setState("want", Date.now());
+    };
+    ["pointerenter", "pointerdown", "focusin"].forEach((type) =>
+      controls.addEventListener(type, want, true));
     let timer = null;
     const show = (position) => {
       const i = flat(position);
@@ -212,6 +228,13 @@ export default async function(component) {
         s.text.data = name;
       });
       root._position = position;
+      if (frames.children[i].dataset.pending) {
+        // Not here yet: the last picture stays, dimmed, until fill() brings it.
+        if (root._shown >= 0) frames.classList.add("ps-waiting");
+        else frames.children[i].hidden = false;
+        return;
+      }
+      frames.classList.remove("ps-waiting");
       const shown = root._shown;
       if (shown === i) return;
       if (shown >= 0 && frames.children[shown]) frames.children[shown].hidden = true;
@@ -219,9 +242,6 @@ export default async function(component) {
       root._shown = i;
     };
     root._show = show;
-    // New pictures (another input, language or model): none of them is shown yet.
-    root._shown = -1;
-    root._serverIndex = undefined;
     sliders.forEach((s, k) => s.range.addEventListener("input", () => {
       const position = [...root._position];
       position[k] = clamp(k, s.range.value);
@@ -237,7 +257,37 @@ export default async function(component) {
           root._axes.map((axis, j) => [axis.key, axis.links[root._position[j]]]))), root._wait);
       }
     }));
+    // The pictures that came: all of them, or the shown one until the reader reaches for a
+    // slider. Each frame is laid out once (hidden ones invisible); from the frame after, the
+    // hidden ones are skipped and keep that layout (CSS ps-ready). Decoded now, while the reader
+    // looks at the first: a picture shown for the first time would otherwise be decoded in the
+    // frame of the move.
+    root._fill = (pictures) => {
+      frames.classList.remove("ps-ready");
+      pictures.forEach((html, i) => {
+        const frame = frames.children[i];
+        if (html === null || !frame || !frame.dataset.pending) return;
+        // The page's own picture (components.heatmap_image.heatmap_html): every label in it is
+        // escaped on the server, so text a user typed arrives as text.
+        frame.innerHTML = html;
+        delete frame.dataset.pending;
+        frame.querySelectorAll("img").forEach((img) => img.decode().catch(() => {}));
+      });
+      requestAnimationFrame(() => requestAnimationFrame(() => frames.classList.add("ps-ready")));
+    };
+    // New pictures (another input, language or model): none of them is shown yet.
+    root._shown = -1;
+    root._wanted = false;
+    root._serverIndex = undefined;
+    root._fill(data.pictures);
+  } else if (rest) {
+    // The rest of the set the browser has: the shown picture stays as it is, the others arrive
+    // (and the one a key asked for meanwhile is shown).
+    root.dataset.id = data.id;
+    root._fill(data.pictures);
+    root._show(root._position);
   }
+  if (root.dataset.id === data.id) root.dataset.complete = data.complete ? "1" : "0";
   root._axes = axes;
   root._report = data.report;
   root._wait = data.wait_ms;
@@ -294,6 +344,23 @@ def _link_value(key: str, options: Sequence[V], names: Sequence[str],
 
 
 @dataclass(frozen=True)
+class Drawn:
+    """Pictures drawn when sent: ``one(i)`` draws the picture of index ``i`` (a first run sends
+    it alone); ``every()`` gives all of them at once when the page keeps them (a cache: a
+    move's report then draws none again), else each is ``one``'s."""
+
+    one: Callable[[int], str]
+    every: Callable[[], Sequence[str]] | None = None
+
+    def all(self, count: int) -> Sequence[str]:
+        return self.every() if self.every is not None else [self.one(i) for i in range(count)]
+
+
+# Every value's picture; a function that draws the picture of an index; or ``Drawn``.
+Pictures = Sequence[str] | Callable[[int], str] | Drawn
+
+
+@dataclass(frozen=True)
 class Axis(Generic[V]):
     """One slider of a switcher: its URL ``key``, the ``options`` it runs over and how it shows
     them (``names[i]``: "layer 3" in the reader's language, also what the link carries for
@@ -320,7 +387,7 @@ class Axis(Generic[V]):
 def picture_switcher(
     key: str,
     options: Sequence[V],
-    pictures: Sequence[str],
+    pictures: Pictures,
     label: str,
     *,
     names: Sequence[str],
@@ -331,7 +398,7 @@ def picture_switcher(
     help: str | None = None,  # noqa: A002 - Streamlit's name
     where: DeltaGenerator | None = None,
 ) -> V:
-    """A slider over ``options`` that shows ``pictures[i]`` (HTML, e.g.
+    """A slider over ``options`` that shows ``pictures[i]`` or ``pictures(i)`` (HTML, e.g.
     components.heatmap_image.heatmap_html) for ``options[i]``, switched in the browser; returns
     the value the page is on. The other arguments are ``Axis``'s; ``report``: tell the server
     about each move (a rerun of the fragment holding it), see the module docstring."""
@@ -340,17 +407,20 @@ def picture_switcher(
     return value
 
 
-def picture_grid(axes: Sequence[Axis[Any]], pictures: Sequence[str], *, report: bool = False,
+def picture_grid(axes: Sequence[Axis[Any]], pictures: Pictures, *, report: bool = False,
                  where: DeltaGenerator | None = None) -> tuple[Any, ...]:
     """Sliders side by side (a layer and a head), each one ``Axis``, and the picture of every
     combination of their values, switched in the browser; returns the value of each.
 
     ``pictures`` run through the last axis's values first: for a layer and a head, layer 1's
-    heads, then layer 2's. ``report``: as picture_switcher's.
+    heads, then layer 2's. Given as a function of that index (or ``Drawn``), only the shown
+    picture is drawn and sent until the reader reaches for a slider in this session
+    (``wants_all``); a list is sent whole. ``report``: as picture_switcher's.
     """
     axes = [replace(axis, options=list(axis.options)) for axis in axes]
+    count = math.prod(len(a.options) for a in axes)
     if not axes or any(not a.options or len(a.names) != len(a.options) for a in axes) \
-            or len(pictures) != math.prod(len(a.options) for a in axes):
+            or (isinstance(pictures, Sequence) and len(pictures) != count):
         raise ValueError("a picture switcher needs one name per option and one picture per "
                          "combination of options")
     place = st if where is None else where
@@ -358,24 +428,45 @@ def picture_grid(axes: Sequence[Axis[Any]], pictures: Sequence[str], *, report: 
               for a in axes]
     values = [valid if valid is not None else a.start() for a, (valid, _) in zip(axes, linked,
                                                                                 strict=True)]
-    style, pictures = shared_style(pictures)
     keys = [a.key for a in axes]
-    data: dict[str, Any] = {
+    shown = flat_index(axes, values)
+    names = [n for a in axes for n in a.names]
+    drawn = Drawn(pictures) if callable(pictures) else pictures
+    if isinstance(drawn, Drawn) and not wants_all():
+        style, [picture] = shared_style([drawn.one(shown)])
+        sent: list[str | None] = [None] * count
+        sent[shown] = picture
+        ident, extends = partial_id(keys, shown, picture, names), ""
+    else:
+        built = drawn.all(count) if isinstance(drawn, Drawn) else drawn
+        if len(built) != count:
+            raise ValueError("a picture switcher needs one picture per combination of options")
+        style, complete = shared_style(built)
+        sent = list(complete)
         # Names the set of pictures: a rerun that sends the same ones keeps the browser's
         # elements (and the picture it shows).
-        "id": f"{'+'.join(keys)}:{digest([*pictures, *(n for a in axes for n in a.names)])}",
+        ident = f"{'+'.join(keys)}:{digest([*complete, *names])}"
+        # The set whose shown picture the browser may have alone: it keeps that element.
+        extends = partial_id(keys, shown, complete[shown], names) \
+            if isinstance(drawn, Drawn) else ""
+    data: dict[str, Any] = {
+        "id": ident,
+        "extends": extends,
+        "complete": all(p is not None for p in sent),
+        "count": count,
         "axes": [{"key": a.key, "label": a.label, "help": a.help or "", "names": list(a.names),
                   "links": list(a.names), "index": list(a.options).index(v)}
                  for a, v in zip(axes, values, strict=True)],
         "style": style,
-        "pictures": pictures,
+        "pictures": sent,
         "report": report,
         "wait_ms": 150,
     }
     with place.container():
-        # A callback makes "value" a state the browser may set (report); none, no state.
+        # A callback makes "value" (report) and "want" states the browser may set.
         result = _mount(key=f"{'_'.join(keys)}_pictures", data=pack(data),
-                        on_value_change=_reported if report else None)
+                        on_value_change=_reported if report else None,
+                        on_want_change=_wanted)
     if report:
         values = [_reported_value(a, result.get("value"), v)
                   for a, v in zip(axes, values, strict=True)]
@@ -386,6 +477,35 @@ def picture_grid(axes: Sequence[Axis[Any]], pictures: Sequence[str], *, report: 
                                          last=a.names[-1], n=a.names[list(a.options).index(v)]),
                        icon=":material/link_off:")
     return tuple(values)
+
+
+def flat_index(axes: Sequence[Axis[Any]], values: Sequence[Any]) -> int:
+    """The index of the picture of ``values`` (the last axis's values first)."""
+    at = 0
+    for axis, value in zip(axes, values, strict=True):
+        at = at * len(axis.options) + list(axis.options).index(value)
+    return at
+
+
+def partial_id(keys: Sequence[str], shown: int, picture: str, names: Sequence[str]) -> str:
+    """The name of a set sent with only picture ``shown`` (the rest to follow)."""
+    return f"{'+'.join(keys)}:{digest(['shown', str(shown), picture, *names])}"
+
+
+# The session's note that the reader has reached for a picture slider: from then on, every
+# switcher's pictures come whole, on this page and the others (a reader who moves one picture
+# moves others, and their first move then needs no round trip).
+WHOLE_KEY = "pictures_whole"
+
+
+def wants_all() -> bool:
+    """Whether this session has reached for a picture slider (``WHOLE_KEY``)."""
+    return bool(st.session_state.get(WHOLE_KEY))
+
+
+def _wanted() -> None:
+    """The browser's "want" (the pointer over a slider, a touch, the keyboard's focus)."""
+    st.session_state[WHOLE_KEY] = True
 
 
 def _reported_value(axis: Axis[V], reported: object, value: V) -> V:

@@ -39,6 +39,7 @@ from transformers import BertConfig, BertModel
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one Chromium set-up for tests and bench
 from components.i18n import LANGUAGES
+from components.picture_switcher import WHOLE_KEY
 from core import ModelBundle, load_model
 from serving.streamlit_private import share_component_scan, share_script_cache
 from tests.forked_server import ForkedServer, can_fork
@@ -133,9 +134,14 @@ def new_app() -> AppTest:
     return share_component_scan(AppTest.from_file(APP, default_timeout=APPTEST_TIMEOUT))
 
 
-def open_app(page: str | None = None, **query: str) -> AppTest:
-    """Run the real app in AppTest with the URL's query parameters, then switch to ``page``."""
+def open_app(page: str | None = None, *, reached: bool = True, **query: str) -> AppTest:
+    """Run the real app in AppTest with the URL's query parameters, then switch to ``page``.
+    ``reached``: as a session whose reader has reached for a picture slider (what the browser's
+    "want" notes, components.picture_switcher.WHOLE_KEY), so a page sends every value's picture
+    and a test can read each; False: a reader who has not (the shown picture only)."""
     at = new_app()
+    if reached:
+        at.session_state[WHOLE_KEY] = True
     for key, value in query.items():
         at.query_params[key] = value
     at.run()

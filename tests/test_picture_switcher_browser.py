@@ -53,6 +53,12 @@ def shown(page, key: str) -> str:
     return str(picture.get_attribute("data-index"))
 
 
+def sent_pictures(page, key: str) -> int:
+    """How many of the switcher's pictures the browser holds (the rest are still to come)."""
+    return page.evaluate("(key) => document.querySelectorAll(`[data-keys~='${key}'] "
+                         ".ps-picture:not([data-pending])`).length", key)
+
+
 def pictures_resent(messages: list[ForwardMsg]) -> int:
     """Bytes of the component elements sent in full (not as a reference to the browser's copy,
     which Streamlit sends for an unchanged element of 10 kB or more)."""
@@ -82,11 +88,19 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
     }""", key)
     assert min(sizes["label"]) >= 16 and min(sizes["ends"]) >= 12, sizes
     assert sizes["right"] <= sizes["width"], sizes
-    reruns, received = len(frames.reruns), len(frames.received)
+    # A reader who has not reached for a slider was sent the shown picture only.
+    assert sent_pictures(page, key) == 1, sent_pictures(page, key)
     # The pictures' elements are kept through any later run: marked here, found again after.
     page.evaluate("(key) => { document.querySelector(`[data-keys~='${key}'] .ps-pictures`)"
                   ".__kept = true; }", key)
+    reruns = len(frames.reruns)
     slider.focus()
+    # The keyboard's focus asks for the rest: one run of the part holding the switcher.
+    page.wait_for_selector(f"[data-keys~='{key}'][data-complete='1']", timeout=30_000)
+    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=60_000)
+    assert len(frames.reruns) == reruns + 1, frames.reruns[reruns:]
+    assert sent_pictures(page, key) > 1 and shown(page, key) == before
+    reruns, received = len(frames.reruns), len(frames.received)
     pressed = time.monotonic()
     page.keyboard.press("ArrowRight")
     page.wait_for_function(
@@ -116,7 +130,7 @@ def move_and_check(browser, url: str, key: str, report: bool) -> None:
                          ".__kept === true", key)
     again = open_in_browser(browser, page.url, 1024, 768)
     again.wait_for_selector(f"[data-keys~='{key}'] .ps-picture:not([hidden])", timeout=30_000)
-    assert shown(again, key) == after
+    assert shown(again, key) == after and sent_pictures(again, key) == 1
     again.close()
     page.close()
 
@@ -156,3 +170,31 @@ def test_pairs_layer_switches_in_the_browser(server, browser):
 
 def test_contexts_layer_switches_in_the_browser(server, browser):
     move_and_check(browser, f"{server}/contexts?ctx_layer=3", "ctx_layer", report=True)
+
+
+def test_a_move_before_the_other_pictures_arrive_waits_for_its_own(server, browser):
+    """A value picked before the rest of the pictures came (here set with no focus, so nothing
+    asked for them): the slider and the link move, the last picture stays, dimmed; the pointer
+    over the slider then asks for the rest, and the picked value's picture is shown."""
+    key = "sim_stage"
+    page = open_in_browser(browser, f"{server}/similarity?sim_stage=layer_2", 1024, 768)
+    page.wait_for_selector(f"[data-keys~='{key}'] .ps-picture:not([hidden])", timeout=30_000)
+    before = shown(page, key)
+    assert sent_pictures(page, key) == 1
+    page.evaluate("""(key) => {
+      const range = document.querySelector(`#ps-${key}`);
+      range.value = String(Number(range.value) + 1);
+      range.dispatchEvent(new Event("input", {bubbles: true}));
+    }""", key)
+    assert shown(page, key) == before
+    assert page.locator(f"[data-keys~='{key}'] .ps-pictures.ps-waiting").count() == 1
+    assert parse_qs(urlparse(page.url).query)[key] == ["layer_3"]
+    page.locator(f"#ps-{key}").hover()
+    page.wait_for_selector(f"[data-keys~='{key}'][data-complete='1']", timeout=30_000)
+    page.wait_for_function(
+        "([key, before]) => { const f = document.querySelector(`[data-keys~='${key}'] "
+        ".ps-picture:not([hidden])`); return f && f.dataset.index !== before "
+        "&& !f.parentElement.classList.contains('ps-waiting'); }",
+        arg=[key, before], timeout=5_000)
+    assert int(shown(page, key)) == int(before) + 1
+    page.close()

@@ -4,6 +4,8 @@ believe on this input. Only the open tab's section runs; flow and gradients only
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import streamlit as st
 
@@ -135,11 +137,12 @@ def pick_token(plan: TargetPlan) -> str:
     return str(value if value in options else default_token(plan))
 
 
-def draw_layer_tables(ctx: Context, tables: list[str]) -> None:
-    """The encoder layer slider over every layer's table (``tables[k - 1]`` for layer k, each
-    with its heading), switched in the browser (components.picture_switcher). In a fragment of
-    its own, holding nothing else: a move reports the layer (nothing else here is redrawn), so
-    the server's copy of the address has it when a button of the section reruns it later."""
+def draw_layer_tables(ctx: Context, tables: Callable[[int], str]) -> None:
+    """The encoder layer slider over every layer's table (``tables(k - 1)`` for layer k, with
+    its heading, drawn when sent), switched in the browser (components.picture_switcher). In a
+    fragment of its own, holding nothing else: a move reports the layer (nothing else here is
+    redrawn), so the server's copy of the address has it when a button of the section reruns it
+    later."""
     layers = list(range(1, ctx.layers + 1))
     picture_grid([layer_axis(LAYER_KEY, layers, _("Encoder layer"))], tables, report=True)
 
@@ -297,18 +300,19 @@ def draw_importance(ctx: Context) -> None:
         st.info(_("Pick at least one method above."))
         return
     rows = rows_of(ctx, words)
-    tables = []
-    for layer in range(1, ctx.layers + 1):
+
+    def table(layer: int) -> str:
         columns = [fg.Column(ctx.title(m), values[layer - 1]) for m, values in layered.items()]
         if ig is not None:
             columns.append(fg.Column(ctx.title(Method.GRADIENTS), gradient_values(ig),
                                      signed=True))
         if words:
             columns = [fg.Column(c.title, by_word(ctx, c.values), c.signed) for c in columns]
-        tables.append(with_words(layer_heading(ctx, layer), fg.importance_html(
+        return with_words(layer_heading(ctx, layer), fg.importance_html(
             rows, columns, "#", _("word") if words else _("token"), "importance",
-            figure=f"att_importance_layer{layer}")))
-    run_part(draw_layer_tables, ctx, tables)
+            figure=f"att_importance_layer{layer}"))
+
+    run_part(draw_layer_tables, ctx, lambda i: table(i + 1))
     if words:
         explain(_("By word: each word's importance is the sum of its pieces' (a Chinese word's "
                   "characters, or the pieces of a split word), so a column still adds up to "

@@ -7,7 +7,7 @@ Four sections shown as tabs; only the open one runs (components.sections).
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import streamlit as st
@@ -267,46 +267,42 @@ def neighbours_or_stop(ctx: Context, source: tuple, position: int, layer: int,
         return None
 
 
-def neighbour_pictures(ctx: Context, corpus: ContextVectors, query: Query,
-                       position: int) -> list[str] | None:
-    """Every layer's nearest corpus tokens to the token at ``position`` (core.contexts'
-    nearest_to_query, cached), each table under what to notice in it; None, its message shown,
-    for what core refuses."""
-    first = neighbours_or_stop(ctx, BUILT_IN, position, 0, corpus)
-    if first is None:
-        return None
+def neighbour_picture(ctx: Context, corpus: ContextVectors, query: Query, position: int,
+                      layer: int, first: list[Neighbour]) -> str:
+    """The nearest corpus tokens to the token at ``position`` at ``layer`` (core.contexts'
+    nearest_to_query, cached) as a table under what to notice in it (``first``: layer 0's)."""
+    found = neighbours_or_stop(ctx, BUILT_IN, position, layer, corpus)
+    if found is None:   # its message shown; core checked the position at layer 0 already
+        return ""
     token = query.tokens[position]
-    pictures = []
-    for layer in corpus.layers:
-        found = neighbours_or_stop(ctx, BUILT_IN, position, layer, corpus)
-        if found is None:
-            return None
-        senses = list(dict.fromkeys(n.sense for n in found if n.sense and n.word
-                                    and n.word.lower() == token.lower()))
-        table = neighbours_html(found, sense_colours(senses), "ctx_neighbours",
-                                figure=f"ctx_neighbours_layer{layer}")
-        pictures.append(with_words(notice(found, token, layer, first if layer else []), table))
-    return pictures
+    senses = list(dict.fromkeys(n.sense for n in found if n.sense and n.word
+                                and n.word.lower() == token.lower()))
+    table = neighbours_html(found, sense_colours(senses), "ctx_neighbours",
+                            figure=f"ctx_neighbours_layer{layer}")
+    return with_words(notice(found, token, layer, first if layer else []), table)
 
 
 def draw_neighbour_layers(ctx: Context, corpus: ContextVectors, query: Query,
                           position: int) -> None:
     """The layer slider over every layer's neighbours, switched in the browser
-    (components.picture_switcher), then a note on [UNK]."""
-    pictures = neighbour_pictures(ctx, corpus, query, position)
-    if pictures is None:
+    (components.picture_switcher), then a note on [UNK]. Nothing when core refuses the token
+    (its message shown)."""
+    first = neighbours_or_stop(ctx, BUILT_IN, position, 0, corpus)
+    if first is None:
         return
-    run_part(draw_layer_switcher, list(corpus.layers), pictures)
+    layers = list(corpus.layers)
+    run_part(draw_layer_switcher, layers,
+             lambda i: neighbour_picture(ctx, corpus, query, position, layers[i], first))
     if query.tokens[position] == ctx.bundle.tokenizer.unk_token:
         st.info(_("This token is [UNK]: {model}'s vocabulary has no entry for it, so its "
                   "neighbours are other unknown characters and say little.").format(
             model=ctx.bundle.label), icon=":material/help:")
 
 
-def draw_layer_switcher(layers: list[int], pictures: list[str]) -> None:
+def draw_layer_switcher(layers: list[int], pictures: Callable[[int], str]) -> None:
     """In a fragment of its own, holding nothing else: a move reports the layer (nothing here
     is redrawn), so the server's copy of the address has it when the token picker or a tab
-    reruns the page later."""
+    reruns the page later. Each layer's picture is drawn when sent."""
     picture_switcher(LAYER_KEY, layers, pictures, _("Layer"), names=[str(k) for k in layers],
                      default=layers[-1], invalid=_(NO_LAYER), report=True, help=_(LAYER_HELP))
 

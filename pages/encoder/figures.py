@@ -312,26 +312,37 @@ def layer_title(what: str, model: str, layer: int) -> str:
     return _("{what} · {model}, layer {layer}").format(what=what, model=model, layer=layer)
 
 
+def head_picture(probs: np.ndarray, labels: Sequence[str], boundary: int | None, what: str,
+                 model: str, layer: int, head: int) -> str:
+    """One head's map of one layer, (heads, n, n)[head], as a picture titled with ``what``
+    ("head {n}"), the model and the layer, with sentence B's edge, keyed fig_att_head_<head>."""
+    image = matrix_image(probs[head], labels, layer_title(what.format(n=head), model, layer),
+                         cols=labels, probs=True)
+    return heatmap_html(replace(image, boundary_row=boundary, boundary_col=boundary),
+                        f"fig_att_head_{head}")
+
+
 def head_pictures(probs: np.ndarray, labels: Sequence[str], boundary: int | None, what: str,
                   model: str, layer: int) -> list[str]:
-    """Every head's map of one layer, (heads, n, n), as pictures titled with ``what`` ("head
-    {n}"), the model and the layer, with sentence B's edge, keyed fig_att_head_<head>."""
-    pictures = []
-    for h, head in enumerate(probs):
-        image = matrix_image(head, labels, layer_title(what.format(n=h), model, layer),
-                             cols=labels, probs=True)
-        image = replace(image, boundary_row=boundary, boundary_col=boundary)
-        pictures.append(heatmap_html(image, f"fig_att_head_{h}"))
-    return pictures
+    """Every head's map of one layer (head_picture of each)."""
+    return [head_picture(probs, labels, boundary, what, model, layer, h)
+            for h in range(probs.shape[0])]
+
+
+def attention_picture(maps: AttentionMaps, model: str, by_word: bool, index: int) -> str:
+    """The map of picture ``index`` in components.picture_grid's order (layer 1's heads
+    first)."""
+    layer, head = divmod(index, maps.probs.shape[1])
+    what = _("head {n}, by word") if by_word else _("head {n}")
+    return head_picture(maps.probs[layer], maps.labels, maps.boundary, what, model, layer + 1,
+                        head)
 
 
 def attention_pictures(maps: AttentionMaps, model: str, by_word: bool) -> tuple[str, ...]:
     """Every layer's heads as pictures, layer 1's heads first (components.picture_grid's
     order)."""
-    what = _("head {n}, by word") if by_word else _("head {n}")
-    return tuple(picture for layer, probs in enumerate(maps.probs, start=1)
-                 for picture in head_pictures(probs, maps.labels, maps.boundary, what, model,
-                                              layer))
+    return tuple(attention_picture(maps, model, by_word, i)
+                 for i in range(maps.probs.shape[0] * maps.probs.shape[1]))
 
 
 def step_name(steps: EncoderSteps, name: str, head: int) -> tuple[str, str]:
@@ -350,15 +361,26 @@ def step_image(steps: EncoderSteps, name: str, head: int, labels: Sequence[str],
                         cols=labels if square else None, probs=name == "attention_probs")
 
 
+def walk_heads(steps: EncoderSteps, name: str) -> int:
+    """How many pictures a layer's step has in the Layer walk: one a head for a per-head step,
+    else one."""
+    return steps.steps[name].shape[0] if steps.steps[name].ndim == 3 else 1
+
+
+def walk_picture(steps: EncoderSteps, name: str, head: int, labels: Sequence[str],
+                 model: str) -> str:
+    """One layer's step (of ``head`` for a per-head step) as a picture keyed fig_<download
+    name>."""
+    return heatmap_html(step_image(steps, name, head, labels, model),
+                        f"fig_{step_name(steps, name, head)[1]}")
+
+
 def walk_pictures(every: Sequence[EncoderSteps], name: str, labels: Sequence[str],
                   model: str) -> tuple[str, ...]:
     """The step of every layer, and of every head of a per-head step (layer 1's heads first),
     as pictures keyed fig_<download name>."""
-    per_head = every[0].steps[name].ndim == 3
-    heads = range(every[0].steps[name].shape[0]) if per_head else range(1)
-    return tuple(heatmap_html(step_image(steps, name, h, labels, model),
-                              f"fig_{step_name(steps, name, h)[1]}")
-                 for steps in every for h in heads)
+    return tuple(walk_picture(steps, name, h, labels, model)
+                 for steps in every for h in range(walk_heads(steps, name)))
 
 
 def token_rows(enc: Encoding, hide: bool) -> AttentionRows:

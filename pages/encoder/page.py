@@ -26,7 +26,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
 from components.layer_picker import layer_axis, layer_picker
-from components.picture_switcher import Axis, picture_grid
+from components.picture_switcher import Axis, Drawn, picture_grid
 from components.sections import Section, open_section, run_part, run_section
 from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
@@ -254,11 +254,19 @@ def draw_walk_pictures(ctx: Context, name: str) -> None:
     config = ctx.bundle.config
     layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
     per_head = cache.get_steps(ctx.key, 1).steps[name].ndim == 3
-    pictures = cache.get_walk_pictures(ctx.key, name, language())
+    key, lang, n_heads = ctx.key, language(), len(heads) if per_head else 1
+
+    def one(i: int) -> str:
+        layer, head = divmod(i, n_heads)
+        steps = cache.get_steps(key, layer + 1)
+        return fg.walk_picture(steps, name, head, token_labels(steps.encoding.tokens),
+                               ctx.bundle.label)
+
     axes: list[Axis] = [layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1)]
     if per_head:
         axes.append(head_axis(heads))
-    picked = picture_grid(axes, pictures, report=True)
+    picked = picture_grid(axes, Drawn(one, lambda: cache.get_walk_pictures(key, name, lang)),
+                          report=True)
     layer = int(picked[0])
     head = int(picked[1]) if per_head else picker(
         st, HEAD_KEY, HEAD_LABEL, heads, _("Attention head"), NO_HEAD)
@@ -410,9 +418,9 @@ def draw_head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], bound
     the head slider (components.picture_switcher). A move reports the head to this fragment,
     which then redraws only the head's downloads under the picture."""
     heads = list(range(probs.shape[0]))
-    pictures = fg.head_pictures(probs, labels, boundary, what, ctx.bundle.label,
-                                ctx.layer_steps.layer)
-    [head] = picture_grid([head_axis(heads)], pictures, report=True)
+    model, layer = ctx.bundle.label, ctx.layer_steps.layer
+    [head] = picture_grid([head_axis(heads)], lambda h: fg.head_picture(
+        probs, labels, boundary, what, model, layer, h), report=True)
     download_matrix(name.format(n=head), lambda: head_matrix(head), rows,
                     key=name.format(n=head))
 
@@ -436,10 +444,11 @@ def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: b
     the server draws from them: the head's downloads, and every head of the layer."""
     config = ctx.bundle.config
     layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
+    key, word, lang, model = ctx.key, "_by_word" if by_word else "", language(), ctx.bundle.label
     layer, head = picture_grid([
         layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1), head_axis(heads)],
-        cache.get_attention_pictures(ctx.key, hide, by_word, language()), report=True)
-    key, word = ctx.key, "_by_word" if by_word else ""
+        Drawn(lambda i: fg.attention_picture(maps, model, by_word, i),
+              lambda: cache.get_attention_pictures(key, hide, by_word, lang)), report=True)
 
     def shown() -> np.ndarray:
         return cache.get_attention_maps(key, hide, by_word).probs[layer - 1]

@@ -310,23 +310,20 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
     draw_shares(contrib, shown)
 
 
-def layer_pictures(key: InputKey, layers: list[int], by_word: bool) -> list[str]:
-    """Every layer's contributions picture (by word when ``by_word``), as draw_heatmap shows
-    it without exact values."""
-    pictures = []
-    for layer in layers:
-        contrib = cache.get_contributions(key, layer)
-        image = (word_contribution_image(contrib, cache.get_word_contributions(key, layer))
-                 if by_word else contribution_image(contrib))
-        pictures.append(heatmap_html(image, "pairs_matrix"))
-    return pictures
+def layer_picture(key: InputKey, layer: int, by_word: bool) -> str:
+    """One layer's contributions picture (by word when ``by_word``), as draw_heatmap shows it
+    without exact values."""
+    contrib = cache.get_contributions(key, layer)
+    image = (word_contribution_image(contrib, cache.get_word_contributions(key, layer))
+             if by_word else contribution_image(contrib))
+    return heatmap_html(image, "pairs_matrix")
 
 
 def layer_switcher(key: InputKey, layers: list[int], by_word: bool) -> int:
-    """The layer slider over every layer's picture, switched in the browser; returns the layer
-    the page is on."""
+    """The layer slider over every layer's picture, switched in the browser (each drawn when
+    sent); returns the layer the page is on."""
     return picture_switcher(
-        LAYER_KEY, layers, layer_pictures(key, layers, by_word), _("Layer"),
+        LAYER_KEY, layers, lambda i: layer_picture(key, layers[i], by_word), _("Layer"),
         names=[str(k) for k in layers], default=layers[-1], invalid=_(NO_LAYER), report=True,
         help=_(LAYER_HELP))
 

@@ -7,7 +7,7 @@ figures at once made every rerun cost the browser about a second.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import streamlit as st
@@ -179,8 +179,8 @@ def draw_pca_view(ctx: PositionsContext) -> None:
         counts = figs.first_counts(ctx.n_positions)
         # Every count's picture is made here, once for the settings: the switcher's own fragment
         # (a move's report) reruns with them and only redraws the downloads.
-        run_part(draw_pca_counts, ctx, counts,
-                 [count_picture(ctx, count, settings.pcs) for count in counts])
+        pcs = settings.pcs
+        run_part(draw_pca_counts, ctx, counts, lambda i: count_picture(ctx, counts[i], pcs))
         return
     start, stop = settings.start, settings.stop
     projections = {kind: cache.get_projection(ctx.model, kind, start, stop)
@@ -247,10 +247,11 @@ def count_spellings(count: int) -> set[str]:
     return {t.format(n=count) for t in every_language(COUNT_NAME) | every_language(ALL_NAME)}
 
 
-def draw_pca_counts(ctx: PositionsContext, counts: list[int], count_pictures: list[str]) -> None:
-    """The switcher over the first positions' pictures, switched in the browser
-    (components.picture_switcher); a move reports the count to this fragment, which redraws the
-    downloads of the positions shown."""
+def draw_pca_counts(ctx: PositionsContext, counts: list[int],
+                    count_pictures: Callable[[int], str]) -> None:
+    """The switcher over the first positions' pictures (``count_pictures(i)``: counts[i]'s,
+    drawn when sent), switched in the browser (components.picture_switcher); a move reports the
+    count to this fragment, which redraws the downloads of the positions shown."""
     count = picture_switcher(
         COUNT_KEY, counts, count_pictures, _("Positions to project"),
         names=[count_name(c, ctx.n_positions) for c in counts], spellings=count_spellings,

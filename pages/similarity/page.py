@@ -189,15 +189,17 @@ def draw_stage_pictures(ctx: Context, labels: list[str], lo: int, hi: int, n_a: 
     after the picture."""
     stages = similarity_stages(ctx.result.stages)
     mode = ctx.settings.mode
-    pictures = []
-    for stage in stages:
+
+    def picture(i: int) -> str:
+        stage = stages[i]
         matrix = cache.get_token_matrix(ctx.key, stage, mode)
         image = matrix_image(matrix[lo:hi, lo:hi], labels, lo, n_a, stage, mode,
                              ctx.bundle.label, unknown)
         words = baseline_text(ctx.stats, stage).replace("**", "")
-        pictures.append(with_words(words, heatmap_html(image, "sim_matrix_chart")))
+        return with_words(words, heatmap_html(image, "sim_matrix_chart"))
+
     return picture_switcher(
-        STAGE_KEY, stages, pictures, _("Stage or layer"), names=stages, default=stages[-1],
+        STAGE_KEY, stages, picture, _("Stage or layer"), names=stages, default=stages[-1],
         invalid=_(NO_STAGE), report=True, help=_(STAGE_HELP))
 
 

@@ -221,26 +221,25 @@ def stage_words(ctx: StagesContext, stage: str, window: range, bound: float) -> 
         width=width, bound=f"{bound:.3g}")
 
 
-def stage_pictures(ctx: StagesContext, settings: HeatmapSettings, parts: dict[str, np.ndarray],
-                   shared: float | None) -> list[str]:
-    """Every stage's picture with its words, in pipeline order: the image draw_stage shows."""
-    pictures = []
-    for stage in ctx.stage_names:
-        part = parts[stage]
-        bound = shared if shared is not None else colour_bound([part], settings.clip)
-        title = figs.stage_title(stage, ctx.result.stages[stage].shape, ctx.bundle.label)
-        image = figs.stage_image(part, ctx.labels, settings.window, title, bound, ctx.segment_b)
-        pictures.append(with_words(stage_words(ctx, stage, settings.window, bound),
-                                   heatmap_html(image, f"st_fig_{stage}")))
-    return pictures
+def stage_picture(ctx: StagesContext, settings: HeatmapSettings, parts: dict[str, np.ndarray],
+                  shared: float | None, stage: str) -> str:
+    """One stage's picture with its words: the image draw_stage shows."""
+    part = parts[stage]
+    bound = shared if shared is not None else colour_bound([part], settings.clip)
+    title = figs.stage_title(stage, ctx.result.stages[stage].shape, ctx.bundle.label)
+    image = figs.stage_image(part, ctx.labels, settings.window, title, bound, ctx.segment_b)
+    return with_words(stage_words(ctx, stage, settings.window, bound),
+                      heatmap_html(image, f"st_fig_{stage}"))
 
 
 def stage_switcher(ctx: StagesContext, settings: HeatmapSettings,
                    parts: dict[str, np.ndarray], shared: float | None) -> str:
+    """The stage slider over every stage's picture (in pipeline order), switched in the
+    browser; each is drawn when sent (components.picture_switcher)."""
     names = ctx.stage_names
     return picture_switcher(
-        STAGE_KEY, names, stage_pictures(ctx, settings, parts, shared), _("Stage"), names=names,
-        invalid=_(NO_STAGE), report=True,
+        STAGE_KEY, names, lambda i: stage_picture(ctx, settings, parts, shared, names[i]),
+        _("Stage"), names=names, invalid=_(NO_STAGE), report=True,
         help=_("Drag or use the arrow keys to walk from the lookups to the last layer."))
 
 
