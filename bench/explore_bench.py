@@ -144,6 +144,7 @@ class PictureMove:
     sent_before: int     # websocket messages the page sent before that paint
     reruns: int          # reruns asked for within a second of the press
     status: str = "ok"
+    reach_ms: float = float("nan")   # focus to every value's picture there, when it was not
 
 
 @dataclass
@@ -169,7 +170,17 @@ def move_picture(tab: AppTab, control: Control, forward: bool) -> PictureMove:
         slider.wait_for(state="visible", timeout=5000)
     except PlaywrightTimeout:
         return PictureMove(float("nan"), 0, 0, "missing")
+    # A new session is sent the shown picture only; the slider's focus asks for the rest (one
+    # run of its fragment), which a reader's first key press meets there. Timed apart.
+    root = f"[data-keys~='{control.key}']"
+    partial = tab.page.locator(f"{root}[data-complete='0']").count() > 0
+    reached = time.monotonic()
     slider.focus()
+    reach_ms = float("nan")
+    if partial:
+        tab.page.wait_for_selector(f"{root}[data-complete='1']", timeout=60_000)
+        reach_ms = (time.monotonic() - reached) * 1000
+        tab._wait(None, need_run=False, timeout_s=60)
     tab.page.evaluate(IDLE_JS)
     tab.page.evaluate(PICTURE_JS, control.key)
     tab.page.keyboard.press(key)
@@ -180,7 +191,7 @@ def move_picture(tab: AppTab, control: Control, forward: bool) -> PictureMove:
         log(f"{control.title}: {key} showed no other picture")
         return PictureMove(float("nan"), 0, 0, "unchanged")
     return PictureMove(float(seen["ms"]), int(seen["sentBefore"]),
-                       int(tab.page.evaluate(RERUNS_JS)))
+                       int(tab.page.evaluate(RERUNS_JS)), reach_ms=reach_ms)
 
 
 def _widget(tab: AppTab, control: Control) -> Locator:
@@ -321,7 +332,20 @@ def picture_rows(c: Control, runs: ExploreRuns, bare: float) -> list[Row]:
             "picture painted / reruns asked within 1 s of a move (a report to the fragment "
             "under the picture)", f"{before} / {', '.join(map(str, reruns)) or '-'} per move",
             "none before the picture", before == 0),
+        *reach_rows(c, ok),
     ]
+
+
+def reach_rows(c: Control, moves: list[PictureMove]) -> list[Row]:
+    """A session's first reach for the slider (its focus) to every value's picture there:
+    what a reader's first key press may meet (no goal; the key waits, dimmed, if it is
+    sooner)."""
+    reached = [m.reach_ms for m in moves if m.reach_ms == m.reach_ms]
+    if not reached:
+        return []
+    return [Row("2 Exploring", f"/{c.title}: the slider's first focus in a session to every "
+                f"value's picture there (the shown one came first), median of {len(reached)}",
+                f"{statistics.median(reached):.0f} ms", "before a first key press", True)]
 
 
 def measure(factory: SentenceFactory, controls: tuple[Control, ...] = CONTROLS,
