@@ -1,5 +1,6 @@
-"""A slider that switches between pictures in the browser: every value's picture is sent once,
-and a move shows another one at once, with no request to the server.
+"""A slider that switches between pictures in the browser: every value's picture is sent once
+(when the reader reaches for the slider), and a move shows another one at once, with no request
+to the server.
 
 A move of a Streamlit slider is a server run of the part that holds it (a bare page's rerun or
 more, README, Performance); a move here is a change of which picture is visible, painted in the
@@ -232,9 +233,11 @@ export default async function(component) {
         // Not here yet: the last picture stays, dimmed, until fill() brings it.
         if (root._shown >= 0) frames.classList.add("ps-waiting");
         else frames.children[i].hidden = false;
+        frames.setAttribute("aria-busy", "true");
         return;
       }
       frames.classList.remove("ps-waiting");
+      frames.removeAttribute("aria-busy");
       const shown = root._shown;
       if (shown === i) return;
       if (shown >= 0 && frames.children[shown]) frames.children[shown].hidden = true;

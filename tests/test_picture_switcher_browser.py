@@ -187,7 +187,8 @@ def test_a_move_before_the_other_pictures_arrive_waits_for_its_own(server, brows
       range.dispatchEvent(new Event("input", {bubbles: true}));
     }""", key)
     assert shown(page, key) == before
-    assert page.locator(f"[data-keys~='{key}'] .ps-pictures.ps-waiting").count() == 1
+    waiting = f"[data-keys~='{key}'] .ps-pictures.ps-waiting[aria-busy='true']"
+    assert page.locator(waiting).count() == 1
     assert parse_qs(urlparse(page.url).query)[key] == ["layer_3"]
     page.locator(f"#ps-{key}").hover()
     page.wait_for_selector(f"[data-keys~='{key}'][data-complete='1']", timeout=30_000)
