@@ -236,8 +236,11 @@ export default async function(component) {
         frames.setAttribute("aria-busy", "true");
         return;
       }
-      frames.classList.remove("ps-waiting");
-      frames.removeAttribute("aria-busy");
+      if (frames.hasAttribute("aria-busy")) {
+        // Only when it was waiting: a class or attribute set again is a style change.
+        frames.classList.remove("ps-waiting");
+        frames.removeAttribute("aria-busy");
+      }
       const shown = root._shown;
       if (shown === i) return;
       if (shown >= 0 && frames.children[shown]) frames.children[shown].hidden = true;
