@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -33,7 +34,13 @@ from core.similarity.pair_lists import (
     results_csv,
     score_agreement,
 )
-from core.similarity.pairs import layer_columns, own_recipe
+from core.similarity.pairs import (
+    WordContributions,
+    layer_columns,
+    own_recipe,
+    share_of_cosine,
+)
+from core.words import Word
 
 LONG = " ".join(["the quick brown fox jumps over the lazy dog"] * 40)   # ~360 tokens, cut at 256
 PAIRS = [
@@ -143,6 +150,64 @@ def test_leave_one_out_against_a_shorter_mean(bundle):
         rank_share = (shares > shares[i]).sum() / (len(shares) - 1)    # 0: the largest
         rank_effect = (effect > effect[i]).sum() / (len(effect) - 1)
         assert abs(rank_share - rank_effect) >= 2 / 3 - 1e-9
+
+
+def ranked(matrix: np.ndarray, k: int) -> list[tuple[int, int, float]]:
+    """The k cells of largest size by Python's own stable sort, in reading order on ties."""
+    cells = [(i, j, float(matrix[i, j])) for i in range(matrix.shape[0])
+             for j in range(matrix.shape[1])]
+    return sorted(cells, key=lambda cell: -abs(cell[2]))[:k]
+
+
+def test_the_largest_terms_and_their_shares(bundle):
+    """The top tables' numbers (``top`` of tokens and of words, ``share_of_cosine``) against
+    the split done here from transformers' own last hidden states."""
+    a, b = ONE_PAIR[2][1:]            # "strumming" is three pieces: words differ from tokens
+    result = pair_contributions(bundle, a, b)
+    words = result.by_word()
+    with torch.inference_mode():
+        h, g = (bundle.model(**bundle.tokenize(t, return_tensors="pt")).last_hidden_state[0]
+                .double().numpy() for t in (a, b))
+    u, v = h.mean(0), g.mean(0)
+    cosine = u @ v / np.linalg.norm(u) / np.linalg.norm(v)
+    matrix = h @ g.T / (len(h) * len(g) * np.linalg.norm(u) * np.linalg.norm(v))
+    by_word = np.array([[matrix[np.ix_(wa.positions, wb.positions)].sum()
+                         for wb in result.words_b] for wa in result.words_a])
+    assert by_word.shape[1] < matrix.shape[1]
+    np.testing.assert_allclose(result.matrix, matrix, atol=1e-6)
+    np.testing.assert_allclose(words.matrix, by_word, atol=1e-6)
+    for found, cells in ((result, result.matrix), (words, words.matrix)):
+        for k in (10, cells.size + 5):                     # more than there are: every cell
+            top = found.top(k)
+            assert top == ranked(cells, k)
+            assert all(type(i) is int and type(j) is int and type(x) is float
+                       for i, j, x in top)
+        expected = matrix if found is result else by_word
+        for i, j, x in found.top(10):
+            assert x == pytest.approx(expected[i, j], abs=1e-6)
+            assert share_of_cosine(x, found.cosine) == pytest.approx(expected[i, j] / cosine,
+                                                                     abs=1e-5)
+    shares = [share_of_cosine(x, words.cosine) for _i, _j, x in words.top(words.matrix.size)]
+    assert sum(shares) == pytest.approx(1.0, abs=1e-9)     # every term: the whole cosine
+
+
+def test_ties_keep_reading_order_and_a_zero_cosine_has_no_shares(bundle):
+    """Terms that cancel out exactly: a cosine of 0 (orthogonal means), equal sizes in every
+    cell. Both tops rank them in reading order; no term has a share of 0."""
+    result = pair_contributions(bundle, *ONE_PAIR[0][1:])
+    matrix = np.array([[0.25, -0.5, 0.25], [0.5, -0.25, -0.25]])
+    assert matrix.sum() == 0.0
+    tokens = replace(result, tokens_a=["[CLS]", "[SEP]"], tokens_b=["[CLS]", "x", "[SEP]"],
+                     matrix=matrix, cosine=0.0)
+    words = WordContributions(words_a=(Word("[CLS]", (0,)), Word("[SEP]", (1,))),
+                              words_b=(Word("[CLS]", (0,)), Word("x", (1,)), Word("[SEP]", (2,))),
+                              matrix=matrix, cosine=0.0)
+    for found in (tokens, words):
+        assert found.top(3) == [(0, 1, -0.5), (1, 0, 0.5), (0, 0, 0.25)]
+        assert found.top(6) == ranked(matrix, 6)
+    assert np.isnan(share_of_cosine(0.5, 0.0)) and np.isnan(share_of_cosine(0.0, 0.0))
+    assert np.isnan(share_of_cosine(0.5, -0.0))
+    assert share_of_cosine(-0.5, 0.25) == -2.0            # a term larger than the cosine
 
 
 def test_chinese_reads_as_unknown_tokens(bundle):

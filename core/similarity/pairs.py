@@ -90,6 +90,20 @@ def _leave_one_out(x: np.ndarray, other_mean: np.ndarray) -> np.ndarray:
     return rest @ other_mean / (np.linalg.norm(rest, axis=1) * np.linalg.norm(other_mean))
 
 
+def largest_terms(matrix: np.ndarray, k: int = 10) -> list[tuple[int, int, float]]:
+    """The k cells (row, column, value) of ``matrix`` with the largest absolute values, largest
+    first; equal sizes keep reading order (row by row), so a table of them never reshuffles."""
+    flat = np.argsort(-np.abs(matrix), axis=None, kind="stable")[:k]
+    rows, cols = np.unravel_index(flat, matrix.shape)
+    return [(int(i), int(j), float(matrix[i, j])) for i, j in zip(rows, cols, strict=True)]
+
+
+def share_of_cosine(term: float, cosine: float) -> float:
+    """A term's share of the cosine it is part of (term / cosine); NaN when the cosine is 0,
+    where a share means nothing (the terms of orthogonal sentences cancel out)."""
+    return term / cosine if cosine else float("nan")
+
+
 @dataclass(frozen=True)
 class PairContributions:
     """The cosine of sentence A and sentence B at one layer, split into one term per token pair.
@@ -147,10 +161,7 @@ class PairContributions:
 
     def top(self, k: int = 10) -> list[tuple[int, int, float]]:
         """The k token pairs (i of A, j of B, c_ij) with the largest |c_ij|, largest first."""
-        flat = np.argsort(-np.abs(self.matrix), axis=None, kind="stable")[:k]
-        rows, cols = np.unravel_index(flat, self.matrix.shape)
-        return [(int(i), int(j), float(self.matrix[i, j])) for i, j in zip(rows, cols,
-                                                                           strict=True)]
+        return largest_terms(self.matrix, k)
 
     def disagreements(self) -> list[tuple[str, int]]:
         """Tokens ("a" or "b", index) the two views rank far apart: among the top third of its
@@ -188,6 +199,11 @@ class WordContributions:
     @property
     def texts_b(self) -> list[str]:
         return [w.text for w in self.words_b]
+
+    def top(self, k: int = 10) -> list[tuple[int, int, float]]:
+        """The k word pairs (I of A, J of B, their contribution) with the largest absolute
+        contributions, largest first (as ``PairContributions.top``)."""
+        return largest_terms(self.matrix, k)
 
 
 def real_words(analysis: Analysis, positions: list[int]) -> tuple[Word, ...]:

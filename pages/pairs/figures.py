@@ -17,7 +17,7 @@ from components.heatmap_image import HeatmapImage, Scale
 from components.i18n import N_, _
 from components.labels import SEGMENT_COLOURS, plotly_text, token_labels
 from core.similarity.pair_lists import Agreement
-from core.similarity.pairs import PairContributions, WordContributions
+from core.similarity.pairs import PairContributions, WordContributions, share_of_cosine
 
 CELL_TEXT_MAX = 16      # write each contribution in its cell up to this many tokens a side
 HOVER_CHARS = 90        # characters of a sentence in a scatter point's hover
@@ -99,25 +99,26 @@ def word_contribution_figure(contrib: PairContributions, words: WordContribution
 
 
 def top_word_table(words: WordContributions, k: int = 10) -> pd.DataFrame:
-    """The k word pairs with the largest contributions (by size), largest first."""
-    flat = np.argsort(-np.abs(words.matrix), axis=None, kind="stable")[:k]
-    rows, cols = np.unravel_index(flat, words.matrix.shape)
+    """The k word pairs with the largest contributions (by size), largest first: core's
+    ``WordContributions.top`` and each one's ``share_of_cosine``."""
+    rows = words.top(k)
     a, b = words.texts_a, words.texts_b   # the words alone, to keep the table narrow
-    values = [float(words.matrix[i, j]) for i, j in zip(rows, cols, strict=True)]
     return pd.DataFrame({
-        "A": [a[i] for i in rows], "B": [b[j] for j in cols], _("term"): values,
-        _("share"): [v / words.cosine if words.cosine else np.nan for v in values],
+        "A": [a[i] for i, _j, _v in rows], "B": [b[j] for _i, j, _v in rows],
+        _("term"): [v for _i, _j, v in rows],
+        _("share"): [share_of_cosine(v, words.cosine) for _i, _j, v in rows],
     })
 
 
 def top_table(contrib: PairContributions, k: int = 10) -> pd.DataFrame:
-    """The k token pairs with the largest contributions (by size), largest first."""
+    """The k token pairs with the largest contributions (by size), largest first: core's
+    ``PairContributions.top`` and each one's ``share_of_cosine``."""
     rows = contrib.top(k)
     return pd.DataFrame({
         "A": [f"{i} {contrib.tokens_a[i]}" for i, _j, _v in rows],
         "B": [f"{j} {contrib.tokens_b[j]}" for _i, j, _v in rows],
         _("term"): [v for _i, _j, v in rows],
-        _("share"): [v / contrib.cosine if contrib.cosine else np.nan for _i, _j, v in rows],
+        _("share"): [share_of_cosine(v, contrib.cosine) for _i, _j, v in rows],
     })
 
 
