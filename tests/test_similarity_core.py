@@ -28,6 +28,7 @@ from core.similarity.choices import default_tokens, depth_stages, real_positions
 from core.similarity.cosines import (
     DOMINANCE_LIMIT,
     TokenRef,
+    cls_checks,
     dimension_contributions,
     dominance,
     norm_dominance,
@@ -295,6 +296,26 @@ def test_standardised_cosine_against_numpy(pair, stats, stage):
     expected = zu @ zv / (np.linalg.norm(zu) * np.linalg.norm(zv))
     assert standardised_cosine(pair.stages[stage][5], pair.stages[stage][16], stage, stats) == (
         pytest.approx(expected, abs=1e-9))
+
+
+def test_cls_checks_against_numpy(alone, stats):
+    """The Sentences tab's [CLS] note: per depth stage, A's and B's [CLS] vectors (each run on
+    its own), the dimension with the largest |a*b| and its share of a.b, and their cosine
+    after standardising each dimension by the corpus, all in float64 numpy."""
+    a, b = alone
+    flags, cosines = cls_checks(a, b, stats)
+    stages = depth_stages(a.stages)
+    assert len(flags) == len(cosines) == len(stages) > 1
+    for stage, flag, cosine in zip(stages, flags, cosines, strict=True):
+        u, v = a.stages[stage][0].astype(np.float64), b.stages[stage][0].astype(np.float64)
+        parts = u * v
+        d = int(np.argmax(np.abs(parts)))
+        assert flag.dimension == d
+        assert flag.share == pytest.approx(parts[d] / (u @ v), rel=1e-9)
+        s = stats.stage(stage)
+        zu, zv = (u - s.mean) / s.std, (v - s.mean) / s.std
+        assert cosine == pytest.approx(zu @ zv / (np.linalg.norm(zu) * np.linalg.norm(zv)),
+                                       abs=1e-9)
 
 
 def test_norm_dominance_against_numpy(pair):

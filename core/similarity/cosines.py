@@ -18,7 +18,7 @@ from sklearn.preprocessing import normalize
 from core.analysis import Analysis
 from core.errors import N_, InputError
 from core.similarity.anisotropy import CorpusStats, prepare, token_cosines
-from core.similarity.choices import real_positions, segment_positions
+from core.similarity.choices import depth_stages, real_positions, segment_positions
 
 
 def token_matrix(analysis: Analysis, stage: str, mode: str, stats: CorpusStats) -> np.ndarray:
@@ -162,6 +162,18 @@ def standardised_cosine(u: np.ndarray, v: np.ndarray, stage: str, stats: CorpusS
     """cos of u and v after subtracting the corpus mean and dividing by the corpus std per
     dimension at ``stage`` (Timkey & van Schijndel 2021)."""
     return float(token_cosines(u[None], v[None], stage, "standardised", stats)[0, 0])
+
+
+def cls_checks(alone_a: Analysis, alone_b: Analysis, stats: CorpusStats,
+               ) -> tuple[list[Dominance], np.ndarray]:
+    """Per depth stage, for the [CLS] vectors of A and B each run on its own: the dimension
+    that carries most of their dot product (``dominance``), and their standardised cosine
+    (``standardised_cosine``): whether a high raw [CLS] cosine is one dimension's doing."""
+    stages = depth_stages(alone_a.stages)
+    pairs = [(alone_a.stages[s][0], alone_b.stages[s][0]) for s in stages]
+    return ([dominance(u, v) for u, v in pairs],
+            np.array([standardised_cosine(u, v, s, stats)
+                      for s, (u, v) in zip(stages, pairs, strict=True)]))
 
 
 def norm_dominance(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

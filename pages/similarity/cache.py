@@ -22,10 +22,10 @@ from core.similarity.choices import depth_stages, matching_position, real_positi
 from core.similarity.cosines import (
     Dominance,
     TokenRef,
+    cls_checks,
     dominance,
     norm_dominance,
     separate_token,
-    standardised_cosine,
     token_curve,
     token_matrix,
     top_dimensions,
@@ -81,16 +81,11 @@ def get_sentence_comparison(key: InputKey) -> SentenceComparison:
 
 @results_cache("similarity: [CLS] checks", SHARE)
 def get_cls_checks(key: InputKey) -> tuple[list[Dominance], np.ndarray]:
-    """Per depth stage, for A's and B's [CLS] vectors run separately: the dimension that carries
-    most of their dot product, and their standardised cosine."""
+    """core.similarity.cosines.cls_checks of A and B run separately: per depth stage, the
+    dimension that carries most of their [CLS] dot product, and their standardised cosine."""
     text_a, text_b = key.pair()
-    alone_a, alone_b = get_alone(key, text_a), get_alone(key, text_b)
-    stats = get_corpus_stats(key.model)
-    stages = depth_stages(alone_a.stages)
-    flags = [dominance(alone_a.stages[s][0], alone_b.stages[s][0]) for s in stages]
-    cosines = np.array([standardised_cosine(alone_a.stages[s][0], alone_b.stages[s][0], s, stats)
-                        for s in stages])
-    return flags, cosines
+    return cls_checks(get_alone(key, text_a), get_alone(key, text_b),
+                      get_corpus_stats(key.model))
 
 
 def get_token_refs(key: InputKey, first: int, second: int, separately: bool,
