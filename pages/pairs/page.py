@@ -30,6 +30,7 @@ from components.labels import markdown_code, markdown_text
 from components.layer_picker import NO_LAYER, layer_picker
 from components.picture_switcher import picture_switcher
 from components.sections import Section, draw_sections, run_part
+from components.skipped_lines import READER_SKIPPED, lines_words, report_skipped
 from core import ModelBundle, PairContributions
 from core.attribution.targets import Target
 from core.sentence_files import reader
@@ -117,8 +118,9 @@ NO_EXACT_SPLIT = N_(
     "does not split exactly into token pairs. The picture below splits the cosine of the mean "
     "token vectors instead, a different figure. To see which tokens move the model's own "
     "figure, open the Attribution page:")
-# Why lines were skipped, and what to do about it: {n} lines, {lines} their numbers as ranges.
-SKIPPED = {
+# Why lines were skipped, and what to do about it: {n} lines, {lines} their numbers as ranges
+# (the reader's own reasons, quotes and JSON, are components.skipped_lines' words).
+SKIPPED = READER_SKIPPED | {
     lists.MISSING: N_("Skipped {n} lines with missing fields: {lines}. They hold fewer fields "
                       "than the columns picked need: give each line sentence A and sentence B, "
                       "separated by {separator}, or pick other columns."),
@@ -126,16 +128,8 @@ SKIPPED = {
                     "sentences on the line, or remove it."),
     lists.SCORE: N_("Skipped {n} lines whose score is not a number: {lines}. A score is a "
                     "number, such as 3 or 4.5: correct it, or pick no score column."),
-    lists.UNREADABLE: N_("Skipped {n} lines with an open quote: {lines}. A quotation mark opens a "
-                         "field and does not close, or text follows the closing one. Put the "
-                         "whole sentence in quotation marks and double each quotation mark "
-                         "inside it: \"She said \"\"hi\"\".\""),
     lists.LONG: N_("Skipped {n} lines longer than {chars} characters: {lines}. A line holds one "
                    "pair: check that the lines end where the pairs do."),
-    lists.JSON: N_("Skipped {n} lines that are not JSON objects (bad JSON): {lines}. In JSON "
-                   "Lines each line is one object, such as {example}."),
-    lists.DEEP: N_("Skipped {n} lines of JSON nested too deep to read: {lines}. In JSON Lines "
-                   "each line is one flat object, such as {example}."),
     lists.EXTRA: N_("Skipped {n} lines with more fields than the columns, as asked: {lines}. "
                     "Untick the box to read their picked columns."),
 }
@@ -586,27 +580,12 @@ def read_summary(table: Table, parsed: lists.PairList, picked: Picked) -> None:
             example=markdown_code(example[:40])), icon=":material/pin:")
 
 
-def lines_words(numbers: list[int]) -> str:
-    """Line numbers as ranges ("626–879, 1350–1379"), and how many more when there are many."""
-    lines, more = lists.line_ranges(numbers)
-    return lines + (" " + _("and {more} more").format(more=f"{more:,}") if more else "")
-
-
 def report_list(parsed: lists.PairList, table: Table | None = None) -> bool:
     """Say what was left out, why and what to do; False when nothing can be compared."""
-    for reason, items in parsed.skipped_by_reason().items():
-        lines = lines_words([s.line for s in items])
-        if reason == lists.HEADER:
-            st.info(_(HEADER_WORDS).format(lines=lines), icon=":material/rule:")
-            continue
-        if reason == lists.SHIFTED:
-            message = SHIFTED.get(parsed.delimiter, SHIFTED["\t"])
-        else:
-            message = SKIPPED[reason]
-        st.warning(_(message).format(
-            n=f"{len(items):,}", lines=lines, chars=f"{reader.MAX_LINE_CHARS:,}",
-            separator=_(SEPARATOR_WORDS.get(parsed.delimiter, SEPARATOR_WORDS["\t"])),
-            example=markdown_code(JSON_EXAMPLE)), icon=":material/rule:")
+    shifted = SHIFTED.get(parsed.delimiter, SHIFTED["\t"])
+    report_skipped(parsed.skipped, SKIPPED | {lists.SHIFTED: shifted}, HEADER_WORDS,
+                   example=markdown_code(JSON_EXAMPLE),
+                   separator=_(SEPARATOR_WORDS.get(parsed.delimiter, SEPARATOR_WORDS["\t"])))
     if parsed.beyond:
         st.warning(_("Only the first {max} pairs are compared: {n} more lines from line {line} "
                      "on were not read.").format(max=f"{lists.MAX_PAIRS:,}",
