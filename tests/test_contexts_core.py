@@ -45,7 +45,7 @@ from core.contexts.user_corpus import (
 )
 from core.contexts.vectors import layers_within, word_characters
 from core.errors import InputError
-from core.sentence_files.reader import Refusal
+from core.sentence_files.reader import MAX_LINE_CHARS, Reason, Refusal
 from core.similarity.anisotropy import corpus_statistics
 
 UNSEEN = (
@@ -306,6 +306,34 @@ def test_a_csv_column_with_one_label(bundle):
     corpus = corpus_from(bundle, table, s, table.columns.index("label"))
     assert [r.sentence for r in corpus.records] == ["One, two.", "Three."]
     assert corpus.empty == 1 and corpus.labels == ("a",)
+
+
+def test_every_line_left_out_keeps_its_number_and_reason(bundle):
+    """A CSV corpus with a header, empty sentence cells, an open quote, a line too long and a
+    blank line: each line not read is named with its reason, in line order; blank lines are
+    not rows."""
+    lines = ["text,label", "One sentence.,a", ",a", '"An open quote,a',
+             "x" * (MAX_LINE_CHARS + 1) + ",b", "Two sentences.,b", "", " ,b"]
+    table = table_of_file("\n".join(lines).encode(), "x.csv")
+    corpus = corpus_from(bundle, table, table.columns.index("text"),
+                         table.columns.index("label"))
+    empty = [n for n, line in enumerate(lines, 1) if line and not line.split(",")[0].strip()]
+    assert empty == [3, 8]
+    assert [r.sentence for r in corpus.records] == ["One sentence.", "Two sentences."]
+    assert corpus.lines == (2, 6) and corpus.empty_lines == tuple(empty) and corpus.empty == 2
+    assert [(s.line, s.reason) for s in corpus.left_out()] == [
+        (1, Reason.HEADER), (3, Reason.EMPTY), (4, Reason.UNREADABLE), (5, Reason.LONG),
+        (8, Reason.EMPTY)]
+    # Pasted lines, sentence<TAB>label: an empty sentence before its label is named too.
+    pasted = "A bank.\tmoney\n\tmoney\nA river bank.\triver\n"
+    corpus = corpus_from(bundle, table_of_text(pasted), 0, 1)
+    assert corpus.empty_lines == (2,) and corpus.lines == (1, 3)
+    assert [(s.line, s.reason) for s in corpus.left_out()] == [(2, Reason.EMPTY)]
+    # Nothing read: the refusal keeps the lines and their reasons.
+    corpus = corpus_from(bundle, table_of_text("y" * (MAX_LINE_CHARS + 1) + "\n\tx\n"), 0)
+    assert corpus.refused == Refusal.NOTHING
+    assert [(s.line, s.reason) for s in corpus.left_out()] == [(1, Reason.LONG),
+                                                               (2, Reason.EMPTY)]
 
 
 def test_limits_and_refusals(bundle):

@@ -198,9 +198,35 @@ def test_own_corpus_uploaded_files():
     data = b'text,label\n"One, two, three.",a\n"He said ""hi"".",b\n,a\n'
     at.file_uploader[0].set_value(("s.csv", data, "text/csv")).run()
     at = finished(at)
-    assert "2 sentences" in texts(at) and "1 empty rows skipped." in texts(at)
+    assert "2 sentences" in texts(at)
+    assert "Skipped 1 lines whose sentence is empty: 4." in texts(at)
+    assert "Line 1 holds the column names, not a sentence." in texts(at)
     at.file_uploader[0].set_value(("b.txt", b"\x00\x01\x02" * 500, "text/plain")).run()
     assert "not text" in texts(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_own_corpus_names_every_line_left_out(lang):
+    """An empty sentence (line 2) and a line the reader skips as too long (line 3): each named
+    by its number, with its reason, as a warning; the other two lines are read."""
+    from core.sentence_files.reader import MAX_LINE_CHARS
+
+    query = {"lang": "zh"} if lang == "zh" else {}
+    lines = ["The bank raised its rates.\tmoney", "\tmoney", "word " * (MAX_LINE_CHARS // 5 + 1),
+             "We sat on the river bank.\triver"]
+    assert len(lines[2]) > MAX_LINE_CHARS
+    at = own(page(TABS[lang][3], **query), "\n".join(lines))
+    warnings = [w.value for w in at.warning]
+    chars = f"{MAX_LINE_CHARS:,}"
+    if lang == "zh":
+        expected = ["跳过了 1 行句子为空的行：2。", f"跳过了 1 行超过 {chars} 个字符的行：3。"]
+    else:
+        expected = ["Skipped 1 lines whose sentence is empty: 2. ",
+                    f"Skipped 1 lines longer than {chars} characters: 3. "]
+    for words in expected:
+        assert any(words in w for w in warnings), (words, warnings)
+    assert ("2 个句子" if lang == "zh" else "2 sentences") in texts(at)
+    assert 'data-picture="ctx_own_map"' in htmls(at)
 
 
 def test_own_neighbours_equal_core(bundle):

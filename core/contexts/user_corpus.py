@@ -7,7 +7,8 @@ sentence a line, commas and quotes included; a line ``sentence<TAB>label`` (when
 the lines hold a tab) gives each sentence a label. The sentence and label columns are found by
 the reader's ``named_column`` and ``text_columns``. At most ``MAX_SENTENCES`` sentences or
 ``MAX_TOKENS`` tokens ([CLS] and [SEP] counted), whichever comes first; the rows after are
-counted, not read.
+counted, not read. No row is left out without its line number: the lines the reader skipped and
+the rows whose sentence cell is empty are kept with their reasons (``UserCorpus.left_out``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from core.contexts.corpus_data import CorpusRecord
 from core.models import ModelBundle
 from core.sentence_files.reader import (
+    Reason,
     Refusal,
     Skipped,
     Table,
@@ -43,7 +45,7 @@ class UserCorpus:
     records: tuple[CorpusRecord, ...] = ()
     lines: tuple[int, ...] = ()      # the line (record) each sentence came from
     tokens: int = 0                  # tokens of the kept sentences, [CLS] and [SEP] included
-    empty: int = 0                   # rows whose sentence cell was empty
+    empty_lines: tuple[int, ...] = ()   # the lines (records) whose sentence cell was empty
     beyond: int = 0                  # rows with a sentence left out by the limits
     beyond_from: int = 0             # the first such row's line
     by_tokens: bool = False          # the token limit (not the sentence limit) cut the corpus
@@ -56,6 +58,19 @@ class UserCorpus:
     @property
     def labelled(self) -> bool:
         return bool(self.labels)
+
+    @property
+    def empty(self) -> int:
+        """How many rows had an empty sentence cell."""
+        return len(self.empty_lines)
+
+    def left_out(self) -> tuple[Skipped, ...]:
+        """Every line of the table not read as a sentence, in line order, with its reason: the
+        reader's skips (``skipped``) and the rows with an empty sentence cell (``Reason.EMPTY``),
+        so a page can name each line and say why. The rows beyond the limits are not in it
+        (``beyond`` and ``beyond_from`` say where they start)."""
+        empty = (Skipped(line, Reason.EMPTY) for line in self.empty_lines)
+        return tuple(sorted((*self.skipped, *empty), key=lambda s: s.line))
 
     def key(self) -> str:
         """A hash of the sentences and labels: the same corpus, however it came, is one key."""
@@ -117,7 +132,7 @@ def corpus_from(bundle: ModelBundle, table: Table, sentence: int,
              (row.cells[label] if label is not None and label < len(row.cells) else "") or None)
             for row in table.rows]
     texts = [r for r in rows if r[1]]
-    empty = len(rows) - len(texts)
+    empty = tuple(line for line, text, _ in rows if not text)
     head = texts[:MAX_SENTENCES]
     lengths = [len(ids) for ids in bundle.tokenize(
         [t for _, t, _ in head], add_special_tokens=True, truncation=False,
@@ -136,9 +151,10 @@ def corpus_from(bundle: ModelBundle, table: Table, sentence: int,
     records = tuple(CorpusRecord(t, None, lab, language_of(t)) for _, t, lab in used)
     labels = tuple(dict.fromkeys(r.sense for r in records if r.sense))
     if not records:
-        return UserCorpus(empty=empty, refused=Refusal.NOTHING, read=len(rows),
+        return UserCorpus(empty_lines=empty, refused=Refusal.NOTHING, read=len(rows),
                           skipped=table.skipped)
     return UserCorpus(records=records, lines=tuple(line for line, _, _ in used), tokens=total,
-                      empty=empty, beyond=beyond, beyond_from=beyond_from, by_tokens=by_tokens,
+                      empty_lines=empty, beyond=beyond, beyond_from=beyond_from,
+                      by_tokens=by_tokens,
                       truncated=sum(n > limit for n in lengths[:kept]), labels=labels,
                       read=len(rows), skipped=table.skipped)

@@ -26,6 +26,7 @@ from components.layer_picker import NO_LAYER, layer_picker
 from components.model_picker import offer_model
 from components.picture_switcher import picture_switcher, with_words
 from components.sections import Section, draw_sections, run_part
+from components.skipped_lines import report_skipped
 from components.url_values import option_in_link
 from core import DEFAULT_MODEL, ExplorerError, InputError
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
@@ -34,7 +35,7 @@ from core.contexts.neighbours import Neighbour, Query
 from core.contexts.senses import labelled_words, sentence_map
 from core.contexts.user_corpus import MAX_SENTENCES, MAX_TOKENS, UserCorpus
 from core.contexts.vectors import ContextVectors, layers_within
-from core.sentence_files.reader import Refusal, Table
+from core.sentence_files.reader import Reason, Refusal, Table
 from pages.contexts import cache
 from pages.contexts.figures import (
     map_figure,
@@ -83,6 +84,19 @@ REFUSALS = {
                         "empty."),
     Refusal.HEADER_ONLY: N_("The file holds only a line of column names, no sentence."),
 }
+# Every line with text was skipped, for the reasons said above the refusal.
+NOTHING_READ = N_("No sentence could be read: every line was skipped, for the reasons above.")
+# Why lines of the corpus were not read, and what to do: {n} lines, {lines} their numbers as
+# ranges (the reader's quotes and JSON: components.skipped_lines' words).
+SKIPPED = {
+    Reason.EMPTY: N_("Skipped {n} lines whose sentence is empty: {lines}. Write the sentence on "
+                     "the line or remove the line; if the sentences are in another column, pick "
+                     "that column."),
+    Reason.LONG: N_("Skipped {n} lines longer than {chars} characters: {lines}. A line holds one "
+                    "sentence: check that the lines end where the sentences do."),
+}
+HEADER_WORDS = N_("Line {lines} holds the column names, not a sentence.")
+JSON_EXAMPLE = '{"text": "…", "label": "…"}'
 
 
 # --- shared parts -------------------------------------------------------------------------------
@@ -452,19 +466,23 @@ def column_pickers(table: Table, sentence: int, label: int | None) -> tuple[int,
 
 
 def report_corpus(corpus: UserCorpus, read: int) -> bool:
-    """Say what was used and left out; False when there is nothing to run."""
-    if corpus.refused:
-        st.error(_(REFUSALS.get(corpus.refused, REFUSALS[Refusal.NOTHING])),
-                 icon=":material/block:")
+    """Say what was used and left out (every line not read, by its number, with why and what to
+    do); False when there is nothing to run."""
+    left_out = corpus.left_out()
+    if corpus.refused:   # the lines skipped first: they are why nothing could be read
+        report_skipped(left_out, SKIPPED, HEADER_WORDS, example=markdown_code(JSON_EXAMPLE))
+        skipped = any(s.reason != Reason.HEADER for s in left_out)
+        message = NOTHING_READ if corpus.refused == Refusal.NOTHING and skipped else \
+            REFUSALS.get(corpus.refused, REFUSALS[Refusal.NOTHING])
+        st.error(_(message), icon=":material/block:")
         return False
     parts = [_("{n} sentences ({t} tokens) of {read} rows.").format(
         n=f"{len(corpus.records):,}", t=f"{corpus.tokens:,}", read=f"{read:,}")]
-    if corpus.empty:
-        parts.append(_("{n} empty rows skipped.").format(n=f"{corpus.empty:,}"))
     if corpus.truncated:
         parts.append(_("{n} sentences are longer than the model reads and were cut.").format(
             n=f"{corpus.truncated:,}"))
     explain(" ".join(parts))
+    report_skipped(left_out, SKIPPED, HEADER_WORDS, example=markdown_code(JSON_EXAMPLE))
     if corpus.beyond:
         limit = (_("{tokens} tokens").format(tokens=f"{MAX_TOKENS:,}") if corpus.by_tokens
                  else _("{sentences} sentences").format(sentences=f"{MAX_SENTENCES:,}"))
