@@ -229,6 +229,34 @@ def test_own_corpus_names_every_line_left_out(lang):
     assert 'data-picture="ctx_own_map"' in htmls(at)
 
 
+def left_out_script() -> None:
+    """report_corpus alone, on lines skipped for a reason the corpus page has no words of its
+    own (a pair list's score), in 14 runs, and an empty sentence."""
+    from core.contexts.corpus_data import CorpusRecord
+    from core.contexts.user_corpus import UserCorpus
+    from core.sentence_files.reader import Reason, Skipped
+    from pages.contexts.page import report_corpus
+
+    skipped = tuple(Skipped(line, Reason.SCORE) for line in (3, *range(10, 40, 2)))
+    report_corpus(UserCorpus(records=(CorpusRecord("One."),), lines=(1,), tokens=4,
+                             empty_lines=(2,), skipped=skipped, read=2), 2)
+
+
+def test_a_reason_without_words_of_its_own_still_names_its_lines():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(left_out_script, default_timeout=30).run()
+    assert_clean(at)
+    warnings = [w.value for w in at.warning]
+    # line_ranges shows 12 runs: 3, 10, 12 ... 30; the 4 lines after (32 to 38) are counted.
+    runs = ", ".join(str(n) for n in (3, *range(10, 31, 2)))
+    assert warnings == [
+        "Skipped 1 lines whose sentence is empty: 2. Write the sentence on the line or remove the "
+        "line; if the sentences are in another column, pick that column.",
+        f"Skipped 16 lines that could not be read as written: {runs} and 4 more. Check these "
+        "lines and correct them."]
+
+
 def test_own_neighbours_equal_core(bundle):
     """The table over a pasted corpus is what nearest_tokens returns over that corpus's pass."""
     lines = ["The bank raised its rates.", "We sat on the river bank.",
