@@ -329,6 +329,13 @@ def test_every_line_left_out_keeps_its_number_and_reason(bundle):
     corpus = corpus_from(bundle, table_of_text(pasted), 0, 1)
     assert corpus.empty_lines == (2,) and corpus.lines == (1, 3)
     assert [(s.line, s.reason) for s in corpus.left_out()] == [(2, Reason.EMPTY)]
+    # A tab inside a sentence makes a third field: that sentence is not the cell as written,
+    # so its line is named (EXTRA), not cut at the tab.
+    pasted = "A bank.\tmoney\nThe river\tbank was wet.\triver\nA river bank.\triver\n"
+    corpus = corpus_from(bundle, table_of_text(pasted), 0, 1)
+    assert [r.sentence for r in corpus.records] == ["A bank.", "A river bank."]
+    assert corpus.split_lines == (2,) and corpus.lines == (1, 3)
+    assert [(s.line, s.reason) for s in corpus.left_out()] == [(2, Reason.EXTRA)]
     # Nothing read: the refusal keeps the lines and their reasons.
     corpus = corpus_from(bundle, table_of_text("y" * (MAX_LINE_CHARS + 1) + "\n\tx\n"), 0)
     assert corpus.refused == Refusal.NOTHING

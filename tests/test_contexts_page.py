@@ -207,22 +207,25 @@ def test_own_corpus_uploaded_files():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_own_corpus_names_every_line_left_out(lang):
-    """An empty sentence (line 2) and a line the reader skips as too long (line 3): each named
-    by its number, with its reason, as a warning; the other two lines are read."""
+    """An empty sentence (line 2), a line the reader skips as too long (line 3) and a sentence
+    with a tab inside (line 5): each named by its number, with its reason, as a warning; the
+    other two lines are read."""
     from core.sentence_files.reader import MAX_LINE_CHARS
 
     query = {"lang": "zh"} if lang == "zh" else {}
     lines = ["The bank raised its rates.\tmoney", "\tmoney", "word " * (MAX_LINE_CHARS // 5 + 1),
-             "We sat on the river bank.\triver"]
+             "We sat on the river bank.\triver", "We sat\ton the bank.\triver"]
     assert len(lines[2]) > MAX_LINE_CHARS
     at = own(page(TABS[lang][3], **query), "\n".join(lines))
     warnings = [w.value for w in at.warning]
     chars = f"{MAX_LINE_CHARS:,}"
     if lang == "zh":
-        expected = ["跳过了 1 行句子为空的行：2。", f"跳过了 1 行超过 {chars} 个字符的行：3。"]
+        expected = ["跳过了 1 行句子为空的行：2。", f"跳过了 1 行超过 {chars} 个字符的行：3。",
+                    "跳过了 1 行字段比其他行多的行：5。"]
     else:
         expected = ["Skipped 1 lines whose sentence is empty: 2. ",
-                    f"Skipped 1 lines longer than {chars} characters: 3. "]
+                    f"Skipped 1 lines longer than {chars} characters: 3. ",
+                    "Skipped 1 lines with more fields than the other lines: 5. "]
     for words in expected:
         assert any(words in w for w in warnings), (words, warnings)
     assert ("2 个句子" if lang == "zh" else "2 sentences") in texts(at)

@@ -46,6 +46,7 @@ class UserCorpus:
     lines: tuple[int, ...] = ()      # the line (record) each sentence came from
     tokens: int = 0                  # tokens of the kept sentences, [CLS] and [SEP] included
     empty_lines: tuple[int, ...] = ()   # the lines (records) whose sentence cell was empty
+    split_lines: tuple[int, ...] = ()   # lines with more fields than the table's columns
     beyond: int = 0                  # rows with a sentence left out by the limits
     beyond_from: int = 0             # the first such row's line
     by_tokens: bool = False          # the token limit (not the sentence limit) cut the corpus
@@ -66,11 +67,13 @@ class UserCorpus:
 
     def left_out(self) -> tuple[Skipped, ...]:
         """Every line of the table not read as a sentence, in line order, with its reason: the
-        reader's skips (``skipped``) and the rows with an empty sentence cell (``Reason.EMPTY``),
-        so a page can name each line and say why. The rows beyond the limits are not in it
-        (``beyond`` and ``beyond_from`` say where they start)."""
+        reader's skips (``skipped``), the rows with an empty sentence cell (``Reason.EMPTY``)
+        and those with more fields than the columns (``Reason.EXTRA``), so a page can name each
+        line and say why. The rows beyond the limits are not in it (``beyond`` and
+        ``beyond_from`` say where they start)."""
         empty = (Skipped(line, Reason.EMPTY) for line in self.empty_lines)
-        return tuple(sorted((*self.skipped, *empty), key=lambda s: s.line))
+        split = (Skipped(line, Reason.EXTRA) for line in self.split_lines)
+        return tuple(sorted((*self.skipped, *empty, *split), key=lambda s: s.line))
 
     def key(self) -> str:
         """A hash of the sentences and labels: the same corpus, however it came, is one key."""
@@ -128,9 +131,12 @@ def corpus_from(bundle: ModelBundle, table: Table, sentence: int,
     """The sentences of column ``sentence`` (labels from column ``label``), up to the limits."""
     if table.refused:
         return UserCorpus(refused=table.refused, skipped=table.skipped)
+    # A row with more fields than the columns had a separator inside a cell (a tab in a
+    # sentence): its sentence is not the cell as written, so it is left out with its line.
+    split = tuple(row.line for row in table.rows if row.extra)
     rows = [(row.line, row.cells[sentence] if sentence < len(row.cells) else "",
              (row.cells[label] if label is not None and label < len(row.cells) else "") or None)
-            for row in table.rows]
+            for row in table.rows if not row.extra]
     texts = [r for r in rows if r[1]]
     empty = tuple(line for line, text, _ in rows if not text)
     head = texts[:MAX_SENTENCES]
@@ -151,10 +157,11 @@ def corpus_from(bundle: ModelBundle, table: Table, sentence: int,
     records = tuple(CorpusRecord(t, None, lab, language_of(t)) for _, t, lab in used)
     labels = tuple(dict.fromkeys(r.sense for r in records if r.sense))
     if not records:
-        return UserCorpus(empty_lines=empty, refused=Refusal.NOTHING, read=len(rows),
-                          skipped=table.skipped)
+        return UserCorpus(empty_lines=empty, split_lines=split, refused=Refusal.NOTHING,
+                          read=len(rows), skipped=table.skipped)
     return UserCorpus(records=records, lines=tuple(line for line, _, _ in used), tokens=total,
-                      empty_lines=empty, beyond=beyond, beyond_from=beyond_from,
+                      empty_lines=empty, split_lines=split, beyond=beyond,
+                      beyond_from=beyond_from,
                       by_tokens=by_tokens,
                       truncated=sum(n > limit for n in lengths[:kept]), labels=labels,
                       read=len(rows), skipped=table.skipped)

@@ -94,6 +94,10 @@ SKIPPED = {
                      "that column."),
     Reason.LONG: N_("Skipped {n} lines longer than {chars} characters: {lines}. A line holds one "
                     "sentence: check that the lines end where the sentences do."),
+    Reason.EXTRA: N_("Skipped {n} lines with more fields than the other lines: {lines}. A tab "
+                     "(or, in CSV, a comma outside quotation marks) inside a sentence cuts it in "
+                     "two, so it could not be read as written: remove it, or in CSV put the "
+                     "sentence in quotation marks."),
 }
 HEADER_WORDS = N_("Line {lines} holds the column names, not a sentence.")
 JSON_EXAMPLE = '{"text": "…", "label": "…"}'
