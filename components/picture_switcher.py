@@ -58,8 +58,8 @@ import json
 import math
 import re
 import zlib
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 import streamlit as st
@@ -165,6 +165,9 @@ const slider = (axis, n) => {
   return { box, range, text };
 };
 
+// How long the pointer rests on a slider before it counts as reaching for it.
+const REST_MS = 200;
+
 export default async function(component) {
   const { data: packed, parentElement, setStateValue } = component;
   const root = parentElement.querySelector(".ps");
@@ -179,8 +182,16 @@ export default async function(component) {
   // The pictures run through the last slider's values first (a layer's heads, then the next
   // layer's): the picture of a position is at this index.
   const flat = (position) => position.reduce((at, i, k) => at * sizes[k] + i, 0);
-  // The rest of the set the browser shows a picture of (data.extends) keeps its elements.
-  const rest = Boolean(data.extends) && root.dataset.id === data.extends;
+  // The rest of the set the browser holds part of keeps its elements (and the focus, a drag):
+  // the same sliders, names and style, and each picture it holds is the one sent now. Checked
+  // on the pictures, not on which value the server drew first: a move between the reach and
+  // its run changes that.
+  const rest = data.complete && root.dataset.complete === "0" && root._count === data.count
+    && root.dataset.keys === axes.map((axis) => axis.key).join(" ")
+    && root._style === data.style
+    && JSON.stringify(root._names) === JSON.stringify(axes.map((axis) => axis.names))
+    && [...root._frames.children].every((frame, i) =>
+      frame.dataset.pending || frame._html === data.pictures[i]);
   if (root.dataset.id !== data.id && !rest) {
     root.replaceChildren();
     root.dataset.id = data.id;
@@ -207,16 +218,25 @@ export default async function(component) {
       frames.append(frame);
     }
     root.append(controls, frames);
-    // The other values' pictures are asked for when the reader reaches for a slider (the
-    // pointer over it, a touch, the keyboard's focus), before the first move: a page nobody
-    // moves on costs the server one picture.
+    // The other values' pictures are asked for when the reader reaches for a slider (a touch
+    // or a press on it, the keyboard's focus, the pointer resting on it), before the first
+    // move: a page nobody moves on costs the server one picture. A pointer only passing over
+    // (the page scrolled under it) is not a reach.
     const want = () => {
       if (root.dataset.complete === "1" || root._wanted) return;
       root._wanted = true;
       root._setState("want", Date.now());
     };
-    ["pointerenter", "pointerdown", "focusin"].forEach((type) =>
-      controls.addEventListener(type, want, true));
+    ["pointerdown", "focusin"].forEach((type) => controls.addEventListener(type, want, true));
+    sliders.forEach((s) => {
+      let resting = null;
+      s.box.addEventListener("pointerenter", () => {
+        clearTimeout(resting);
+        resting = setTimeout(want, REST_MS);
+      });
+      s.box.addEventListener("pointerleave", () => clearTimeout(resting));
+      s.box.addEventListener("wheel", () => clearTimeout(resting), { passive: true });
+    });
     let timer = null;
     const show = (position) => {
       const i = flat(position);
@@ -276,19 +296,24 @@ export default async function(component) {
         // The page's own picture (components.heatmap_image.heatmap_html): every label in it is
         // escaped on the server, so text a user typed arrives as text.
         frame.innerHTML = html;
+        frame._html = html;
         delete frame.dataset.pending;
         frame.querySelectorAll("img").forEach((img) => img.decode().catch(() => {}));
       });
       requestAnimationFrame(() => requestAnimationFrame(() => frames.classList.add("ps-ready")));
     };
+    root._frames = frames;
+    root._count = data.count;
+    root._style = data.style;
+    root._names = axes.map((axis) => axis.names);
     // New pictures (another input, language or model): none of them is shown yet.
     root._shown = -1;
     root._wanted = false;
-    root._serverIndex = undefined;
     root._fill(data.pictures);
+    root._placed = false;
   } else if (rest) {
-    // The rest of the set the browser has: the shown picture stays as it is, the others arrive
-    // (and the one a key asked for meanwhile is shown).
+    // The rest of the set the browser has: the pictures it holds stay as they are, the others
+    // arrive (and the one a key asked for meanwhile is shown).
     root.dataset.id = data.id;
     root._fill(data.pictures);
     root._show(root._position);
@@ -298,14 +323,13 @@ export default async function(component) {
   root._report = data.report;
   root._wait = data.wait_ms;
   root._setState = setStateValue;
-  // The server's values are taken when they changed (a first run, a shared link, a model with
-  // fewer layers); the same values again are a run that did not hear of the reader's moves (a
-  // button's rerun sends the address Streamlit last knew), and the picture shown stays.
-  const position = axes.map((axis, k) => clamp(k, axis.index));
-  const index = position.join(" ");
-  if (root._serverIndex !== index) {
-    root._serverIndex = index;
-    root._show(position);
+  // The server's values place the sliders on a new set of pictures (a first run, a shared
+  // link, another input, language or model); after that the sliders are the reader's, and a
+  // later run of the same set (a report, a button) does not move them: its values may be a
+  // report behind (the address Streamlit last knew).
+  if (!root._placed) {
+    root._placed = true;
+    root._show(axes.map((axis, k) => clamp(k, axis.index)));
   }
 }
 """
@@ -357,9 +381,17 @@ class Drawn:
 
     one: Callable[[int], str]
     every: Callable[[], Sequence[str]] | None = None
+    # What ``one`` drew, by index: a Drawn made outside the switcher's fragment is that
+    # fragment's argument on its reruns (a move's report), which then draw nothing again.
+    kept: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def picture(self, i: int) -> str:
+        if i not in self.kept:
+            self.kept[i] = self.one(i)
+        return self.kept[i]
 
     def all(self, count: int) -> Sequence[str]:
-        return self.every() if self.every is not None else [self.one(i) for i in range(count)]
+        return self.every() if self.every is not None else [self.picture(i) for i in range(count)]
 
 
 # Every value's picture; a function that draws the picture of an index; or ``Drawn``.
@@ -435,14 +467,22 @@ def picture_grid(axes: Sequence[Axis[Any]], pictures: Pictures, *, report: bool 
     values = [valid if valid is not None else a.start() for a, (valid, _) in zip(axes, linked,
                                                                                 strict=True)]
     keys = [a.key for a in axes]
+    key = f"{'_'.join(keys)}_pictures"
+    if report:
+        # The value the browser last reported, before anything is drawn: the address this run
+        # carries may be Streamlit's own copy, a report behind, and the picture sent with an
+        # older value would move the slider back.
+        state = st.session_state.get(key)
+        reported = state.get("value") if isinstance(state, Mapping) else None
+        values = [_reported_value(a, reported, v) for a, v in zip(axes, values, strict=True)]
     shown = flat_index(axes, values)
     names = [n for a in axes for n in a.names]
     drawn = Drawn(pictures) if callable(pictures) else pictures
     if isinstance(drawn, Drawn) and not wants_all():
-        style, [picture] = shared_style([drawn.one(shown)])
+        style, [picture] = shared_style([drawn.picture(shown)])
         sent: list[str | None] = [None] * count
         sent[shown] = picture
-        ident, extends = partial_id(keys, shown, picture, names), ""
+        ident = partial_id(keys, shown, picture, names)
     else:
         built = drawn.all(count) if isinstance(drawn, Drawn) else drawn
         if len(built) != count:
@@ -452,17 +492,13 @@ def picture_grid(axes: Sequence[Axis[Any]], pictures: Pictures, *, report: bool 
         # Names the set of pictures: a rerun that sends the same ones keeps the browser's
         # elements (and the picture it shows).
         ident = f"{'+'.join(keys)}:{digest([*complete, *names])}"
-        # The set whose shown picture the browser may have alone: it keeps that element.
-        extends = partial_id(keys, shown, complete[shown], names) \
-            if isinstance(drawn, Drawn) else ""
     data: dict[str, Any] = {
         "id": ident,
-        "extends": extends,
         "complete": all(p is not None for p in sent),
         "count": count,
         "axes": [{"key": a.key, "label": a.label, "help": a.help or "", "names": list(a.names),
-                  "links": list(a.names), "index": list(a.options).index(v)}
-                 for a, v in zip(axes, values, strict=True)],
+                  "links": list(a.names), "index": i}
+                 for a, i in zip(axes, placing(key, ident, axes, values), strict=True)],
         "style": style,
         "pictures": sent,
         "report": report,
@@ -470,12 +506,8 @@ def picture_grid(axes: Sequence[Axis[Any]], pictures: Pictures, *, report: bool 
     }
     with place.container():
         # A callback makes "value" (report) and "want" states the browser may set.
-        result = _mount(key=f"{'_'.join(keys)}_pictures", data=pack(data),
-                        on_value_change=_reported if report else None,
-                        on_want_change=_wanted)
-    if report:
-        values = [_reported_value(a, result.get("value"), v)
-                  for a, v in zip(axes, values, strict=True)]
+        _mount(key=key, data=pack(data), on_value_change=_reported if report else None,
+               on_want_change=_wanted)
     for a, v, (_, asked) in zip(axes, values, linked, strict=True):
         if asked is not None:
             # The link's value as text (a code span), never as a link, image or heading.
@@ -483,6 +515,22 @@ def picture_grid(axes: Sequence[Axis[Any]], pictures: Pictures, *, report: bool 
                                          last=a.names[-1], n=a.names[list(a.options).index(v)]),
                        icon=":material/link_off:")
     return tuple(values)
+
+
+def placing(key: str, ident: str, axes: Sequence[Axis[Any]], values: Sequence[Any]) -> list[int]:
+    """Where the sliders start on set ``ident``: the values of the run that first sent it, kept
+    for the session while the same set is sent again (the browser places its sliders on a new
+    set only; a value sent anew on each report would change the element, which Streamlit then
+    sends whole, every picture again)."""
+    now = [list(a.options).index(v) for a, v in zip(axes, values, strict=True)]
+    kept = st.session_state.get(f"{key}_placed")
+    # Only while the component's own state lives: Streamlit drops it when a run does not draw
+    # the component (another page), and the browser then builds it anew, placed by ``now``.
+    if key in st.session_state and isinstance(kept, tuple) and len(kept) == 2 \
+            and kept[0] == ident and len(kept[1]) == len(now):
+        return list(kept[1])
+    st.session_state[f"{key}_placed"] = (ident, tuple(now))
+    return now
 
 
 def flat_index(axes: Sequence[Axis[Any]], values: Sequence[Any]) -> int:

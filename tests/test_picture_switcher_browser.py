@@ -199,3 +199,95 @@ def test_a_move_before_the_other_pictures_arrive_waits_for_its_own(server, brows
         arg=[key, before], timeout=5_000)
     assert int(shown(page, key)) == int(before) + 1
     page.close()
+
+
+def slider_state(page, key: str) -> dict:
+    """The slider's value, the picture shown and the one of every slider's value (``flat``),
+    the link's value, and whether the elements made at first are still there (``__first``
+    marks them)."""
+    return page.evaluate("""(key) => {
+      const root = document.querySelector(`[data-keys~='${key}']`);
+      const range = root.querySelector(`#ps-${key}`);
+      const shown = root.querySelector('.ps-picture:not([hidden])');
+      // The picture of the sliders' values (the last slider's values first).
+      const flat = [...root.querySelectorAll('.ps-range')].reduce(
+        (at, r) => at * (Number(r.max) + 1) + Number(r.value), 0);
+      return {value: range.value, shown: shown && shown.dataset.index, flat: String(flat),
+              text: range.getAttribute('aria-valuetext'), kept: range.__first === true,
+              complete: root.dataset.complete,
+              waiting: root.querySelector('.ps-pictures').classList.contains('ps-waiting'),
+              link: new URL(location.href).searchParams.get(key)};
+    }""", key)
+
+
+def test_a_drag_from_the_first_press_keeps_its_slider(server, browser):
+    """A press on the track and a drag at once, on a page opened with no value in its link: the
+    press asks for the other pictures, the drag moves the value (and the link) before they
+    come, and the slider the reader holds is kept: every step of the drag moves it, and the
+    picture of where it ends is shown."""
+    key = "st_stage"
+    page = open_in_browser(browser, f"{server}/stages", 1024, 768)
+    page.wait_for_selector(f"[data-keys~='{key}'] .ps-picture:not([hidden]) [data-figure]",
+                           timeout=30_000)
+    page.evaluate(f"() => {{ document.querySelector('#ps-{key}').__first = true; }}")
+    page.locator(f"#ps-{key}").scroll_into_view_if_needed()
+    box = page.locator(f"#ps-{key}").bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 4, y)
+    page.mouse.down()
+    for step in range(1, 21):
+        page.mouse.move(box["x"] + 4 + step * box["width"] * 0.03, y)
+        page.wait_for_timeout(15)
+    page.mouse.up()
+    page.wait_for_selector(f"[data-keys~='{key}'][data-complete='1']", timeout=30_000)
+    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=60_000)
+    page.wait_for_timeout(500)
+    state = slider_state(page, key)
+    assert state["kept"], state
+    assert int(state["value"]) >= 4 and state["shown"] == state["flat"], state
+    assert not state["waiting"] and state["link"] == state["text"], state
+    page.close()
+
+
+@pytest.mark.parametrize("url,key", [
+    ("/encoder?enc_section=Attention", "enc_layer"),
+    ("/stages?st_stage=sum", "st_stage"),
+])
+def test_moves_in_a_row_keep_the_picture_the_slider_and_the_link_together(server, browser, url,
+                                                                          key):
+    """Several moves, each one's report to the server run before the next (the run of the
+    report names the value the browser reported, not an older one): after each, the picture,
+    the slider and the link say the same value."""
+    page = open_in_browser(browser, server + url, 1024, 768)
+    page.wait_for_selector(f"[data-keys~='{key}'] .ps-picture:not([hidden]) [data-figure]",
+                           timeout=30_000)
+    page.locator(f"#ps-{key}").focus()
+    page.wait_for_selector(f"[data-keys~='{key}'][data-complete='1']", timeout=30_000)
+    start = int(slider_state(page, key)["value"])
+    for step in range(1, 4):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(400)    # the report leaves 150 ms after the move
+        page.wait_for_selector("[data-test-script-state='notRunning']", timeout=60_000)
+        page.wait_for_timeout(300)
+        state = slider_state(page, key)
+        assert int(state["value"]) == start + step, (step, state)
+        assert state["shown"] == state["flat"] and state["link"] == state["text"], (step, state)
+    page.close()
+
+
+def test_a_pointer_passing_over_a_slider_does_not_ask_for_the_pictures(server, browser):
+    """The pointer crossing a slider (the page scrolled under it, the pointer on its way
+    elsewhere) is not a reach: nothing is asked for. Resting on it is."""
+    key = "sim_stage"
+    page = open_in_browser(browser, f"{server}/similarity", 1024, 768)
+    page.wait_for_selector(f"[data-keys~='{key}'] .ps-picture:not([hidden]) [data-figure]",
+                           timeout=30_000)
+    page.locator(f"[data-keys~='{key}'] .ps-axis").scroll_into_view_if_needed()
+    box = page.locator(f"[data-keys~='{key}'] .ps-axis").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] - 40)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] + 40, steps=4)
+    page.wait_for_timeout(1_000)
+    assert slider_state(page, key)["complete"] == "0"
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector(f"[data-keys~='{key}'][data-complete='1']", timeout=30_000)
+    page.close()

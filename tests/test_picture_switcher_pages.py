@@ -1,7 +1,7 @@
 """Every page's picture switcher for a reader who has not reached for a slider: the first run
 draws and sends the shown picture only, the reach (components.picture_switcher's "want") sends
-every value's, and the shown one is the same picture both ways, so the browser keeps it (the
-whole set names the partial one it completes)."""
+every value's, and the picture first sent is the same both ways, so the browser keeps it and
+fills in the rest, even when a move changed the value before the reach's run."""
 
 from __future__ import annotations
 
@@ -62,18 +62,40 @@ def test_the_first_run_sends_the_shown_picture_and_the_reach_the_rest(case):
     sent = [i for i, p in enumerate(first["pictures"]) if p is not None]
     assert sent == [shown] and not first["complete"] and first["count"] > 1
     assert len(first["pictures"]) == first["count"]
-    # The browser's "want" (the pointer over a slider, a touch, its focus) notes the session.
+    # The browser's "want" (a press on a slider, its focus, the pointer resting on it) notes the
+    # session; by the time its run comes, a move may have put another value in the address.
+    axis = next(a for a in first["axes"] if a["key"] == key)
+    moved = axis["names"][(axis["index"] + 1) % len(axis["names"])]
+    at.query_params[key] = moved
     at.session_state[WHOLE_KEY] = True
     at.run()
     assert_clean(at)
     whole = switcher_data(at, key)
     assert whole["complete"] and None not in whole["pictures"]
     assert len(whole["pictures"]) == whole["count"] == first["count"]
-    assert shown_index(whole) == shown and whole["axes"] == first["axes"]
-    # The same picture both ways (drawn alone, or as one of every value's), the same style.
+    assert shown_index(whole) != shown
+    assert [a["names"] for a in whole["axes"]] == [a["names"] for a in first["axes"]]
+    # What the browser checks before it keeps its elements and fills in the rest: the picture
+    # it holds is the one of the whole set at that index (drawn alone, or as one of every
+    # value's), under the same style.
     assert whole["pictures"][shown] == first["pictures"][shown]
-    assert whole["style"] == first["style"]
-    assert whole["extends"] == first["id"] != whole["id"]
+    assert whole["style"] == first["style"] and whole["id"] != first["id"]
     # And a later run of the same session sends the whole set again: the reach is kept.
     at.run()
     assert switcher_data(at, key)["id"] == whole["id"]
+
+
+def test_a_set_keeps_where_it_placed_the_sliders_until_it_is_drawn_anew():
+    """A run that sends the same set again sends the values it was placed with (the browser's
+    sliders are the reader's by then, and an element sent with another value would go whole,
+    every picture again); after another page, the set is placed by the link again."""
+    at = open_app("pages/stages/page.py", st_stage="layer_2")
+    placed = switcher_data(at, "st_stage")
+    assert placed["axes"][0]["names"][placed["axes"][0]["index"]] == "layer_2"
+    at.query_params["st_stage"] = "layer_4"    # a report's run, the address a move behind
+    at.run()
+    assert switcher_data(at, "st_stage") == placed
+    at.switch_page("pages/tokens/page.py").run()
+    at.switch_page("pages/stages/page.py").run()
+    again = switcher_data(at, "st_stage")
+    assert again["axes"][0]["names"][again["axes"][0]["index"]] == "layer_4"

@@ -4,8 +4,6 @@ believe on this input. Only the open tab's section runs; flow and gradients only
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import streamlit as st
 
@@ -18,7 +16,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
 from components.layer_picker import LAYER_LABEL, layer_axis
-from components.picture_switcher import picture_grid, with_words
+from components.picture_switcher import Drawn, picture_grid, with_words
 from components.sections import Section, draw_sections, run_part
 from components.url_values import option_in_link
 from core import ExplorerError
@@ -137,9 +135,9 @@ def pick_token(plan: TargetPlan) -> str:
     return str(value if value in options else default_token(plan))
 
 
-def draw_layer_tables(ctx: Context, tables: Callable[[int], str]) -> None:
-    """The encoder layer slider over every layer's table (``tables(k - 1)`` for layer k, with
-    its heading, drawn when sent), switched in the browser (components.picture_switcher). In a
+def draw_layer_tables(ctx: Context, tables: Drawn) -> None:
+    """The encoder layer slider over every layer's table (index k - 1 for layer k, with its
+    heading, drawn when sent), switched in the browser (components.picture_switcher). In a
     fragment of its own, holding nothing else: a move reports the layer (nothing else here is
     redrawn), so the server's copy of the address has it when a button of the section reruns it
     later."""
@@ -312,7 +310,9 @@ def draw_importance(ctx: Context) -> None:
             rows, columns, "#", _("word") if words else _("token"), "importance",
             figure=f"att_importance_layer{layer}"))
 
-    run_part(draw_layer_tables, ctx, lambda i: table(i + 1))
+    # Drawn here, outside the slider's fragment: a move's report reruns that fragment with it,
+    # and the tables it drew are kept.
+    run_part(draw_layer_tables, ctx, Drawn(lambda i: table(i + 1)))
     if words:
         explain(_("By word: each word's importance is the sum of its pieces' (a Chinese word's "
                   "characters, or the pieces of a split word), so a column still adds up to "

@@ -7,7 +7,7 @@ Four sections shown as tabs; only the open one runs (components.sections).
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TypeVar
 
 import streamlit as st
@@ -24,7 +24,7 @@ from components.job_progress import WAIT_IN_RUN_S, progress_card
 from components.labels import markdown_code, markdown_text
 from components.layer_picker import NO_LAYER, layer_picker
 from components.model_picker import offer_model
-from components.picture_switcher import picture_switcher, with_words
+from components.picture_switcher import Drawn, picture_switcher, with_words
 from components.sections import Section, draw_sections, run_part
 from components.skipped_lines import report_skipped
 from components.url_values import option_in_link
@@ -309,15 +309,16 @@ def draw_neighbour_layers(ctx: Context, corpus: ContextVectors, query: Query,
     if first is None:
         return
     layers = list(corpus.layers)
+    # Drawn here, outside the slider's fragment: a move's report reruns it with what it drew.
     run_part(draw_layer_switcher, layers,
-             lambda i: neighbour_picture(ctx, corpus, query, position, layers[i], first))
+             Drawn(lambda i: neighbour_picture(ctx, corpus, query, position, layers[i], first)))
     if query.tokens[position] == ctx.bundle.tokenizer.unk_token:
         st.info(_("This token is [UNK]: {model}'s vocabulary has no entry for it, so its "
                   "neighbours are other unknown characters and say little.").format(
             model=ctx.bundle.label), icon=":material/help:")
 
 
-def draw_layer_switcher(layers: list[int], pictures: Callable[[int], str]) -> None:
+def draw_layer_switcher(layers: list[int], pictures: Drawn) -> None:
     """In a fragment of its own, holding nothing else: a move reports the layer (nothing here
     is redrawn), so the server's copy of the address has it when the token picker or a tab
     reruns the page later. Each layer's picture is drawn when sent."""

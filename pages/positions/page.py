@@ -7,7 +7,7 @@ figures at once made every rerun cost the browser about a second.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import streamlit as st
@@ -22,7 +22,7 @@ from components.i18n import N_, _, every_language, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
-from components.picture_switcher import picture_switcher, with_words
+from components.picture_switcher import Drawn, picture_switcher, with_words
 from components.sections import Section, draw_sections, run_part
 from core import ExplorerError
 from core.positions import (
@@ -177,10 +177,12 @@ def draw_pca_view(ctx: PositionsContext) -> None:
     settings = pca_settings(ctx.n_positions)
     if not settings.free:
         counts = figs.first_counts(ctx.n_positions)
-        # Every count's picture is made here, once for the settings: the switcher's own fragment
-        # (a move's report) reruns with them and only redraws the downloads.
+        # Each count's picture is drawn when sent and kept in the Drawn made here, once for the
+        # settings: the switcher's own fragment (a move's report) reruns with it and only
+        # redraws the downloads.
         pcs = settings.pcs
-        run_part(draw_pca_counts, ctx, counts, lambda i: count_picture(ctx, counts[i], pcs))
+        run_part(draw_pca_counts, ctx, counts,
+                 Drawn(lambda i: count_picture(ctx, counts[i], pcs)))
         return
     start, stop = settings.start, settings.stop
     projections = {kind: cache.get_projection(ctx.model, kind, start, stop)
@@ -247,10 +249,9 @@ def count_spellings(count: int) -> set[str]:
     return {t.format(n=count) for t in every_language(COUNT_NAME) | every_language(ALL_NAME)}
 
 
-def draw_pca_counts(ctx: PositionsContext, counts: list[int],
-                    count_pictures: Callable[[int], str]) -> None:
-    """The switcher over the first positions' pictures (``count_pictures(i)``: counts[i]'s,
-    drawn when sent), switched in the browser (components.picture_switcher); a move reports the
+def draw_pca_counts(ctx: PositionsContext, counts: list[int], count_pictures: Drawn) -> None:
+    """The switcher over the first positions' pictures (counts[i]'s at index i, drawn when
+    sent), switched in the browser (components.picture_switcher); a move reports the
     count to this fragment, which redraws the downloads of the positions shown."""
     count = picture_switcher(
         COUNT_KEY, counts, count_pictures, _("Positions to project"),
