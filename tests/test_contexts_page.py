@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 
+from core import load_model
 from core.contexts import corpus_pass, nearest_tokens, sense_separation, suggestion
 from core.contexts.corpus_data import CorpusRecord
 from tests.conftest import assert_clean, open_app
@@ -123,6 +124,13 @@ def test_link_picks_token_and_layer():
     at = page("Neighbours", ctx_token="2", ctx_layer="0")
     assert at.selectbox(key="ctx_token").value == 2
     assert "At layer 0, " in texts(at)
+    # Another sentence typed in the same session opens on its own first corpus word, not on the
+    # position the link held for the sentence before.
+    ducks = "Ducks swam near the bank."
+    at.text_area(key="a").set_value(ducks).run()
+    at = finished(at)
+    tokens = load_model().tokenizer.tokenize(ducks)
+    assert at.selectbox(key="ctx_token").value == tokens.index("bank") + 1 != 2
 
 
 @pytest.mark.parametrize("bad", [{"ctx_token": "0"}, {"ctx_token": "10"}, {"ctx_token": "99"},

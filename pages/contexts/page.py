@@ -180,6 +180,10 @@ def query_or_stop(ctx: Context) -> Query | None:
         return None
 
 
+# The sentence (its tokens) the link's token position was last written for in this session.
+WRITTEN_FOR_KEY = "ctx_token_written_for"
+
+
 def token_picker(query: Query, start: Start) -> int | None:
     """A word token of sentence A (its position in A's own encoding, [CLS] = 0); by default
     ``start``, the first token whose word the corpus holds (core.contexts.first_look). The link
@@ -189,6 +193,11 @@ def token_picker(query: Query, start: Start) -> int | None:
         st.info(_("Sentence A has no word token to search from."), icon=":material/info:")
         return None
     asked = link_value(TOKEN_KEY, [str(p) for p in options], N_("token position"))
+    if st.session_state.get(WRITTEN_FOR_KEY, query.tokens) != query.tokens:
+        # The link's position was this session's own, written for another sentence: a new
+        # sentence opens on its own first token (a shared link's position is still read).
+        asked = None
+        st.session_state.pop(TOKEN_KEY, None)
     forget_stale(TOKEN_KEY, options)   # another sentence: its own default
     default = int(asked) if asked is not None else (
         start.position if start.position in options else options[0])
@@ -197,6 +206,7 @@ def token_picker(query: Query, start: Start) -> int | None:
         format_func=lambda p: f"{p}: {query.tokens[p]}",
         help=_("Numbered as in sentence A encoded alone: [CLS] is 0."))
     st.query_params[TOKEN_KEY] = str(position)
+    st.session_state[WRITTEN_FOR_KEY] = list(query.tokens)
     return position
 
 
