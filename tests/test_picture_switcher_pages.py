@@ -9,6 +9,7 @@ import pytest
 
 from components.picture_switcher import WHOLE_KEY, unpack
 from tests.conftest import assert_clean, open_app
+from tests.test_contexts_page import finished  # a background pass (the built-in corpus)
 
 LONG = " ".join(["the river bank was muddy after the rain"] * 9) + "."   # over 64 tokens
 
@@ -55,8 +56,7 @@ def shown_index(data: dict) -> int:
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_first_run_sends_the_shown_picture_and_the_reach_the_rest(case):
     page, query, key = CASES[case]
-    at = open_app(page, reached=False, **query)
-    assert_clean(at)
+    at = finished(open_app(page, reached=False, **query))
     first = switcher_data(at, key)
     shown = shown_index(first)
     sent = [i for i, p in enumerate(first["pictures"]) if p is not None]
