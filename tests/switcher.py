@@ -22,7 +22,6 @@ class Switcher:
     index: int               # the value the page opens on
     report: bool
     shown: int = -1          # the picture shown (in a grid of sliders, of every combination)
-    keys: tuple[str, ...] = ()   # the URL keys of the switcher's sliders
 
     def __post_init__(self) -> None:
         if self.shown < 0:
@@ -50,37 +49,40 @@ class Switcher:
         return html.unescape(found.group(1)) if found else ""
 
 
-def switchers(at: AppTest, *, whole: bool = True) -> dict[str, Switcher]:
+def switchers(at: AppTest) -> dict[str, Switcher]:
     """Every slider of the picture switchers on the page, by its URL key (the sliders of one
     switcher share its pictures: every combination of their values).
 
     A page draws only the shown picture until the reader reaches for a slider (tests.conftest.
-    open_app notes that reach by default, as the browser's "want" does); ``whole``: when some
-    switcher sent only that, note it now and run again, so each picture can be read.
-    ``whole=False``: as sent, a picture not sent is None."""
+    open_app notes that reach by default, as the browser's "want" does); when some switcher
+    sent only that, note it now and run again, so each picture can be read."""
     found = _read(at)
-    if whole and any(None in s.pictures for s in found.values()):
+    if any(None in s.pictures for s in found.values()):
         at.session_state[WHOLE_KEY] = True
         at.run()
         found = _read(at)
     return found
 
 
-def complete(at: AppTest) -> bool:
-    """Whether every switcher on the page sent every value's picture."""
-    return all(None not in s.pictures for s in _read(at).values())
+def sent(at: AppTest) -> list[dict]:
+    """What each switcher on the page sent (components.picture_switcher's data, unpacked)."""
+    return [unpack(element.proto.bytes) for element in at.get("bidi_component")]
+
+
+def shown_index(data: dict) -> int:
+    """The picture a switcher's data opens on (every combination of its sliders' values, the
+    last slider's first)."""
+    at = 0
+    for axis in data["axes"]:
+        at = at * len(axis["names"]) + axis["index"]
+    return at
 
 
 def _read(at: AppTest) -> dict[str, Switcher]:
     found = {}
-    for element in at.get("bidi_component"):
-        data = unpack(element.proto.bytes)
-        axes = data["axes"]
-        shown = 0
-        for axis in axes:
-            shown = shown * len(axis["names"]) + axis["index"]
-        for axis in axes:
+    for data in sent(at):
+        for axis in data["axes"]:
             found[axis["key"]] = Switcher(axis["key"], axis["label"], axis["names"],
                                           data["pictures"], axis["index"], data["report"],
-                                          shown, tuple(a["key"] for a in axes))
+                                          shown_index(data))
     return found

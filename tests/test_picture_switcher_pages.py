@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from components.picture_switcher import WHOLE_KEY, unpack
+from components.picture_switcher import WHOLE_KEY
 from tests.conftest import assert_clean, open_app
+from tests.switcher import sent, shown_index
 from tests.test_contexts_page import finished  # a background pass (the built-in corpus)
 
 LONG = " ".join(["the river bank was muddy after the rain"] * 9) + "."   # over 64 tokens
@@ -39,18 +40,9 @@ CASES = {
 
 
 def switcher_data(at, key: str) -> dict:
-    for element in at.get("bidi_component"):
-        data = unpack(element.proto.bytes)
-        if key in [axis["key"] for axis in data["axes"]]:
-            return data
-    raise AssertionError(f"no switcher of {key}")
-
-
-def shown_index(data: dict) -> int:
-    at = 0
-    for axis in data["axes"]:
-        at = at * len(axis["names"]) + axis["index"]
-    return at
+    found = [data for data in sent(at) if key in [axis["key"] for axis in data["axes"]]]
+    assert found, f"no switcher of {key}"
+    return found[0]
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -322,13 +322,6 @@ def head_picture(probs: np.ndarray, labels: Sequence[str], boundary: int | None,
                         f"fig_att_head_{head}")
 
 
-def head_pictures(probs: np.ndarray, labels: Sequence[str], boundary: int | None, what: str,
-                  model: str, layer: int) -> list[str]:
-    """Every head's map of one layer (head_picture of each)."""
-    return [head_picture(probs, labels, boundary, what, model, layer, h)
-            for h in range(probs.shape[0])]
-
-
 def attention_picture(maps: AttentionMaps, model: str, by_word: bool, index: int) -> str:
     """The map of picture ``index`` in components.picture_grid's order (layer 1's heads
     first)."""
