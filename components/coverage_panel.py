@@ -9,7 +9,7 @@ from components.i18n import _
 from components.labels import markdown_code
 from components.unk_note import CHINESE_MODEL, FETCH_CHINESE, FIX_CHINESE
 from core import Encoding, ModelBundle
-from core.vocabulary import coverage, visible
+from core.vocabulary import coverage, is_cjk, visible
 
 
 def draw_coverage(enc: Encoding, bundle: ModelBundle) -> None:
@@ -24,7 +24,7 @@ def draw_coverage(enc: Encoding, bundle: ModelBundle) -> None:
                           "{known}; these became [UNK]: {chars}.").format(
                 total=cov.cjk_total, model=markdown_code(bundle.label), known=cov.cjk_known,
                 chars=" ".join(markdown_code(c) for c in cov.unknown_cjk)))
-        others = [p for p in cov.unknown_pieces if not all(map(_is_cjk_char, p))]
+        others = [p for p in cov.unknown_pieces if not all(map(is_cjk, p))]
         if others:
             st.markdown(_("Other pieces with no token of their own: {pieces}.").format(
                 pieces=" ".join(markdown_code(visible(p)) for p in dict.fromkeys(others))))
@@ -39,9 +39,3 @@ def draw_coverage(enc: Encoding, bundle: ModelBundle) -> None:
         if cov.cjk_total:   # where to get that model (the same words as the [UNK] note's)
             st.markdown(_(FIX_CHINESE).format(chinese=markdown_code(CHINESE_MODEL),
                                               command=markdown_code(FETCH_CHINESE)))
-
-
-def _is_cjk_char(ch: str) -> bool:
-    from core.vocabulary import is_cjk
-
-    return is_cjk(ch)

@@ -17,10 +17,7 @@ from core.errors import ModelLoadError
 from core.model_files import VOCABULARIES, remote_model, wanted_files
 from core.models import MLM_HEAD, NSP_HEAD, local_folder, model_source, weight_names
 from core.similarity.recipe import read_recipe
-
-# The CJK Unified Ideographs blocks a Chinese text is written in (basic block, extension A, the
-# compatibility block); bert-base-chinese's vocabulary is mostly these, one character a token.
-_CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0xF900, 0xFAFF))
+from core.vocabulary import is_cjk
 
 
 @dataclass(frozen=True)
@@ -37,10 +34,6 @@ class ModelFacts:
     pooling: tuple[str, ...] | None = None
 
 
-def is_cjk(token: str) -> bool:
-    return len(token) == 1 and any(lo <= ord(token) <= hi for lo, hi in _CJK)
-
-
 def vocabulary(folder: Path) -> list[str]:
     """The tokens of the vocabulary in ``folder`` (vocab.txt, else tokenizer.json's)."""
     if (folder / "vocab.txt").is_file():
@@ -50,7 +43,8 @@ def vocabulary(folder: Path) -> list[str]:
 
 
 def _from_vocabulary(tokens: list[str]) -> tuple[int, int]:
-    return len(tokens), sum(1 for t in tokens if is_cjk(t))
+    # A single CJK character a token: what BERT's tokenizer splits Chinese text into.
+    return len(tokens), sum(1 for t in tokens if len(t) == 1 and is_cjk(t))
 
 
 def _pooling(folder: Path) -> tuple[str, ...]:

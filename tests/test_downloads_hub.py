@@ -450,7 +450,8 @@ def test_model_facts_from_the_hub_then_from_this_machine(serve, files, monkeypat
     """Before the download: its size from the hub's listing, its heads from the weights' header
     (a Range request, no weight moves), its vocabulary; after: its size on disk. The numbers are
     counted here from the files the hub serves."""
-    from serving.model_facts import is_cjk, model_facts
+    from core.vocabulary import is_cjk
+    from serving.model_facts import model_facts
     from tests.pretraining_folders import CHINESE_VOCAB
 
     fake = serve({REPO: files})
