@@ -514,7 +514,7 @@ def test_a_pasted_csv_names_shifted_fields_and_open_quotes():
 
 def test_every_reason_a_line_is_skipped_has_its_words():
     from core.sentence_files.reader import Reason
-    from pages.pairs import page
+    from pages.pairs import list_reading as page
 
     assert set(Reason) == {*page.SKIPPED, Reason.HEADER, Reason.SHIFTED}
     assert set(page.SHIFTED) == set(page.EXTRA_WHY) == set(page.SEPARATOR_WORDS) == {"\t", ",",

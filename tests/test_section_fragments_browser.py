@@ -101,7 +101,7 @@ def test_a_section_button_that_fills_the_sentences_reruns_the_page(server, brows
     """Pairs' example buttons sit in a section and put a pair in the sidebar's boxes: the
     section's fragment sees the shared inputs change under it and reruns the whole page."""
     from core.similarity.pair_examples import ONE_PAIR
-    from pages.pairs.page import EXAMPLE_LABELS
+    from pages.pairs.one_pair import EXAMPLE_LABELS
 
     name, a, b = ONE_PAIR[0]
     EXAMPLE = EXAMPLE_LABELS[name]  # noqa: N806
