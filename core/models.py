@@ -137,6 +137,14 @@ class ModelBundle:
     # head; either is None when the checkpoint has only the other (a BertForMaskedLM has no NSP).
     heads: BertPreTrainingHeads | None = None
 
+    def __post_init__(self) -> None:
+        # The attention views read output_attentions, which transformers' default attention
+        # (SDPA) does not give: 5.24 warns and returns no weights. Every bundle runs eager
+        # attention, asked through transformers' public setter, so a model built elsewhere with
+        # the default (a notebook's BertModel(config)) works too; one already eager is untouched.
+        # Done here, before the bundle is shared.
+        self.model.set_attn_implementation("eager")
+
     @property
     def config(self) -> BertConfig:
         return self.model.config

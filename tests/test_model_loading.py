@@ -378,7 +378,9 @@ def test_tiny_bert_folder_loads_and_matches_the_in_memory_model(tmp_path, bundle
 
     assert loaded.name == str(folder)
     assert not loaded.model.training
-    assert loaded.model.config._attn_implementation == "eager"
+    # eager attention (transformers' default gives no attention weights)
+    assert len(loaded.model(torch.tensor([[101, 102]]), output_attentions=True).attentions) == (
+        loaded.config.num_hidden_layers)
     for field in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                   "intermediate_size", "max_position_embeddings", "type_vocab_size"):
         assert getattr(loaded.config, field) == getattr(reference.config, field), field

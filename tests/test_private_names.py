@@ -1,5 +1,7 @@
 """Streamlit's and huggingface_hub's private names: each used only in its library's one adapter
-(serving/streamlit_private.py, serving/hub_private.py), and still there in the installed library.
+(serving/streamlit_private.py, serving/hub_private.py), and still there in the installed library;
+transformers' private names used nowhere outside such an adapter (serving/*_private.py, none today:
+core reaches transformers through its public API only, e.g. ``set_attn_implementation``).
 
 (a) Every name an adapter lists exists in the installed version; when an upgrade removes one, the
     test names it and the version the adapter was written for.
@@ -7,7 +9,11 @@
     bench/): outside the two adapters, no import of a private module or name of either library
     (a path part or a name with a leading underscore, or the undocumented modules and functions
     the adapters wrap), no private attribute on a name imported from them, and none of the
-    adapters' private attributes or parameters by name.
+    adapters' private attributes or parameters by name. For transformers, whose private names sit
+    on objects the app gets from it (a model's config, a tokenizer), every private attribute of
+    its config, model and tokenizer classes and instances in the installed version, and the
+    private keywords its ``from_pretrained`` reads, are looked for by name (on anything but
+    ``self`` and ``cls``, whose private names are the app's own).
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ import pytest
 from serving import hub_private, streamlit_private
 from tests.conftest import ROOT
 
-LIBRARIES = ("streamlit", "huggingface_hub")
-ADAPTERS = {"serving/streamlit_private.py", "serving/hub_private.py"}
+LIBRARIES = ("streamlit", "huggingface_hub", "transformers")
+# serving/ holds one adapter module per library whose private names the app needs.
+ADAPTERS = {p.relative_to(ROOT).as_posix() for p in (ROOT / "serving").glob("*_private.py")}
 SCANNED = ("app.py", "core", "serving", "components", "pages", "frame", "bench")
 # Modules and functions without an underscore that are still not the libraries' documented API:
 # used only through the adapters.
@@ -33,6 +40,43 @@ UNDOCUMENTED = {"streamlit.runtime.pages_manager", "huggingface_hub.file_downloa
 LISTED = ({a for _m, _c, a in streamlit_private.PRIVATE_NAMES}
           | {p or a for _m, a, p in hub_private.PRIVATE_NAMES}) - {"_lock", "tqdm_class",
                                                                      "list_sessions", "http_get"}
+
+
+def _transformers_private_names() -> frozenset[str]:
+    """The private attributes of transformers' config, model and tokenizer (classes and built
+    instances) in the installed version, but not torch's (nn.Module's own), and the private
+    keywords its loading code pops from ``**kwargs``."""
+    import re
+
+    import torch
+    import transformers
+    from transformers import (
+        BertConfig,
+        BertForPreTraining,
+        BertModel,
+        BertTokenizerFast,
+        PretrainedConfig,
+        PreTrainedModel,
+        PreTrainedTokenizerBase,
+    )
+
+    config = BertConfig(vocab_size=8, hidden_size=4, num_hidden_layers=1, num_attention_heads=1,
+                        intermediate_size=4)
+    owners = (PretrainedConfig, BertConfig, config, PreTrainedModel, BertModel, BertModel(config),
+              BertForPreTraining, PreTrainedTokenizerBase, BertTokenizerFast)
+    def private(n: str) -> bool:
+        return n.startswith("_") and not n.startswith("__")
+
+    names = {n for o in owners for n in {*dir(o), *vars(o)} if private(n)}
+    names -= {n for n in {*dir(torch.nn.Module), *vars(torch.nn.Linear(1, 1))} if private(n)}
+    package = Path(transformers.__file__).parent
+    for source in ("modeling_utils.py", "configuration_utils.py", "tokenization_utils_base.py"):
+        text = (package / source).read_text(encoding="utf-8")
+        names |= set(re.findall(r'kwargs\.(?:pop|get)\("(_[a-z]\w*)"', text))
+    return frozenset(names)
+
+
+TRANSFORMERS_PRIVATE = _transformers_private_names()
 
 
 # ---------------------------------------------------------------- (a) the names are there
@@ -99,7 +143,8 @@ def _private(part: str) -> bool:
 
 
 def private_uses(source: str) -> list[str]:
-    """Where ``source`` touches a private name of Streamlit or huggingface_hub: lines to show."""
+    """Where ``source`` touches a private name of Streamlit, huggingface_hub or transformers:
+    lines to show."""
     tree = ast.parse(source)
     found: list[str] = []
     library_names: set[str] = set()   # local names bound to the libraries or their members
@@ -135,10 +180,13 @@ def private_uses(source: str) -> list[str]:
                 found.append(f"line {node.lineno}: {root.id}.{'.'.join(reversed(chain))}")
             elif node.attr in LISTED:
                 found.append(f"line {node.lineno}: .{node.attr}")
-        elif isinstance(node, ast.keyword) and node.arg in LISTED:
+            elif node.attr in TRANSFORMERS_PRIVATE and not (
+                    isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.keyword) and node.arg in LISTED | TRANSFORMERS_PRIVATE:
             found.append(f"line {node.value.lineno}: {node.arg}=")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (
-                node.value in LISTED):
+                node.value in LISTED | TRANSFORMERS_PRIVATE):
             found.append(f"line {node.lineno}: {node.value!r}")
     return sorted(set(found))
 
@@ -158,9 +206,8 @@ def test_no_private_name_outside_the_adapters():
         if name in ADAPTERS:
             continue
         wrong += [f"{name} {use}" for use in private_uses(path.read_text(encoding="utf-8"))]
-    assert not wrong, ("private names of Streamlit or huggingface_hub outside "
-                       "serving/streamlit_private.py and serving/hub_private.py:\n"
-                       + "\n".join(wrong))
+    assert not wrong, ("private names of Streamlit, huggingface_hub or transformers outside "
+                       f"the adapters ({', '.join(sorted(ADAPTERS))}):\n" + "\n".join(wrong))
 
 
 def test_the_adapters_are_where_the_names_are():
@@ -192,3 +239,29 @@ def f(rt, media):
                      "'_files_by_session_and_coord'", "_nb_retries=", "constants._secret"):
         assert expected in uses, (expected, uses)
     assert "clear_session_refs" not in uses and "_lock" not in uses
+
+
+def test_the_scan_sees_transformers_private_names():
+    """transformers' private names reached through the objects it returns (a model's config),
+    by getattr, as a keyword or imported; the app's own ``self._tokenizer`` is not one."""
+    sample = """
+from transformers import BertModel
+from transformers.modeling_utils import _init_weights
+import transformers.models.bert.modeling_bert as mb
+
+def f(bundle, model):
+    if bundle.config._attn_implementation != "eager":
+        model.config._attn_implementation_internal = "eager"
+    getattr(bundle.model.config, "_attn_implementation")
+    BertModel.from_pretrained("x", _from_auto=True)
+    mb._private_helper
+    model.set_attn_implementation("eager")      # public: fine
+    self._tokenizer = None                       # the app's own attribute: fine
+"""
+    uses = "\n".join(private_uses(sample))
+    for expected in ("line 7: ._attn_implementation", "._attn_implementation_internal",
+                     "'_attn_implementation'", "_from_auto=", "import _init_weights",
+                     "mb._private_helper"):
+        assert expected in uses, (expected, uses)
+    assert "set_attn_implementation" not in uses and "_tokenizer" not in uses
+    assert {"_attn_implementation", "_from_auto"} <= TRANSFORMERS_PRIVATE

@@ -172,12 +172,10 @@ def encoder_steps_from(bundle: ModelBundle, analysis: Analysis, layer: int) -> E
     """
     layer = check_layer(bundle, layer)
     config = bundle.config
-    if config.is_decoder or config._attn_implementation != "eager":
-        raise InputError(
-            N_("{model} is not an encoder with eager attention, so its layers cannot be taken "
-               "apart here."),
-            model=bundle.name,
-        )
+    # Attention is eager in every bundle (ModelBundle sets it), so the layer's own self-attention
+    # gives its weights below; a decoder's causal mask is not the one rebuilt here.
+    if config.is_decoder:
+        raise _not_an_encoder(bundle)
     encoding = analysis.encoding
     inputs = input_tensors(encoding)
     module = bundle.model.encoder.layer[layer - 1]
@@ -193,6 +191,8 @@ def encoder_steps_from(bundle: ModelBundle, analysis: Analysis, layer: int) -> E
         )
         steps = {name: _numpy(t[0]) for name, t in layer_steps(module, x, mask).items()}
         _, model_weights = module.attention.self(x, mask)
+    if model_weights is None:   # an attention that keeps no weights (not eager)
+        raise _not_an_encoder(bundle)
     live = {
         "attention_probs": _numpy(model_weights[0]),
         "output": analysis.stages[f"layer_{layer}"],
@@ -389,3 +389,11 @@ def _numpy(t: torch.Tensor) -> np.ndarray:
 
 def _max_abs(ours: np.ndarray, expected: np.ndarray) -> float:
     return float(np.max(np.abs(ours.astype(np.float64) - expected))) if ours.size else 0.0
+
+
+def _not_an_encoder(bundle: ModelBundle) -> InputError:
+    return InputError(
+        N_("{model} is not an encoder with eager attention, so its layers cannot be taken "
+           "apart here."),
+        model=bundle.name,
+    )
