@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         ModelUnavailableError,
         NotBertError,
     )
+    from core.finetune import FineTuneRun, FineTuneTask, fine_tune
     from core.models import ModelBundle, load_config, load_model
     from core.pretraining import (
         Masking,
@@ -84,6 +85,7 @@ if not TYPE_CHECKING:
             "ExplorerError", "InputError", "ModelLoadError", "ModelTooLargeError",
             "ModelUnavailableError", "NotBertError",
         ),
+        "core.finetune": ("FineTuneRun", "FineTuneTask", "fine_tune"),
         "core.models": ("ModelBundle", "load_config", "load_model"),
         "core.pretraining": (
             "Masking", "NextSentence", "NoPretrainingHeadError", "Prediction", "fill_mask",
@@ -126,6 +128,9 @@ __all__ = [
     "token_trajectory",
     "without_specials",
     "layer_similarity",
+    "FineTuneRun",
+    "FineTuneTask",
+    "fine_tune",
     "PairContributions",
     "compare_pairs",
     "pair_contributions",

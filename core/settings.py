@@ -184,3 +184,18 @@ def pickable_models() -> list[str]:
     names = [DEFAULT_MODEL, *KNOWN_MODELS] if allowed is None or "*" in allowed else list(allowed)
     names += folder_models()
     return list(dict.fromkeys(n for n in names if n != "*"))
+
+
+# A fine-tuned copy of a model (core.finetune) is named after its base; it keeps the base's
+# tokenizer and sentence recipe, which are read from the base's files.
+TUNED_SUFFIX = " (tuned)"
+
+
+def tuned_name(base: str) -> str:
+    """The name of a tuned copy of ``base``."""
+    return f"{base}{TUNED_SUFFIX}"
+
+
+def base_name(name: str) -> str:
+    """The model whose files a (possibly tuned) model's recipe and limits come from."""
+    return name.removesuffix(TUNED_SUFFIX)

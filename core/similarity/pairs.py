@@ -32,6 +32,7 @@ import torch
 from core.analysis import Analysis, analyze
 from core.errors import ModelLoadError
 from core.models import ModelBundle, local_folder, model_run
+from core.settings import base_name
 from core.similarity.choices import real_positions
 from core.similarity.recipe import MEAN_RECIPE, Recipe, pool, read_recipe
 from core.similarity.sentences import encoder_max_length
@@ -54,7 +55,7 @@ def recipe_of(model_name: str) -> Recipe:
     """The model's own sentence recipe from its folder's sentence-transformers files; mean
     pooling (``own`` False) when it has none or is not on this machine."""
     try:
-        return read_recipe(local_folder(model_name))
+        return read_recipe(local_folder(base_name(model_name)))
     except (ModelLoadError, OSError, ValueError):
         return MEAN_RECIPE
 
@@ -262,13 +263,17 @@ def contributions_of(alone_a: Analysis, alone_b: Analysis, layer: int | None = N
 
 
 def pair_contributions(bundle: ModelBundle, text_a: str, text_b: str,
-                       layer: int | None = None) -> PairContributions:
+                       layer: int | None = None, *,
+                       recipe: Recipe | None = None) -> PairContributions:
     """Sentence A vs sentence B as the model itself compares them, split per token pair.
 
     ``layer=None`` is the last layer (the model's own figure), ``layer=k`` is
-    ``hidden_states[k]`` (0 = the embedding output). Raises InputError for an empty text.
+    ``hidden_states[k]`` (0 = the embedding output). ``recipe``: the sentence recipe to read
+    (its token limit, and its own figure when it is not the plain mean); by default the
+    model's own (``recipe_of``), and a caller that knows better gives it (a random-weights copy
+    takes its trained model's). Raises InputError for an empty text.
     """
-    recipe = recipe_of(bundle.name)
+    recipe = recipe if recipe is not None else recipe_of(bundle.name)
     limit = sentence_limit(bundle, recipe)
     alone_a = analyze(bundle, text_a, max_length=limit, attentions=False)
     alone_b = analyze(bundle, text_b, max_length=limit, attentions=False)

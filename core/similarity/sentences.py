@@ -20,6 +20,7 @@ from sklearn.preprocessing import normalize
 from core.analysis import Analysis
 from core.errors import N_, InputError, ModelLoadError
 from core.models import local_folder
+from core.settings import base_name
 from core.similarity.choices import depth_stages, is_pair, real_positions, segment_positions
 
 
@@ -90,7 +91,8 @@ def encoder_max_length(model_name: str) -> int | None:
     """The max_seq_length sentence-transformers uses for this model (256 for all-MiniLM-L6-v2),
     read from sentence_bert_config.json in the model's folder; None when there is none."""
     try:
-        folder = local_folder(model_name)   # a folder, the shipped model, or the hub's cache
+        # a folder, the shipped model, or the hub's cache (a tuned copy: its base's)
+        folder = local_folder(base_name(model_name))
     except (ModelLoadError, OSError, ValueError):
         return None
     if folder is None:
