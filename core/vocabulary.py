@@ -15,11 +15,13 @@ from core.tokens import Encoding
 
 
 def is_cjk(ch: str) -> bool:
-    """The CJK ranges BERT's basic tokenizer splits one character a token (its _is_chinese_char)."""
+    """The CJK ranges BERT's tokenizer splits one character a token, as the ``tokenizers``
+    library's BertNormalizer (what the app's tokenizers run) has them: the original BERT's, but
+    for extension E starting at U+2B920 there, not U+2B820 (tests/test_one_is_cjk.py)."""
     cp = ord(ch)
     return any(lo <= cp <= hi for lo, hi in (
         (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-        (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)))
+        (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)))
 
 
 @dataclass(frozen=True)
