@@ -27,8 +27,9 @@ def _fail(template: str, **params: object) -> InputError:
 
 
 def check_settings(task: FineTuneTask, *, epochs: int, batch_size: int, learning_rate: float,
-                   warmup: float, freeze_encoder: bool, max_length: int, positions: int) -> None:
-    """Raise InputError for a setting no run can use."""
+                   warmup: float, freeze_encoder: bool, max_length: int) -> None:
+    """Raise InputError for a setting no run can use (a longest input past the model's position
+    table is cut to the table by ``fine_tune``)."""
     if not isinstance(epochs, int) or not 1 <= epochs <= MAX_EPOCHS:
         raise _fail(N_("Epochs must be a whole number from 1 to {limit}."), limit=MAX_EPOCHS)
     if not isinstance(batch_size, int) or not 1 <= batch_size <= MAX_BATCH:
@@ -40,9 +41,8 @@ def check_settings(task: FineTuneTask, *, epochs: int, batch_size: int, learning
     if not (isinstance(warmup, int | float) and 0 <= warmup < 1):
         raise _fail(N_("The warm-up must be a share of the steps from 0 up to (not including) "
                        "1."))
-    if not isinstance(max_length, int) or not 8 <= max_length <= positions:
-        raise _fail(N_("The longest input must be from 8 to {positions} tokens, the model's "
-                       "position table."), positions=positions)
+    if not isinstance(max_length, int) or max_length < 8:
+        raise _fail(N_("The longest input must be a whole number of at least 8 tokens."))
     if freeze_encoder and task == FineTuneTask.PAIR_SCORE:
         raise _fail(N_("Tuning a sentence model on scored pairs has no head of its own: with "
                        "the encoder frozen there is nothing to train. Choose full fine-tuning."))

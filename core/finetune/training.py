@@ -108,8 +108,8 @@ def fine_tune(bundle: ModelBundle, task: FineTuneTask | str, train: Sequence[tup
     """
     task = _task(task)
     check_settings(task, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
-                   warmup=warmup, freeze_encoder=freeze_encoder, max_length=max_length,
-                   positions=int(bundle.config.max_position_embeddings))
+                   warmup=warmup, freeze_encoder=freeze_encoder, max_length=max_length)
+    max_length = min(max_length, int(bundle.config.max_position_embeddings))
     train = check_items(task, train, part="train")
     held = check_items(task, held_out, part="held_out", minimum=1) if held_out else ()
     labels = label_set(task, train, held, labels)
