@@ -2,8 +2,8 @@
 
 Streamlit drops a bound widget's link value that is not one of its options, silently. A page
 that also takes a label as the link's value (a link made in the other language: "第 3 层" for
-layer 3) or wants to say that a value was refused reads the link here first, on a session's
-first run, before the widget does.
+layer 3) or wants to say that a value was refused reads the link here first, before the widget
+does. ``linked_option`` is the reader; the others are it at a session's first run.
 """
 
 from __future__ import annotations
@@ -17,18 +17,12 @@ import streamlit as st
 T = TypeVar("T")
 
 
-def _first_run_value(key: str) -> str | None:
-    """The link's value for ``key`` while its widget has no state yet (a session's first run)."""
-    return None if key in st.session_state else st.query_params.get(key)
-
-
-def option_in_link(key: str, options: Sequence[T], shown: Callable[[T], set[str]],
-                   ) -> tuple[T | None, str | None]:
-    """On a session's first run, what the link's value for ``key`` names: ``(option, None)``
-    for an option itself (``str(option)``) or any of its labels ``shown(option)``;
-    ``(None, text)`` for anything else; ``(None, None)`` when there is nothing to read (no
-    value, or the widget already has its state)."""
-    asked = _first_run_value(key)
+def linked_option(key: str, options: Sequence[T], shown: Callable[[T], set[str]],
+                  ) -> tuple[T | None, str | None]:
+    """What the link's value for ``key`` names now: ``(option, None)`` for an option itself
+    (``str(option)``) or any of its labels ``shown(option)``; ``(None, text)`` for anything
+    else; ``(None, None)`` when the link has no value for ``key``."""
+    asked = st.query_params.get(key)
     if asked is None:
         return None, None
     text = asked.strip()
@@ -38,10 +32,19 @@ def option_in_link(key: str, options: Sequence[T], shown: Callable[[T], set[str]
     return None, (text or None)
 
 
+def option_in_link(key: str, options: Sequence[T], shown: Callable[[T], set[str]],
+                   ) -> tuple[T | None, str | None]:
+    """``linked_option`` on a session's first run (while the widget of ``key`` has no state
+    yet); ``(None, None)`` after it."""
+    if key in st.session_state:
+        return None, None
+    return linked_option(key, options, shown)
+
+
 def number_in_link(key: str, low: float, high: float) -> str | None:
     """On a session's first run, the link's value for ``key`` when it is not a number from
     ``low`` to ``high`` (to say so); None when it is one, or there is nothing to read."""
-    asked = _first_run_value(key)
+    asked = None if key in st.session_state else st.query_params.get(key)
     if asked is None:
         return None
     try:

@@ -20,12 +20,16 @@ class Switcher:
     names: list[str]         # each value's name, as the slider and the link show it
     pictures: list[str | None]   # each value's HTML (None: not sent yet)
     index: int               # the value the page opens on
-    report: bool
     shown: int = -1          # the picture shown (in a grid of sliders, of every combination)
 
     def __post_init__(self) -> None:
         if self.shown < 0:
             object.__setattr__(self, "shown", self.index)
+
+    @property
+    def report(self) -> bool:
+        """Every switcher reports a move to the server (components.picture_switcher)."""
+        return True
 
     @property
     def value(self) -> str:
@@ -83,6 +87,5 @@ def _read(at: AppTest) -> dict[str, Switcher]:
     for data in sent(at):
         for axis in data["axes"]:
             found[axis["key"]] = Switcher(axis["key"], axis["label"], axis["names"],
-                                          data["pictures"], axis["index"], data["report"],
-                                          shown_index(data))
+                                          data["pictures"], axis["index"], shown_index(data))
     return found

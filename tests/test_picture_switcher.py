@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from components.heatmap_image import STYLE, HeatmapImage, Scale, heatmap_html
-from components.picture_switcher import picture_switcher, shared_style, with_words
+from components.picture_switcher import Axis, picture_slider, shared_style, with_words
 
 
 def pictures(n: int) -> list[str]:
@@ -34,7 +34,7 @@ def test_pictures_with_different_starts_keep_their_own():
 
 def test_one_picture_and_one_name_per_value():
     with pytest.raises(ValueError):
-        picture_switcher("x", [1, 2], ["<p>1</p>"], "Layer", names=["1", "2"], invalid="")
+        picture_slider(Axis("x", [1, 2], "Layer", ["1", "2"], ""), ["<p>1</p>"])
 
 
 def test_the_data_goes_compressed_and_comes_back_whole():

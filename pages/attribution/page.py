@@ -16,7 +16,7 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
 from components.layer_picker import LAYER_LABEL, layer_axis
-from components.picture_switcher import Drawn, picture_grid, with_words
+from components.picture_switcher import Drawn, picture_slider, with_words
 from components.sections import Section, draw_sections, run_part
 from components.url_values import option_in_link
 from core import ExplorerError
@@ -142,7 +142,7 @@ def draw_layer_tables(ctx: Context, tables: Drawn) -> None:
     redrawn), so the server's copy of the address has it when a button of the section reruns it
     later."""
     layers = list(range(1, ctx.layers + 1))
-    picture_grid([layer_axis(LAYER_KEY, layers, _("Encoder layer"))], tables, report=True)
+    picture_slider(layer_axis(LAYER_KEY, layers, _("Encoder layer")), tables)
 
 
 def pick_methods() -> tuple[Method, ...]:

@@ -22,9 +22,9 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.job_progress import WAIT_IN_RUN_S, progress_card
 from components.labels import markdown_code, markdown_text
-from components.layer_picker import NO_LAYER, layer_picker
+from components.layer_picker import layer_axis, layer_picker
 from components.model_picker import offer_model
-from components.picture_switcher import Drawn, picture_switcher, with_words
+from components.picture_switcher import Drawn, picture_slider, with_words
 from components.sections import Section, draw_sections, run_part
 from components.skipped_lines import report_skipped
 from components.url_values import option_in_link
@@ -332,8 +332,8 @@ def draw_layer_switcher(layers: list[int], pictures: Drawn) -> None:
     """In a fragment of its own, holding nothing else: a move reports the layer (nothing here
     is redrawn), so the server's copy of the address has it when the token picker or a tab
     reruns the page later. Each layer's picture is drawn when sent."""
-    picture_switcher(LAYER_KEY, layers, pictures, _("Layer"), names=[str(k) for k in layers],
-                     default=layers[-1], invalid=_(NO_LAYER), report=True, help=_(LAYER_HELP))
+    picture_slider(layer_axis(LAYER_KEY, layers, _("Layer"), named=False, help=_(LAYER_HELP)),
+                   pictures)
 
 
 def word_picker(ctx: Context, words: list[str]) -> str:

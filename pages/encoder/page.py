@@ -24,11 +24,10 @@ from components.heatmap_image import draw_heatmap, exact_toggle
 from components.i18n import N_, _, every_language, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
-from components.labels import markdown_template, plotly_text, token_labels
+from components.labels import plotly_text, token_labels
 from components.layer_picker import layer_axis, layer_picker
-from components.picture_switcher import Axis, Drawn, picture_grid
+from components.picture_switcher import Axis, Drawn, axis_slider, picture_grid, picture_slider
 from components.sections import Section, open_section, run_part, run_section
-from components.url_values import option_in_link
 from core import ExplorerError, ModelBundle
 from core.encoder import (
     CLARK_2019,
@@ -59,7 +58,6 @@ HEAD_STEPS_KEY = "enc_head_steps"
 EXACT_KEY = "enc_exact"
 WORDS_KEY = "enc_words"
 HEAD_LABEL = N_("head {n}")
-NO_HEAD = N_("There is no head {asked} in this layer: showing head {n}.")
 NO_HEAD_SHOWN = N_("There is no head {asked} in this layer: showing {n}.")
 # Every layer's and head's attention sent at once (layers x heads x tokens²): 6 x 12 x 64² cells
 # is 72 pictures of 64 tokens. Longer inputs, or more layers and heads, pick the layer on the
@@ -72,39 +70,6 @@ GRID_CELLS = 6 * 12 * 64 ** 2
 # |value| of the step.
 RELATIVE_TOLERANCE = 1e-5
 POOLER_TOLERANCE = 1e-5   # |tanh| <= 1
-
-
-def picker(where, key: str, label: str, options: list[int], widget_label: str,
-           missing: str) -> int:
-    """The head picker (components.layer_picker draws the layer's the same way): a slider over
-    ``options`` bound to the URL; an invalid link value says so in a line.
-
-    A slider, not a selectbox: the arrow keys step to the next layer or head, one click moves
-    it, and its move reaches the server sooner (in Chromium, from the key to the rerun's
-    request: 25 ms for a selectbox's Enter, 12 ms for a slider's arrow key)."""
-    valid, invalid = option_in_link(
-        key, options, lambda n: {t.format(n=n) for t in every_language(label)})
-    if valid is not None:
-        st.session_state[key] = valid  # a bare number or the other language's label
-    elif key in st.session_state:
-        # A head moved on the Attention tab's pictures (in the browser) is only in the link.
-        linked = head_in_link(key, options, label)
-        if linked is not None and linked != st.session_state[key]:
-            st.session_state[key] = linked
-    value = where.select_slider(widget_label, options, key=key, bind="query-params",
-                                format_func=lambda n: _(label).format(n=n))
-    if invalid is not None:
-        # The link's value as text (a code span), never as a link, image or heading.
-        st.info(markdown_template(_(missing), asked=invalid[:40], n=options[0]),
-                icon=":material/info:")
-    return int(value if value is not None else options[0])
-
-
-def head_in_link(key: str, options: list[int], label: str) -> int | None:
-    """The head the link names now (a number or its name in either language), if any."""
-    asked = (st.query_params.get(key) or "").strip()
-    return next((n for n in options if asked == str(n)
-                 or asked in {t.format(n=n) for t in every_language(label)}), None)
 
 
 def heads_as_pictures(label: str) -> bool:
@@ -139,8 +104,8 @@ def draw_pickers(bundle: ModelBundle, with_head: bool) -> Pick:
                          default=1, named=True, where=left)
     head = 0
     if with_head:
-        head = picker(right, HEAD_KEY, HEAD_LABEL, list(range(config.num_attention_heads)),
-                      _("Attention head"), NO_HEAD)
+        head = axis_slider(head_axis(list(range(config.num_attention_heads))),
+                           where=right)
     return Pick(layer, head)
 
 
@@ -265,11 +230,9 @@ def draw_walk_pictures(ctx: Context, name: str) -> None:
     axes: list[Axis] = [layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1)]
     if per_head:
         axes.append(head_axis(heads))
-    picked = picture_grid(axes, Drawn(one, lambda: cache.get_walk_pictures(key, name, lang)),
-                          report=True)
+    picked = picture_grid(axes, Drawn(one, lambda: cache.get_walk_pictures(key, name, lang)))
     layer = int(picked[0])
-    head = int(picked[1]) if per_head else picker(
-        st, HEAD_KEY, HEAD_LABEL, heads, _("Attention head"), NO_HEAD)
+    head = int(picked[1]) if per_head else axis_slider(head_axis(heads))
     steps = cache.get_steps(ctx.key, layer)
     shown = Context(ctx.key, ctx.bundle, steps, head_slice(steps, head))
     again = steps_again(shown)
@@ -281,11 +244,11 @@ def draw_walk_pictures(ctx: Context, name: str) -> None:
 
 
 def head_axis(heads: list[int]) -> Axis[int]:
-    """The head slider of a picture switcher: "head 3" in the reader's language, either
-    language's name or a bare number in a link."""
+    """The head slider's values: "head 3" in the reader's language, either language's name or
+    a bare number in a link."""
     return Axis(HEAD_KEY, heads, _("Attention head"), [_(HEAD_LABEL).format(n=h) for h in heads],
-                _(NO_HEAD_SHOWN), spellings=lambda h: {t.format(n=h) for t in
-                                                       every_language(HEAD_LABEL)})
+                _(NO_HEAD_SHOWN),
+                spellings=lambda h: {t.format(n=h) for t in every_language(HEAD_LABEL)})
 
 
 def draw_head_steps(ctx: Context, exact: bool) -> None:
@@ -419,8 +382,8 @@ def draw_head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], bound
     which then redraws only the head's downloads under the picture."""
     heads = list(range(probs.shape[0]))
     model, layer = ctx.bundle.label, ctx.layer_steps.layer
-    [head] = picture_grid([head_axis(heads)], lambda h: fg.head_picture(
-        probs, labels, boundary, what, model, layer, h), report=True)
+    head = picture_slider(head_axis(heads), lambda h: fg.head_picture(
+        probs, labels, boundary, what, model, layer, h))
     download_matrix(name.format(n=head), lambda: head_matrix(head), rows,
                     key=name.format(n=head))
 
@@ -448,7 +411,7 @@ def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: b
     layer, head = picture_grid([
         layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1), head_axis(heads)],
         Drawn(lambda i: fg.attention_picture(maps, model, by_word, i),
-              lambda: cache.get_attention_pictures(key, hide, by_word, lang)), report=True)
+              lambda: cache.get_attention_pictures(key, hide, by_word, lang)))
 
     def shown() -> np.ndarray:
         return cache.get_attention_maps(key, hide, by_word).probs[layer - 1]

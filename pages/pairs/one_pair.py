@@ -13,18 +13,20 @@ from components.analysis_view import stop_on_input_error
 from components.controls import by_word_toggle
 from components.downloads import download_matrix
 from components.explain import explain
-from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
+from components.heatmap import show_figure
+from components.heatmap_image import exact_toggle, heatmap_html
 from components.html_row import draw_side_by_side
 from components.html_table import table_html
 from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.labels import markdown_code, markdown_text
-from components.layer_picker import NO_LAYER, layer_picker
-from components.picture_switcher import picture_switcher
+from components.layer_picker import layer_axis
 from components.sections import run_part
-from core import ModelBundle, PairContributions
+from components.value_picture import value_picture
+from core import PairContributions
 from core.attribution.targets import Target
 from core.similarity.pair_examples import ONE_PAIR
+from core.similarity.pairs import WordContributions
 from core.similarity.recipe import Pooling, Recipe
 from pages.pairs import cache
 from pages.pairs.figures import (
@@ -123,12 +125,6 @@ def draw_one_pair(ctx: Context) -> None:
     run_part(draw_pair, ctx, key.text_a, key.text_b)
 
 
-def pick_layer(bundle: ModelBundle) -> int:
-    """The layer whose vectors are compared: 0 the embedding output, then each encoder layer."""
-    return layer_picker(LAYER_KEY, range(int(bundle.config.num_hidden_layers) + 1), _("Layer"),
-                        help=_(LAYER_HELP))
-
-
 def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
     """The token-pair view of one pair: picture, top terms, the curve, each token's share.
 
@@ -138,7 +134,7 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
     terms, the curve's mark and the shares) after the picture, which it does not send again.
     With exact values on, the interactive figure of the layer picked on the server, as before."""
     key = InputKey(ctx.key.model, text_a, text_b)
-    layers = range(int(ctx.bundle.config.num_hidden_layers) + 1)
+    layers = list(range(int(ctx.bundle.config.num_hidden_layers) + 1))
     numbers = st.container()
     with stop_on_input_error():
         last = cache.get_contributions(key, layers[-1])
@@ -151,27 +147,27 @@ def draw_pair(ctx: Context, text_a: str, text_b: str) -> None:
     left, right = st.columns(2)
     exact = exact_toggle(EXACT_KEY, left)
     by_word = by_word_toggle(WORDS_KEY, right)
-    if exact:
-        with numbers:
-            layer = pick_layer(ctx.bundle)
-    else:
-        layer = layer_switcher(key, list(layers), by_word)
+
+    def figure(layer: int) -> None:
+        contrib = cache.get_contributions(key, layer)
+        words = cache.get_word_contributions(key, layer) if by_word else None
+        explain_words(words)
+        if words is None:
+            show_figure(contribution_figure(contrib), "pairs_matrix", key="pairs_matrix")
+        else:
+            show_figure(word_contribution_figure(contrib, words), "pairs_matrix",
+                        key="pairs_matrix")
+
+    layer = value_picture(layer_axis(LAYER_KEY, layers, _("Layer"), named=False,
+                                     help=_(LAYER_HELP)),
+                          lambda i: layer_picture(key, layers[i], by_word), figure,
+                          exact=exact, slider_at=numbers)
     contrib = cache.get_contributions(key, layer)
     with numbers:
         draw_numbers(contrib)
     words = cache.get_word_contributions(key, layer) if by_word else None
-    if words is not None:
-        explain(_("By word: each cell is the sum of the cells of the word's pieces (a Chinese "
-                  "word's characters, the pieces of a split word), so the cells still add up "
-                  "exactly to the cosine: {total} here. Each word keeps its first token's "
-                  "position.").format(total=f"{words.matrix.sum():.3f}"))
-    if exact:
-        if words is None:
-            draw_heatmap(contribution_image(contrib), "pairs_matrix", exact,
-                         lambda: contribution_figure(contrib))
-        else:
-            draw_heatmap(word_contribution_image(contrib, words), "pairs_matrix", exact,
-                         lambda: word_contribution_figure(contrib, words))
+    if not exact:
+        explain_words(words)
     if words is None:
         download_matrix(_("contributions") + f"_{contrib.layer}", contrib.matrix,
                         [f"{i}:{t}" for i, t in enumerate(contrib.tokens_a)], key="pr_matrix")
@@ -197,13 +193,13 @@ def layer_picture(key: InputKey, layer: int, by_word: bool) -> str:
     return heatmap_html(image, "pairs_matrix")
 
 
-def layer_switcher(key: InputKey, layers: list[int], by_word: bool) -> int:
-    """The layer slider over every layer's picture, switched in the browser (each drawn when
-    sent); returns the layer the page is on."""
-    return picture_switcher(
-        LAYER_KEY, layers, lambda i: layer_picture(key, layers[i], by_word), _("Layer"),
-        names=[str(k) for k in layers], default=layers[-1], invalid=_(NO_LAYER), report=True,
-        help=_(LAYER_HELP))
+def explain_words(words: WordContributions | None) -> None:
+    """By word, what a cell is."""
+    if words is not None:
+        explain(_("By word: each cell is the sum of the cells of the word's pieces (a Chinese "
+                  "word's characters, the pieces of a split word), so the cells still add up "
+                  "exactly to the cosine: {total} here. Each word keeps its first token's "
+                  "position.").format(total=f"{words.matrix.sum():.3f}"))
 
 
 def recipe_words(recipe: Recipe) -> str:

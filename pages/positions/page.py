@@ -22,7 +22,7 @@ from components.i18n import N_, _, every_language, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
-from components.picture_switcher import Drawn, picture_switcher, with_words
+from components.picture_switcher import Axis, Drawn, picture_slider, with_words
 from components.sections import Section, draw_sections, run_part
 from core import ExplorerError
 from core.positions import (
@@ -249,16 +249,20 @@ def count_spellings(count: int) -> set[str]:
     return {t.format(n=count) for t in every_language(COUNT_NAME) | every_language(ALL_NAME)}
 
 
+def count_axis(counts: list[int], n_positions: int) -> Axis[int]:
+    """The count slider's values: "first 64" ... "all 512", in either language in a link."""
+    return Axis(COUNT_KEY, counts, _("Positions to project"),
+                [count_name(c, n_positions) for c in counts], _(NO_COUNT),
+                spellings=count_spellings, default=counts[-1],
+                help=_("PCA is fitted on the first positions of the table only; drag or use the "
+                       "arrow keys."))
+
+
 def draw_pca_counts(ctx: PositionsContext, counts: list[int], count_pictures: Drawn) -> None:
     """The switcher over the first positions' pictures (counts[i]'s at index i, drawn when
     sent), switched in the browser (components.picture_switcher); a move reports the
     count to this fragment, which redraws the downloads of the positions shown."""
-    count = picture_switcher(
-        COUNT_KEY, counts, count_pictures, _("Positions to project"),
-        names=[count_name(c, ctx.n_positions) for c in counts], spellings=count_spellings,
-        default=counts[-1], invalid=_(NO_COUNT), report=True,
-        help=_("PCA is fitted on the first positions of the table only; drag or use the arrow "
-               "keys."))
+    count = picture_slider(count_axis(counts, ctx.n_positions), count_pictures)
     projections = {kind: cache.get_projection(ctx.model, kind, 0, count - 1)
                    for kind in TABLE_KINDS}
     draw_pca_downloads(ctx, projections, 0, count - 1)

@@ -15,14 +15,15 @@ from components.coverage_panel import draw_coverage
 from components.downloads import download_matrix, download_table, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
-from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
+from components.heatmap_image import exact_toggle, heatmap_html
 from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
-from components.picture_switcher import picture_switcher, with_words
+from components.picture_switcher import Axis, axis_slider, with_words
 from components.sections import Section, draw_sections, run_part
 from components.unk_note import draw_unk_note
+from components.value_picture import value_picture
 from core import Analysis, InputError, ModelBundle
 from core.similarity.anisotropy import (
     MODES,
@@ -94,27 +95,29 @@ DOMINATED = N_(
 
 
 def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
-    """The stage and the mode, above the tabs: one value and one place for every section."""
-    stages = similarity_stages(result.stages)
+    """The stage and the mode, above the tabs: one value and one place for every section. The
+    Tokens tab draws its own stage slider with its matrix (draw_stage_matrix), under the same
+    key: the stage read here is then the link's."""
+    axis = stage_axis(similarity_stages(result.stages))
     left, right = st.columns([1, 2])
-    linked = st.query_params.get(STAGE_KEY)
-    if tokens_as_images():
-        # The Tokens tab draws the stage's slider over its pictures (draw_stage_pictures).
-        stage = linked if linked in stages else stages[-1]
+    tokens = tokens_open()
+    if tokens:
+        stage = axis.in_link()[0] or axis.start()
     else:
-        if linked in stages and st.session_state.get(STAGE_KEY, linked) != linked:
-            # Moved on the Tokens tab's pictures: the address has it, the slider follows.
-            st.session_state[STAGE_KEY] = linked
-        # A slider, as Stages' stage: the stages are in order, and the arrow keys step.
-        stage = left.select_slider(
-            _("Stage or layer"), stages, value=stages[-1], key=STAGE_KEY, bind="query-params",
-            help=_(STAGE_HELP))
+        stage = axis_slider(axis, where=left)
     mode = right.radio(_("Read cosines as"), MODES, key=MODE_KEY, bind="query-params",
                        horizontal=True, help=_(MODE_HELP), format_func=_,
                        captions=[_(c) for c in MODE_CAPTIONS])
-    if not tokens_as_images():
+    if not tokens:
         explain(baseline_text(stats, stage))
     return Settings(stage, mode)
+
+
+def stage_axis(stages: list[str]) -> Axis[str]:
+    """The stage slider's values (a slider, as Stages' stage: the stages are in order, and the
+    arrow keys step); their names are the stages' own, in the link too."""
+    return Axis(STAGE_KEY, stages, _("Stage or layer"), stages, _(NO_STAGE),
+                default=stages[-1], help=_(STAGE_HELP))
 
 
 def baseline_text(stats: CorpusStats, stage: str) -> str:
@@ -123,13 +126,12 @@ def baseline_text(stats: CorpusStats, stage: str) -> str:
         stage=stage, b=f"{stats.stage(stage).baseline:.3f}")
 
 
-def tokens_as_images() -> bool:
-    """Is the Tokens tab open (the first: also for no tab or an unknown one in the link) with
-    its matrix as images? Then its stage slider switches pictures in the browser."""
+def tokens_open() -> bool:
+    """Is the Tokens tab open (the first: also for no tab or an unknown one in the link)? Then
+    it draws the stage slider itself, over its matrix."""
     asked = st.session_state.get(SECTION_KEY, st.query_params.get(SECTION_KEY))
-    other = asked is not None and any(asked in every_language(s.label) for s in SECTIONS[1:])
-    exact = st.session_state.get(EXACT_KEY, st.query_params.get(EXACT_KEY) == "true")
-    return not other and not exact
+    return not (asked is not None and any(asked in every_language(s.label)
+                                          for s in SECTIONS[1:]))
 
 
 def unknown_flags(result: Analysis, bundle: ModelBundle) -> list[bool]:
@@ -155,7 +157,6 @@ def draw_token_matrix(ctx: Context) -> None:
     draw_unk_note(enc, ctx.bundle, _(
         "Every cell between two [UNK] tokens starts from a cosine of 1 at word_embeddings and "
         "stays high in later layers whatever the characters meant, so those cells say little."))
-    matrix = cache.get_token_matrix(ctx.key, stage, mode)
     positions = real_positions(enc)
     n_tokens, lo = len(positions), 0
     if n_tokens > MATRIX_WINDOW:
@@ -167,40 +168,40 @@ def draw_token_matrix(ctx: Context) -> None:
     labels = token_labels([enc.tokens[p] for p in positions])
     n_a = len(segment_positions(enc, 0)) if has_b else None
     unknown = unknown_flags(ctx.result, ctx.bundle)
-    args = (matrix[lo:hi, lo:hi], labels[lo:hi], lo, n_a, stage, mode, ctx.bundle.label,
-            unknown[lo:hi])
     exact = exact_toggle(EXACT_KEY)
-    if exact:
-        draw_heatmap(matrix_image(*args), "sim_matrix_chart", exact,
-                     lambda: matrix_figure(*args))
-    else:
-        stage = draw_stage_pictures(ctx, labels[lo:hi], lo, hi, n_a, unknown[lo:hi])
+    stage = draw_stage_matrix(ctx, labels[lo:hi], lo, hi, n_a, unknown[lo:hi], exact)
     download_matrix(_("cosine") + f"_{stage}_{mode}",
                     from_cache(cache.get_token_matrix, ctx.key, stage, mode),
                     [f"{p}:{enc.tokens[p]}" for p in positions], key="sim_matrix")
     draw_matrix_dominance(ctx, stage)
 
 
-def draw_stage_pictures(ctx: Context, labels: list[str], lo: int, hi: int, n_a: int | None,
-                        unknown: list[bool]) -> str:
-    """Every stage's matrix as a picture with its baseline line, switched in the browser by the
-    stage slider (components.picture_switcher); returns the stage. A move reports the stage to
-    the page's fragment, which then redraws the download, the notes and the other tabs' stage
-    after the picture."""
+def draw_stage_matrix(ctx: Context, labels: list[str], lo: int, hi: int, n_a: int | None,
+                      unknown: list[bool], exact: bool) -> str:
+    """The stage slider and the stage's matrix (components.value_picture): every stage's matrix
+    as a picture with its baseline line, switched in the browser, or with ``exact`` the
+    interactive figure of the stage the server's slider picks; returns the stage. A move
+    reruns the page's fragment, which then redraws the download, the notes and the other tabs'
+    stage after the picture."""
     stages = similarity_stages(ctx.result.stages)
     mode = ctx.settings.mode
 
+    def shown(stage: str) -> np.ndarray:
+        return cache.get_token_matrix(ctx.key, stage, mode)[lo:hi, lo:hi]
+
     def picture(i: int) -> str:
         stage = stages[i]
-        matrix = cache.get_token_matrix(ctx.key, stage, mode)
-        image = matrix_image(matrix[lo:hi, lo:hi], labels, lo, n_a, stage, mode,
-                             ctx.bundle.label, unknown)
+        image = matrix_image(shown(stage), labels, lo, n_a, stage, mode, ctx.bundle.label,
+                             unknown)
         words = baseline_text(ctx.stats, stage).replace("**", "")
         return with_words(words, heatmap_html(image, "sim_matrix_chart"))
 
-    return picture_switcher(
-        STAGE_KEY, stages, picture, _("Stage or layer"), names=stages, default=stages[-1],
-        invalid=_(NO_STAGE), report=True, help=_(STAGE_HELP))
+    def figure(stage: str) -> None:
+        explain(baseline_text(ctx.stats, stage))
+        show_figure(matrix_figure(shown(stage), labels, lo, n_a, stage, mode, ctx.bundle.label,
+                                  unknown), "sim_matrix_chart", key="sim_matrix_chart")
+
+    return value_picture(stage_axis(stages), picture, figure, exact=exact)
 
 
 def draw_matrix_dominance(ctx: Context, stage: str) -> None:

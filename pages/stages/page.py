@@ -16,9 +16,10 @@ from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
 from components.i18n import N_, _
 from components.inputs import shared_inputs
-from components.picture_switcher import picture_switcher, with_words
+from components.picture_switcher import Axis, with_words
 from components.sections import Section, draw_sections, run_part
 from components.unk_note import draw_unk_note
+from components.value_picture import value_picture
 from core.stages.embedding_checks import (
     LAYERNORM_COLUMNS,
     LayerNormCheck,
@@ -93,14 +94,6 @@ def stage_picker(ctx: StagesContext, layout_col: DeltaGenerator,
         _("Stages"), names, default=names, key=STAGES_KEY, bind="query-params", wrap=True,
         help=_("Which stages to draw, top to bottom in pipeline order."),
     ))
-
-
-def stage_slider(ctx: StagesContext, where: DeltaGenerator) -> str:
-    names = ctx.stage_names
-    return where.select_slider(
-        _("Stage"), names, value=names[0], key=STAGE_KEY, bind="query-params",
-        help=_("Drag or use the arrow keys to walk from the lookups to the last layer."),
-    )
 
 
 def dimension_controls(hidden: int, mode_col: DeltaGenerator, size_col: DeltaGenerator) -> range:
@@ -199,13 +192,19 @@ def draw_one_stage(ctx: StagesContext, settings: HeatmapSettings, parts: dict[st
     and the slider switches them in the browser (components.picture_switcher); it then reports
     the stage to this fragment, which redraws only the stage's downloads (and the token-type
     note) under the picture. With exact values on, the interactive figure of the stage picked
-    on the server, as before (its slider in its place in the settings box)."""
-    if settings.exact:
-        stage = stage_slider(ctx, settings.stage_place)
+    on the server, as before (its slider in its place in the settings box); both through
+    components.value_picture."""
+    names = ctx.stage_names
+
+    def exact_figure(stage: str) -> None:
         bound = shared if shared is not None else colour_bound([parts[stage]], settings.clip)
-        draw_stage(ctx, stage, parts[stage], settings.window, bound, settings.exact)
+        draw_stage(ctx, stage, parts[stage], settings.window, bound, exact=True)
+
+    stage = value_picture(
+        stage_axis(ctx), lambda i: stage_picture(ctx, settings, parts, shared, names[i]),
+        exact_figure, exact=settings.exact, slider_at=settings.stage_place)
+    if settings.exact:
         return
-    stage = stage_switcher(ctx, settings, parts, shared)
     if stage == "token_type_embeddings":
         segment_box(ctx)
     download_matrix(stage, from_cache(get_analysis, ctx.key, part=lambda r: r.stages[stage]),
@@ -232,15 +231,12 @@ def stage_picture(ctx: StagesContext, settings: HeatmapSettings, parts: dict[str
                       heatmap_html(image, f"st_fig_{stage}"))
 
 
-def stage_switcher(ctx: StagesContext, settings: HeatmapSettings,
-                   parts: dict[str, np.ndarray], shared: float | None) -> str:
-    """The stage slider over every stage's picture (in pipeline order), switched in the
-    browser; each is drawn when sent (components.picture_switcher)."""
+def stage_axis(ctx: StagesContext) -> Axis[str]:
+    """The stage slider's values, in pipeline order (their names are the module names, in the
+    link too)."""
     names = ctx.stage_names
-    return picture_switcher(
-        STAGE_KEY, names, lambda i: stage_picture(ctx, settings, parts, shared, names[i]),
-        _("Stage"), names=names, invalid=_(NO_STAGE), report=True,
-        help=_("Drag or use the arrow keys to walk from the lookups to the last layer."))
+    return Axis(STAGE_KEY, names, _("Stage"), names, _(NO_STAGE), default=names[0], help=_(
+        "Drag or use the arrow keys to walk from the lookups to the last layer."))
 
 
 def draw_stage(ctx: StagesContext, stage: str, part: np.ndarray, window: range,
