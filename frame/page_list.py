@@ -49,6 +49,7 @@ PAGES = (
     PageSpec("parameters", N_("Parameters"), "parameters", ":material/calculate:", MODEL),
     PageSpec("checks", N_("Checks"), "checks", ":material/fact_check:", MODEL),
     PageSpec("compare", N_("Compare"), "compare", ":material/difference:", MODEL),
+    PageSpec("finetune", N_("Fine-tuning"), "finetune", ":material/model_training:", MODEL),
     PageSpec("lesson", N_("Lesson"), "lesson", ":material/menu_book:", LESSONS),
 )
 

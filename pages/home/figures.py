@@ -30,6 +30,8 @@ PAGE_BLURBS = {
                 "reproduced live, each beside its source."),
     "compare": N_("Two models side by side: a map of how alike their layers are, one pair and "
                   "its words on both, and a model against its own random weights."),
+    "finetune": N_("Train the model live on the tutorial's four patterns: the loss as it falls, "
+                   "the score before and after, and which layers training changed."),
     "lesson": N_("The tutorials step by step, each printout live, with a question at every "
                  "step."),
 }

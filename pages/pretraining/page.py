@@ -321,6 +321,13 @@ def draw_finetuning(ctx: Context) -> None:
             shape=markdown_code(p.output_shape)))
         st.graphviz_chart(fig.pattern_dot(p, pair if p.inputs == 2 else one, ctx.bundle.label),
                           width="stretch")
+        st.markdown("[{text}](/finetune?ft_task={task})".format(
+            text=_("Train this pattern live on the Fine-tuning page"),
+            task=FINETUNE_TASKS.get(p.key, p.key)))
+
+
+# The Fine-tuning page's name of each pattern (its ft_task in a link).
+FINETUNE_TASKS = {"token_class": "token_tags"}
 
 
 SECTIONS = (
