@@ -16,7 +16,7 @@ from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.i18n import N_, _, every_language, language, set_language
 from components.inputs import shared_inputs
-from components.job_progress import duration, show_job
+from components.job_progress import WAIT_IN_RUN_S, duration, progress_card
 from components.labels import markdown_template
 from components.sections import Section, draw_sections
 from components.url_values import option_in_link
@@ -303,11 +303,15 @@ def draw_changes(ctx: Context) -> None:
     if run.freeze_encoder:
         st.info(_("Frozen features: no weight of the encoder changed, so every diagonal cell "
                   "is exactly 1; only the new layer on top learned."), icon=":material/info:")
-    result = show_job(cache.map_job(ctx.request),
-                      _("Both models over the built-in corpus: {amount} sentences."),
-                      _("The layer map could not be made; reload the page to try again."))
-    if result is None:
+    job = cache.map_job(ctx.request)
+    if not job.wait(WAIT_IN_RUN_S):
+        progress_card(job, _("Both models over the built-in corpus: {amount} sentences."))
         return
+    if job.exception() is not None:
+        st.error(_("The layer map could not be made; reload the page to try again."),
+                 icon=":material/error:")
+        return
+    result = job.result()
     if isinstance(result, ExplorerError):
         show_error(result)
         return
