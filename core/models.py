@@ -28,10 +28,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import httpx2
-import torch
 from filelock import FileLock
 from huggingface_hub import (
     constants,
@@ -45,15 +44,6 @@ from huggingface_hub.file_download import repo_folder_name
 from huggingface_hub.utils import build_hf_headers
 from huggingface_hub.utils import tqdm as hub_tqdm
 from safetensors import safe_open
-from transformers import (
-    AutoConfig,
-    AutoTokenizer,
-    BertConfig,
-    BertForPreTraining,
-    BertModel,
-    PreTrainedTokenizerBase,
-)
-from transformers.models.bert.modeling_bert import BertPreTrainingHeads
 
 from core import settings
 from core.errors import (
@@ -76,8 +66,15 @@ from core.model_files import (
     remote_model,
     unavailable,
 )
-from core.parameters import count_from_config
 from core.settings import DEFAULT_MODEL, HUB_TIMEOUT_S, MAX_PARAMETERS, folder_label, is_folder
+
+# torch and transformers are imported where a model is read or built, not with this module: the
+# names a fresh server's first page needs (where a model is, whether it must be downloaded) then
+# cost no import of torch, transformers and BERT's model code (seconds; core.tokenizer_files).
+if TYPE_CHECKING:
+    import torch
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerBase
+    from transformers.models.bert.modeling_bert import BertPreTrainingHeads
 
 _LOG = logging.getLogger(__name__)
 
@@ -337,6 +334,8 @@ def fetch(name: str) -> Path:
 
 def read_config(name: str, path: Path) -> BertConfig:
     """The config in ``path`` (a folder or its config.json), checked with ``check_config``."""
+    from transformers import AutoConfig
+
     try:
         config = AutoConfig.from_pretrained(str(path), trust_remote_code=False,
                                             local_files_only=True)
@@ -364,6 +363,8 @@ def check_config(name: str, config: Any) -> BertConfig:
                "numbers of at least 1."),
             name=name, fields=", ".join(bad),
         )
+    from core.parameters import count_from_config  # its package imports torch
+
     n_params = count_from_config(config)
     if n_params > MAX_PARAMETERS:
         raise ModelTooLargeError(
@@ -408,6 +409,8 @@ def _tokenizer(name: str, folder: Path, config: BertConfig) -> PreTrainedTokeniz
             N_("“{name}” has no vocabulary (vocab.txt or tokenizer.json) next to its weights, so "
                "its text cannot be turned into tokens. Copy the vocabulary that came with the "
                "model into the same folder."), name=name)
+    from transformers import AutoTokenizer
+
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
     except Exception as exc:
@@ -437,6 +440,8 @@ def load_model(name: str | None = None) -> ModelBundle:
     is loaded as a ``BertForPreTraining``: its ``.bert`` is the bundle's model and its ``.cls``
     the bundle's ``heads``. Otherwise it loads as a ``BertModel``.
     """
+    from transformers import BertForPreTraining, BertModel
+
     name = (name or "").strip() or DEFAULT_MODEL
     folder = fetch(name)
     config = read_config(name, folder)
@@ -479,7 +484,6 @@ def load_model(name: str | None = None) -> ModelBundle:
     return ModelBundle(name=name, model=model, tokenizer=tokenizer, heads=heads)
 
 
-@torch.no_grad()
 def read_every_weight(*modules: torch.nn.Module | None) -> None:
     """Read each weight once, so the whole model is in memory when it has loaded.
 
@@ -491,10 +495,13 @@ def read_every_weight(*modules: torch.nn.Module | None) -> None:
     model's 87 MB (from the page cache, on the 2-core test machine), while the user waits for
     the load anyway.
     """
-    for module in modules:
-        if module is not None:
-            for tensor in (*module.parameters(), *module.buffers()):
-                tensor.sum()
+    import torch
+
+    with torch.no_grad():
+        for module in modules:
+            if module is not None:
+                for tensor in (*module.parameters(), *module.buffers()):
+                    tensor.sum()
 
 
 def weight_names(folder: Path) -> list[str]:

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from core.errors import N_, InputError
-from core.models import ModelBundle
 from core.settings import MAX_CHARS
+
+# Types only: encoding needs no model (a fresh server tokenises from the files alone,
+# core.tokenizer_files), and importing core.models' users would pull in torch.
+if TYPE_CHECKING:
+    from core.models import ModelBundle
+    from core.tokenizer_files import TokenizerFiles
 
 
 @dataclass(frozen=True)
@@ -63,14 +69,17 @@ def _visible(text: str) -> bool:
 
 
 def encode(
-    bundle: ModelBundle,
+    bundle: ModelBundle | TokenizerFiles,
     text_a: str,
     text_b: str | None = None,
     max_length: int | None = None,
     truncation: bool = True,
     pad_to_max_length: bool = False,
 ) -> Encoding:
-    """Tokenise one sentence or a pair as BERT's tokenizer does, and say what was cut."""
+    """Tokenise one sentence or a pair as BERT's tokenizer does, and say what was cut.
+
+    ``bundle``: a loaded model, or its tokenizer read from its files alone
+    (``core.tokenizer_files.read_files``), which gives the same Encoding."""
     a, b, chars_cut = clean_texts(text_a, text_b)
     limit = bundle.config.max_position_embeddings
     max_length = min(int(max_length or limit), limit)

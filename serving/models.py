@@ -16,7 +16,6 @@ import urllib.request
 from pathlib import Path
 
 from huggingface_hub import constants
-from transformers.utils import logging as transformers_logging
 
 from core.model_files import unavailable
 from core.models import ModelBundle, local_folder, model_source, read_config
@@ -28,6 +27,10 @@ from serving import hub, jobs
 def quiet_libraries() -> None:
     """transformers' progress bars and length warnings go to the server's terminal, not to the
     user: the server calls this once at start-up (a notebook keeps transformers as it is)."""
+    # Here, not at import: importing transformers is half a second a fresh server's first
+    # page does without (core.tokenizer_files).
+    from transformers.utils import logging as transformers_logging
+
     transformers_logging.set_verbosity_error()
     transformers_logging.disable_progress_bar()
 
