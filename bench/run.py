@@ -252,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         from bench import compare_bench  # the layer map vs two bare forwards, two models' RSS
 
         table.measure("compare", lambda: compare_bench.rows(plan.core_reps), list)
+        from bench import finetune_bench  # fine_tune vs a bare torch loop, epochs, a page beside
+
+        table.measure("finetune", lambda: finetune_bench.rows(finetune_bench.measure(3)), list)
         measure_app(table, plan, factory, args.users, args.think, args.students, seen)
         from bench import explore_bench  # part 2's controls moved, with references of their own
 
