@@ -57,3 +57,19 @@ def test_a_kept_layer_that_is_gone_gives_way_to_the_default():
     assert picked(at) == 5
     at.session_state["last"] = 3           # another model, or a corpus keeping fewer layers
     assert picked(at.run()) == 3
+
+
+def test_compares_layers_are_the_picker_and_a_bad_one_is_said():
+    """/compare's two layer sliders are the shared picker: a layer the model lacks in the link
+    gets the same one line as on the other pages, a good one in either spelling is taken."""
+    from tests.conftest import assert_clean, open_app
+    from tests.test_compare_page import settle
+
+    at = settle(open_app("pages/compare/page.py", a="I sat on the bank of the river.",
+                         cmp_section="Neighbours in both", cmp_layer_a="9",
+                         cmp_layer_b="第 2 层"))
+    assert_clean(at)
+    [line] = [i.value for i in at.info if "There is no layer" in i.value]
+    assert "`9`" in line and "the layers are `0` to `6`" in line
+    assert at.select_slider(key="cmp_layer_a").value == 6
+    assert at.select_slider(key="cmp_layer_b").value == 2

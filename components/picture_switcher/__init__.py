@@ -243,9 +243,11 @@ def axis_slider(axis: Axis[V], *, where: DeltaGenerator | None = None) -> V:
     The link's value is read on every run: a bare number or a name in either language picks
     that option, and a value the browser's switcher of the same key wrote into the address
     (the page drew the pictures before, the exact figure now) moves this slider to it.
-    Anything else (a layer past this model's last, a word) shows one line on the session's
-    first run, and the slider starts on the axis's start. A value kept from before that is not
-    among the options (another model, a corpus keeping fewer layers) gives way to the start.
+    Anything else (a layer past this model's last, a word) shows one line, and the slider
+    starts on the axis's start; the line stays on later runs (Streamlit drops the refused value
+    from the address at once) until the reader moves the slider. A value kept from before that
+    is not among the options (another model, a corpus keeping fewer layers) gives way to the
+    start.
     """
     options = list(axis.options)
     if not options:
@@ -260,8 +262,14 @@ def axis_slider(axis: Axis[V], *, where: DeltaGenerator | None = None) -> V:
     place = st if where is None else where
     value = place.select_slider(axis.label, options, value=start, key=axis.key,
                                 bind="query-params", format_func=axis.name, help=axis.help)
+    refused = f"{axis.key}_refused"
     if asked is not None and first:
-        axis.refused(asked, start, where)
+        st.session_state[refused] = asked
+    if refused in st.session_state:
+        if value == start:
+            axis.refused(st.session_state[refused], start, where)
+        else:
+            del st.session_state[refused]
     return value if value in options else start
 
 

@@ -25,6 +25,7 @@ from components.i18n import N_, _
 from components.inputs import shared_inputs
 from components.job_progress import WAIT_IN_RUN_S, progress_card
 from components.labels import markdown_template, markdown_text
+from components.layer_picker import layer_picker
 from components.sections import Section, draw_sections
 from core import ExplorerError, ModelLoadError
 from core.compare import LayerSimilarity, RowUnit, random_name, trained_name
@@ -353,10 +354,8 @@ def draw_neighbours(ctx: Context) -> None:
     left, right = st.columns(2)
     layers_a = int(ctx.bundle_a.config.num_hidden_layers)
     layers_b = int(ctx.bundle_b.config.num_hidden_layers)
-    layer_a = left.slider(_("Layer of A"), 0, layers_a, layers_a, key=LAYER_A_KEY,
-                          bind="query-params")
-    layer_b = right.slider(_("Layer of B"), 0, layers_b, layers_b, key=LAYER_B_KEY,
-                           bind="query-params")
+    layer_a = layer_picker(LAYER_A_KEY, range(layers_a + 1), _("Layer of A"), where=left)
+    layer_b = layer_picker(LAYER_B_KEY, range(layers_b + 1), _("Layer of B"), where=right)
     corpus_a = corpus_or_progress(ctx.key.model, ctx.label_a)
     corpus_b = corpus_or_progress(ctx.name_b, ctx.label_b)
     if corpus_a is None or corpus_b is None or position_b is None:
