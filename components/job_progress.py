@@ -1,22 +1,24 @@
-"""The page half of background work (serving.jobs): one progress card for any job.
+"""The page half of background work (serving.jobs): one progress card for any job, and one
+recipe to read a job on a page.
 
-A page asks its cache for the job, then reads it in the same few lines, whatever the work (a
-download, a list of pairs, a corpus pass, a benchmark file):
+A page asks its cache for the job, then shows it with one call, whatever the work (a download's
+card aside: components/model_download.py), a list of pairs, a corpus pass, a benchmark file):
 
     job = cache.the_job(...)
-    if not wait_or_show(job, _("Sentences through the model: {amount}."), model=name):
-        return                 # the card is drawn; it reruns the page when the job ends
-    if job.failed:
-        st.error(...)          # the job's own error is in the server's log
-        return
-    value = job.result()       # or job.take(), for a result moved into a bounded cache
+    value = show_job(job, _("Sentences through the model: {amount}."),
+                     _("The pass stopped with an error. Reload the page to try again."),
+                     model=name)
+    if value is None:
+        return        # its card is drawn (it reruns the page when the job ends), or its error
 
-``wait_or_show`` waits ``WAIT_IN_RUN_S`` in the run, so a fast job shows its result without a
-card, then draws ``progress_card``: an ``st.fragment(run_every=POLL_S)`` that redraws the bar and
-one line of body text from the job's ``Progress`` and, once the job is done, stops polling and
-reruns the whole page. Calls made from the worker's thread never reach the browser, and one
-``st.progress`` drawn once does not move (DESIGN.md, "Progress of work that outlives a script
-run").
+``show_job`` waits ``WAIT_IN_RUN_S`` in the run, so a fast job shows its result without a card;
+while the job runs it draws the caller's explanation (if any) and ``progress_card``: an
+``st.fragment(run_every=POLL_S)`` that redraws the bar and one line of body text from the job's
+``Progress`` and, once the job is done, stops polling and reruns the whole page. A failed job
+shows the caller's message (the job's own error is in the server's log), or, when the work
+refused its input with an ``ExplorerError``, core's own words for it. Calls made from the
+worker's thread never reach the browser, and one ``st.progress`` drawn once does not move
+(DESIGN.md, "Progress of work that outlives a script run").
 
 The line is the caller's, translated in its run: ``{amount}`` (how much is done, and of what
 total: "1,234 of 5,678", "1.5 of 440 MB (0%)", or, with no total known, "1,234 so far",
@@ -30,15 +32,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 
+from components.analysis_view import show_error
 from components.explain import explain
 from components.i18n import _, language, set_language
 from components.labels import markdown_template, markdown_text
+from core.errors import ExplorerError
 from serving.hub import megabytes
 from serving.jobs import Job, Progress
+
+T = TypeVar("T")
 
 POLL_S = 0.5           # the card's redraw: a bar that moves, at a cost of one small fragment run
 WAIT_IN_RUN_S = 1.5    # a job that ends within this shows its result with no card at all
@@ -51,15 +57,35 @@ class Unit(StrEnum):
     BYTES = "bytes"    # a download: shown in MB
 
 
-def wait_or_show(job: Job[Any], line: str, *, phases: Mapping[str, str] | None = None,
-                 unit: Unit = Unit.ITEMS, wait_s: float = WAIT_IN_RUN_S, **values: str) -> bool:
-    """Whether ``job`` has ended, after waiting up to ``wait_s`` seconds in this run; if not,
-    its progress card is drawn here (``progress_card``) and the page should stop drawing what
-    needs the result: the card reruns the page when the job ends."""
-    if job.wait(wait_s):
-        return True
-    progress_card(job, line, phases=phases, unit=unit, **values)
-    return False
+def show_job(job: Job[T], line: str, failed: str, *, explanation: str = "",
+             phases: Mapping[str, str] | None = None, unit: Unit = Unit.ITEMS,
+             wait_s: float = WAIT_IN_RUN_S, **values: str) -> T | None:
+    """The page half of ``job`` in one call: its result once it ended well, else None with
+    what the page shows instead drawn here.
+
+    Waits up to ``wait_s`` seconds in this run. A job still running draws ``explanation`` (a
+    translated sentence, if any) and its progress card with ``line`` (``progress_card``), which
+    reruns the page when the job ends. A failed job shows ``failed`` as an error, or core's own
+    words when the work raised an ``ExplorerError`` (an input it refuses). A result another
+    session has moved into a bounded cache since (``Job.take``) reruns the page, which asks for
+    the job again. A work that returns None cannot be told from one still running: none does."""
+    if not job.wait(wait_s):
+        if explanation:
+            explain(explanation)
+        progress_card(job, line, phases=phases, unit=unit, **values)
+        return None
+    error = job.exception()
+    if isinstance(error, ExplorerError):
+        show_error(error)
+        return None
+    if error is not None:
+        st.error(failed, icon=":material/error:")
+        return None
+    try:
+        return job.result()
+    except LookupError:   # taken into a bounded cache by another session, and dropped since
+        st.rerun()
+        return None
 
 
 def progress_card(job: Job[Any], line: str, *, phases: Mapping[str, str] | None = None,

@@ -1,5 +1,6 @@
 """The lines of a user's file that were not read, said on screen: per reason, how many lines,
-which (their numbers as ranges), why in plain words and what to do.
+which (their numbers as ranges), why in plain words and what to do; and how the reader read
+the file (its separator, quoting, format and characters), in the same words on every page.
 
 A sentence from a user's file is never dropped without its line number and its true reason on
 screen. The pages that read files (pairs, contexts) word the reasons that mean something of
@@ -14,7 +15,7 @@ from collections.abc import Iterable, Mapping
 import streamlit as st
 
 from components.i18n import N_, _
-from core.sentence_files.reader import MAX_LINE_CHARS, Reason, Skipped
+from core.sentence_files.reader import MAX_LINE_CHARS, Format, Quoting, Reason, Skipped, Table
 from core.similarity.pair_lists import line_ranges
 
 # {n} lines, {lines} their numbers as ranges; {example} a JSON Lines line the page reads.
@@ -31,6 +32,57 @@ READER_SKIPPED = {
 # A reason no page words (a new one of the reader's): its lines are still named.
 OTHER_SKIPPED = N_("Skipped {n} lines that could not be read as written: {lines}. Check these "
                    "lines and correct them.")
+# How a text file was split: the separator named in a sentence ("separated by a tab"), in a
+# list ("separated by tabs"), and why a line with extra fields may be a sentence cut in two.
+SEPARATOR_WORDS = {"\t": N_("a tab"), ",": N_("a comma"), ";": N_("a semicolon")}
+DELIMITER_WORDS = {"\t": N_("tabs"), ",": N_("commas"), ";": N_("semicolons")}
+NO_DELIMITER = N_("nothing (one column)")
+EXTRA_WHY = {
+    "\t": N_("A tab inside a sentence also makes an extra field, and moves the columns after "
+             "it: if these lines are like that, skip them."),
+    ",": N_("A comma outside quotation marks also makes an extra field, and moves the columns "
+            "after it: if these lines are like that, quote those sentences or skip the lines."),
+    ";": N_("A semicolon outside quotation marks also makes an extra field, and moves the "
+            "columns after it: if these lines are like that, quote those sentences or skip the "
+            "lines."),
+}
+QUOTING_WORDS = {
+    Quoting.NONE: N_("a quotation mark is part of the sentence"),
+    Quoting.CSV: N_("with CSV quoting (a field in quotation marks may hold the separator, "
+                    "and two quotation marks are one)"),
+}
+FORMAT_WORDS = {Format.JSONL: N_("JSON Lines, one record a line"),
+                Format.PARQUET: N_("Parquet, one record a row")}
+
+
+def separator_words(delimiter: str) -> str:
+    """The separator in a sentence ("a tab"); a tab when the file has none of the three."""
+    return _(SEPARATOR_WORDS.get(delimiter, SEPARATOR_WORDS["\t"]))
+
+
+def extra_why(delimiter: str) -> str:
+    """Why a line with extra fields may be a sentence cut in two by ``delimiter`` ("" when
+    nothing splits the lines)."""
+    why = EXTRA_WHY.get(delimiter)
+    return _(why) if why else ""
+
+
+def how_read(table: Table) -> str:
+    """How the reader read ``table``: its separator and quoting, or its format."""
+    if table.format == Format.TEXT:
+        return _("separated by {delimiter}; {quoting}").format(
+            delimiter=_(DELIMITER_WORDS.get(table.delimiter, NO_DELIMITER)),
+            quoting=_(QUOTING_WORDS[table.quoting]))
+    return _(FORMAT_WORDS[table.format])
+
+
+def charset_warning(table: Table) -> None:
+    """A warning when the file was not UTF-8: which characters it was read as, and what to do
+    if its sentences look wrong."""
+    if table.charset not in ("utf-8", "utf-16", "binary"):
+        st.warning(_("This file is not UTF-8: it was read as {charset}. If the sentences below "
+                     "look wrong, save it as UTF-8 and upload it again.").format(
+            charset=table.charset.upper()), icon=":material/translate:")
 
 
 def lines_words(numbers: Iterable[int]) -> str:

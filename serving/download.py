@@ -17,7 +17,6 @@ import argparse
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 
 from safetensors import safe_open
@@ -29,6 +28,8 @@ from core.parameters import count_from_config
 from core.settings import DEFAULT_MODEL, KNOWN_MODELS, allowed_models
 from serving import hub, jobs
 from serving.models import hub_reachable, start_download
+
+BAR_REFRESH_S = 0.5   # the terminal bar's redraw while the job runs
 
 
 def checkpoint_parameters(folder: Path) -> tuple[int, bool]:
@@ -50,25 +51,26 @@ def checkpoint_parameters(folder: Path) -> tuple[int, bool]:
     return total, pooler
 
 
-def _progress(name: str, job: hub.DownloadJob) -> hub.DownloadState:
-    """Draw the job's progress as a terminal bar until it ends."""
+def _progress(name: str, download: hub.DownloadJob) -> hub.DownloadState:
+    """Draw the download's progress as a terminal bar until it ends: the bar reads the job's
+    reported progress each time the job has not ended within the bar's refresh."""
     from tqdm import tqdm
 
-    bar = None
+    state = download.wait_until_started()   # woken by the job's first report past the hub's answer
+    if state.finished:
+        return state   # refused or unreachable: no bar to draw
+    bar = tqdm(total=state.total_bytes, unit="B", unit_scale=True, desc=name, file=sys.stdout,
+               mininterval=BAR_REFRESH_S, dynamic_ncols=True)
     shown = 0
     while True:
-        state = job.state()
-        if bar is None and state.phase != hub.DownloadPhase.CONNECTING:
-            bar = tqdm(total=state.total_bytes, unit="B", unit_scale=True, desc=name,
-                       file=sys.stdout, mininterval=0.5, dynamic_ncols=True)
-        if bar is not None and state.done_bytes > shown:
+        ended = download.job is None or download.job.wait(BAR_REFRESH_S)
+        state = download.state()
+        if state.done_bytes > shown:
             bar.update(state.done_bytes - shown)
             shown = state.done_bytes
-        if state.finished:
-            if bar is not None:
-                bar.close()
-            return state
-        time.sleep(0.2)
+        if ended or state.finished:
+            bar.close()
+            return download.wait()
 
 
 def prepare(name: str, folder: Path | None) -> Path:

@@ -229,7 +229,7 @@ class DownloadJob:
         self.stall_s = settings.HUB_STALL_S if stall_s is None else stall_s
         self.timeout_s = settings.HUB_TIMEOUT_S if timeout_s is None else timeout_s
         self._check_config = check_config
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()   # the download's own figures, read by every session
         self._phase = DownloadPhase.CONNECTING
         self._done = 0
         self._total: int | None = None
@@ -248,7 +248,7 @@ class DownloadJob:
         Reading it tells the job pool that someone still waits for the download."""
         if self.job is not None:
             self.job.touch()
-        with self._cond:
+        with self._lock:
             if self.job is not None and self.job.done() and not self._phase.finished:
                 # Ended before it ran: cancelled while queued (nobody looked, or the pool shut
                 # down). The work itself always ends with the phase finished.
@@ -264,36 +264,31 @@ class DownloadJob:
                                  self._error, self._folder)
 
     def wait(self, timeout: float | None = None) -> DownloadState:
-        """Block until the job ends (or ``timeout`` seconds pass); the state at that point."""
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            state = self.state()
-            if state.finished or (end is not None and time.monotonic() >= end):
-                return state
-            with self._cond:
-                self._cond.wait(0.25)
+        """Block until the job ends (or ``timeout`` seconds pass); the state at that point. A
+        stall ends the job from inside (the read timeout is the stall limit, hub_settings)."""
+        if self.job is not None:
+            self.job.wait(timeout)
+        return self.state()
 
     def wait_until_started(self) -> DownloadState:
-        """Wait while the hub is being asked (at most the hub timeout and a little more)."""
-        end = time.monotonic() + self.timeout_s + 2.0
-        while True:
-            state = self.state()
-            if state.phase != DownloadPhase.CONNECTING or time.monotonic() >= end:
-                return state
-            with self._cond:
-                self._cond.wait(0.1)
+        """Wait while the hub is being asked (at most the hub timeout and a little more): until
+        the job reports a phase past connecting, or ends."""
+        if self.job is not None:
+            self.job.wait_for(lambda p: p.phase not in ("", DownloadPhase.CONNECTING),
+                              self.timeout_s + 2.0)
+        return self.state()
 
     # ------------------------------------------------------------------ the work
 
     @property
     def stopped(self) -> bool:
         """Failed (a stall seen by the watchdog, for one): the worker must stop."""
-        with self._cond:
+        with self._lock:
             return self._phase == DownloadPhase.FAILED
 
     def update(self, n: int) -> None:
         """Bytes arrived (called by huggingface_hub's download loop, through ``_JobBar``)."""
-        with self._cond:
+        with self._lock:
             if self._phase == DownloadPhase.FAILED:
                 raise _Stopped
             self._done += n
@@ -301,7 +296,6 @@ class DownloadJob:
             self._recent.append((now, self._done))
             while self._recent and now - self._recent[0][0] > _SPEED_WINDOW_S:
                 self._recent.popleft()
-            self._cond.notify_all()
             done, total, phase, speed = self._done, self._total, self._phase, self._speed(now)
         if self.job is not None:
             self.job.report(done, total, phase, speed)   # raises jobs.Cancelled if nobody waits
@@ -309,7 +303,7 @@ class DownloadJob:
     def credit(self, n: int) -> None:
         """Bytes already here (a finished file, a partial one resumed) count as done, but not
         toward the speed: every sample moves up by ``n``, so their differences stay."""
-        with self._cond:
+        with self._lock:
             self._done += n
             self._recent = collections.deque((t, d + n) for t, d in self._recent)
 
@@ -326,7 +320,6 @@ class DownloadJob:
             return
         self._phase, self._error = DownloadPhase.FAILED, error
         self.ended_at = time.monotonic()
-        self._cond.notify_all()
 
     def _stalled(self) -> DownloadStalledError:
         return stalled(self.repo, self._done, self._total, self.stall_s)
@@ -354,33 +347,32 @@ class DownloadJob:
         except _Stopped:
             return
         except jobs.Cancelled as exc:   # nobody waits any more: asked again, it resumes
-            with self._cond:
+            with self._lock:
                 self._fail(self._lost(exc))
             return
         except ModelLoadError as exc:
-            with self._cond:
+            with self._lock:
                 self._fail(exc)
             return
         except httpx2.TimeoutException:
-            with self._cond:
+            with self._lock:
                 self._fail(self._stalled())
             return
         except (httpx2.HTTPError, OSError) as exc:
-            with self._cond:
+            with self._lock:
                 self._fail(self._lost(exc))
             return
         except Exception as exc:  # noqa: BLE001 - an answer we cannot read must still end the job
             _LOG.warning("download of %r failed: %r", self.repo, exc)
-            with self._cond:
+            with self._lock:
                 self._fail(ModelLoadError(
                     N_("The model hub answered about “{name}” in a way the explorer cannot "
                        "read."), name=self.repo))
             return
-        with self._cond:
+        with self._lock:
             if self._phase != DownloadPhase.FAILED:
                 self._phase, self._folder = DownloadPhase.DONE, folder
                 self.ended_at = time.monotonic()
-            self._cond.notify_all()
 
     def _lost(self, exc: Exception) -> ModelLoadError:
         if self._total is None:   # a hub that gave no sizes: say what came, not "of ? MB"
@@ -398,7 +390,7 @@ class DownloadJob:
         if self.job is not None:
             self.job.report(0, None, DownloadPhase.CONNECTING)
         remote = remote_model(self.repo, self.timeout_s)
-        with self._cond:
+        with self._lock:
             self._total = remote.total_bytes
             self._phase, self._last_byte = DownloadPhase.DOWNLOADING, time.monotonic()
             done = self._done

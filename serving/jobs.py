@@ -14,11 +14,14 @@ the oldest finished dropped first; their results are the caller's to cache withi
 Nothing starts at import: the pool makes its threads on the first ``submit``, so ``import
 serving.jobs`` in a notebook or a test changes nothing.
 
-A worker thread has no Streamlit script-run context: work never calls Streamlit. A page waits a
-moment in its run (``job.wait(seconds)``), then draws the job's ``progress`` with
-components/job_progress.py (an ``st.fragment(run_every=...)`` that stops polling once the job is
-done), then reads ``job.failed`` and ``job.result()``, or ``job.take()`` for a result it moves
-into a bounded cache (the job lets go of it, and the next ask for the key starts anew). What
+A worker thread has no Streamlit script-run context: work never calls Streamlit. The work says
+where it stands through ``report`` (done, total, a phase, a rate), and that is the job's one
+record of progress: a thread that needs a phase waits for it (``wait_for``), woken by the
+report. A page shows a job with components/job_progress.py's ``show_job``: it waits a moment in
+its run (``job.wait(seconds)``), draws the job's ``progress`` while it runs (an
+``st.fragment(run_every=...)`` that stops polling once the job is done), then reads
+``job.failed`` and ``job.result()``; a cache reads ``job.take()`` for a result it moves into a
+bounded cache (the job lets go of it, and the next ask for the key starts anew). What
 else must start anew (a hub probe that ended, a download asked for again) is the caller's
 ``renew`` of ``submit``: no registry or counter beside the board.
 """
@@ -97,6 +100,9 @@ class Job(Generic[T]):
         self.started = time.monotonic()
         self.ended: float | None = None
         self._lock = threading.Lock()
+        # Told of every report and of the end: a thread waiting for a phase (a download past
+        # asking the hub) wakes when it comes, with no loop of its own.
+        self._changed = threading.Condition(self._lock)
         self._state = _State.QUEUED
         self._finished = threading.Event()
         self._value: T | None = None
@@ -139,6 +145,20 @@ class Job(Generic[T]):
             with self._lock:
                 self._waiters -= 1
             self.touch()
+
+    def wait_for(self, ready: Callable[[Progress], bool],
+                 deadline_s: float | None = None) -> bool:
+        """Block until ``ready(progress)`` holds or the job ends, for at most ``deadline_s``
+        seconds (None: however long); whether either came. Wakes on each report, never polls.
+        A thread blocked here keeps the job alive."""
+        with self._changed:
+            self._waiters += 1
+            try:
+                return self._changed.wait_for(
+                    lambda: ready(self._progress) or self._state is _State.DONE, deadline_s)
+            finally:
+                self._waiters -= 1
+                self.touch()
 
     @property
     def failed(self) -> bool:
@@ -202,6 +222,7 @@ class Job(Generic[T]):
         """Record progress; raises Cancelled when the job was cancelled or nobody waits for it."""
         with self._lock:
             self._progress = Progress(done, total, phase or self._progress.phase, rate)
+            self._changed.notify_all()
         if self._cancel.is_set() or self.abandoned:
             raise Cancelled(self.name)
 
@@ -243,6 +264,7 @@ class Job(Generic[T]):
         self._state, self._value, self._error = _State.DONE, value, error
         self.ended = time.monotonic()
         self._finished.set()
+        self._changed.notify_all()
 
 
 class JobBoard:

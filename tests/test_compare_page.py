@@ -150,8 +150,8 @@ def test_tokenizers_that_cannot_be_matched_and_no_sentences(bundle, folder_model
 
 
 def test_neighbours_in_both_models(bundle):
+    from components.builtin_corpus import builtin_job
     from core.contexts.neighbours import nearest_tokens
-    from pages.contexts.cache import builtin_job
 
     text = "I sat on the bank of the river."
     at = settle(open_app(PAGE, a=text, cmp_section="Neighbours in both"))

@@ -61,7 +61,7 @@ GATE = threading.Event()   # the test lets the page's job finish
 
 CARD_APP = """
 import streamlit as st
-from components.job_progress import wait_or_show
+from components.job_progress import show_job
 from serving import jobs
 from tests.test_job_progress import GATE
 
@@ -71,8 +71,10 @@ def work(job):
     return "the result"
 
 job = jobs.submit("test: the card", work)
-if wait_or_show(job, "Counting: {amount}.", wait_s=0.2):
-    st.write("failed" if job.failed else job.result())
+value = show_job(job, "Counting: {amount}.", "It failed.", explanation="It runs once.",
+                 wait_s=0.2)
+if value is not None:
+    st.write(value)
 """
 
 
@@ -86,7 +88,8 @@ def test_a_page_shows_the_card_while_the_job_runs_then_its_result() -> None:
         assert not at.exception
         [bar] = at.get("progress")
         assert bar.proto.value == 25
-        assert [m.value for m in at.markdown] == ["Counting\\: 1 of 4\\."]
+        # The caller's explanation, then the card's line under its bar.
+        assert [m.value for m in at.markdown] == ["It runs once.", "Counting\\: 1 of 4\\."]
         job = jobs.board().get("test: the card")
         assert job is not None and not job.done()
     finally:
@@ -96,3 +99,38 @@ def test_a_page_shows_the_card_while_the_job_runs_then_its_result() -> None:
     assert not at.exception and not at.get("progress")
     assert [m.value for m in at.markdown] == ["the result"]
     assert jobs.board().forget("test: the card")
+
+
+FAILING_APP = """
+import streamlit as st
+from components.job_progress import show_job
+from core.errors import InputError
+from serving import jobs
+
+def broken(job):
+    raise RuntimeError("a bug")
+
+def refused(job):
+    raise InputError("“{text}” is not a sentence.", text="**x**")
+
+for key, work in (("test: broken", broken), ("test: refused", refused)):
+    value = show_job(jobs.submit(key, work), "Working: {amount}.", "It stopped.", wait_s=5)
+    st.write(repr(value))
+"""
+
+
+def test_a_failed_job_shows_the_callers_words_and_a_refusal_cores_own(english) -> None:
+    """A job whose work raised shows the page's error (the log has the traceback); one whose
+    work refused its input (an ExplorerError) shows core's words, its value as text; neither
+    gives the page a value."""
+    try:
+        at = AppTest.from_string(FAILING_APP, default_timeout=30).run()
+        assert not at.exception
+        assert [e.value for e in at.error] == ["It stopped."]
+        [warning] = at.warning
+        assert warning.value == "“`**x**`” is not a sentence\\."   # the value as code
+        assert [m.value for m in at.markdown][-2:] == ["None", "None"]
+        assert not at.get("progress")
+    finally:
+        for key in ("test: broken", "test: refused"):
+            jobs.board().forget(key)

@@ -214,3 +214,33 @@ def test_renew_replaces_a_finished_job_and_shares_a_running_one() -> None:
     assert second is not first and second.result(5) == 2
     assert board.get("probe") is second and board.forget("probe") and board.get("probe") is None
     board.shutdown()
+
+
+def test_wait_for_wakes_on_the_report_that_makes_it_true_or_on_the_end() -> None:
+    """A thread waiting for a phase (a download past asking the hub) is woken by the report
+    that reaches it, not by a loop; a job that ends first wakes it too; nothing comes within
+    the deadline: False."""
+    board = JobBoard(workers=1)
+    step, finish = threading.Event(), threading.Event()
+
+    def work(job: Job[str]) -> str:
+        job.report(0, None, "connecting")
+        step.wait(10)
+        job.report(1, 10, "downloading")
+        finish.wait(10)
+        return "done"
+
+    job = board.submit("phases", work)
+    assert job.wait_for(lambda p: p.phase == "connecting", 10)
+    assert not job.wait_for(lambda p: p.phase == "downloading", 0.1)   # not yet: its deadline
+    woke: list[bool] = []
+    waiter = threading.Thread(target=lambda: woke.append(
+        job.wait_for(lambda p: p.phase == "downloading", 10)))
+    waiter.start()
+    step.set()
+    waiter.join(10)
+    assert woke == [True] and job.progress.done == 1 and not job.done()
+    finish.set()
+    # A phase that never comes: the job's end wakes the waiter.
+    assert job.wait_for(lambda p: p.phase == "never", 10) and job.result(1) == "done"
+    board.shutdown()

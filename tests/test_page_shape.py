@@ -194,3 +194,87 @@ def test_the_shape_test_finds_caches_by_what_they_are():
     module.get_rows = results_cache("probe", 0.0)(lambda key: key)
     module.get_rows.__module__ = "probe"
     assert set(caches_of(module, ast.parse(source))) == {"table", "get_rows"}
+
+
+def _page_imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, module) of every import of a module under pages/, at the top or inside a
+    function: ``from pages import x`` counts as ``pages.x``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("pages.")]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "pages":
+                found += [(node.lineno, f"pages.{a.name}") for a in node.names]
+            elif node.module.startswith("pages."):
+                found.append((node.lineno, node.module))
+    return found
+
+
+def cross_page_imports(folder: str, tree: ast.Module) -> list[str]:
+    """The imports in a file of pages/<folder>/ that reach into another page's folder."""
+    return [f"{line}: {module}" for line, module in _page_imports(tree)
+            if module.split(".")[1] != folder]
+
+
+@pytest.mark.parametrize("path", _python_files("pages"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_page_imports_another_page(path):
+    """A page is no other page's library: what two pages share lives in components/ (the
+    built-in corpus's pass, the neighbours' table, the pair figure, the layer map of two
+    models), so a page can change without breaking another."""
+    folder = path.relative_to(ROOT / "pages").parts[0]
+    assert cross_page_imports(folder, ast.parse(path.read_text())) == [], (
+        f"pages/{folder} imports another page: move the shared piece into components/")
+
+
+def test_the_cross_page_check_sees_every_form_of_import():
+    source = ("from pages.compare import cache\nimport pages.pairs.figures\n"
+              "from pages import contexts\ndef f():\n    from pages.lesson.records import L\n"
+              "from pages.compare.figures import x\nfrom components.cache import get_model\n")
+    assert cross_page_imports("compare", ast.parse(source)) == [
+        "2: pages.pairs.figures", "3: pages.contexts", "5: pages.lesson.records"]
+
+
+# A file of the app over LONG_FILE lines says why at its top: its module docstring holds a
+# paragraph that starts "Long because" (the reason), or it is listed here with the reason.
+LONG_FILE = 500
+LONG_ALLOWED = {
+    "core/contexts/corpus_data.py": "data: the built-in corpus's sentences, one a line",
+    "core/models.py": "model loading's one decision path (folder, cache, hub, checks) in order",
+    "serving/classpoll.py": "the class poll's store and its locking, read as one piece",
+    "pages/encoder/page.py": "the Encoder's six sections; to be split by section as Pairs was",
+    "pages/similarity/page.py": "the Similarity page's five sections; to be split by section",
+}
+
+
+def _app_files() -> list:
+    return _python_files("core", "components", "frame", "serving", "pages")
+
+
+def long_without_reason(path, allowed=LONG_ALLOWED, root=ROOT) -> bool:
+    """Whether ``path`` is over LONG_FILE lines with no reason at its top or in the list."""
+    text = path.read_text()
+    if text.count("\n") <= LONG_FILE or str(path.relative_to(root)) in allowed:
+        return False
+    doc = ast.get_docstring(ast.parse(text)) or ""
+    return not any(p.lstrip().startswith("Long because") for p in doc.split("\n\n"))
+
+
+@pytest.mark.parametrize("path", _app_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_app_file_is_long_without_a_reason(path):
+    """Small modules named for what they hold: a file over 500 lines says why at its top."""
+    assert not long_without_reason(path), (
+        f"{path.relative_to(ROOT)} has over {LONG_FILE} lines: split it, or say at its top "
+        "why it is long (a docstring paragraph starting 'Long because')")
+
+
+def test_the_long_file_check_reads_the_reason(tmp_path):
+    body = "x = 1\n" * (LONG_FILE + 1)
+    (tmp_path / "bare.py").write_text('"""A module."""\n' + body)
+    (tmp_path / "said.py").write_text('"""A module.\n\nLong because it is one table."""\n'
+                                      + body)
+    (tmp_path / "short.py").write_text('"""A module."""\nx = 1\n')
+    assert long_without_reason(tmp_path / "bare.py", root=tmp_path)
+    assert not long_without_reason(tmp_path / "said.py", root=tmp_path)
+    assert not long_without_reason(tmp_path / "short.py", root=tmp_path)
+    assert not long_without_reason(tmp_path / "bare.py", {"bare.py": "listed"}, tmp_path)

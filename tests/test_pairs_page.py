@@ -513,9 +513,9 @@ def test_a_pasted_csv_names_shifted_fields_and_open_quotes():
 
 
 def test_every_reason_a_line_is_skipped_has_its_words():
+    from components.skipped_lines import EXTRA_WHY, SEPARATOR_WORDS
     from core.sentence_files.reader import Reason
     from pages.pairs import list_reading as page
 
     assert set(Reason) == {*page.SKIPPED, Reason.HEADER, Reason.SHIFTED}
-    assert set(page.SHIFTED) == set(page.EXTRA_WHY) == set(page.SEPARATOR_WORDS) == {"\t", ",",
-                                                                                      ";"}
+    assert set(page.SHIFTED) == set(EXTRA_WHY) == set(SEPARATOR_WORDS) == {"\t", ",", ";"}

@@ -23,12 +23,17 @@ from core.sentence_files.reader import (
     Quoting,
     Reason,
     Refusal,
-    pairs_from,
-    propose_columns,
     read_table,
     read_upload,
 )
-from core.similarity.pair_lists import label_scores, read_file, read_text, score_agreement
+from core.similarity.pair_lists import (
+    label_scores,
+    pairs_from,
+    propose_columns,
+    read_file,
+    read_text,
+    score_agreement,
+)
 
 QUOTED = [
     '"The cat," she said, "sat on the mat."',
@@ -359,3 +364,15 @@ def test_corpora_read_through_the_same_reader():
         table = table_of_file(deep_json().encode(), name)
         assert table.refused == Refusal.NOTHING or not table.rows, name
     assert table_of_file(b"x" * (MAX_BYTES + 1), "big.txt").refused == Refusal.TOO_LARGE
+
+
+def test_the_reader_reads_tables_and_the_pair_lists_say_what_a_pair_is():
+    """The generic reader knows files (their header names included); which column is sentence
+    A, B or the score, and how a row becomes a pair, is core.similarity.pair_lists'."""
+    from core.sentence_files import reader
+    from core.similarity import pair_lists
+
+    for name in ("pairs_from", "propose_columns", "PairList", "Proposal", "A_NAMES"):
+        assert not hasattr(reader, name) and hasattr(pair_lists, name)
+    pair_names = (*pair_lists.A_NAMES, *pair_lists.B_NAMES, *pair_lists.SCORE_NAMES)
+    assert {reader.column_key(n) for n in pair_names} <= reader.KNOWN_NAMES

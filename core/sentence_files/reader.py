@@ -1,6 +1,7 @@
 """Read a file of sentences as people have it (pasted text, CSV, TSV, JSON Lines, Parquet)
-without changing a single cell: pair lists (``pairs_from``) and corpora (core.contexts.user_corpus)
-both read through here.
+without changing a single cell: pair lists (core.similarity.pair_lists) and corpora
+(core.contexts.user_corpus) both read their tables through here, and each says what its table
+means.
 
 No input raises out of the reader: a whole input it cannot use is refused with a code
 (``Refusal``), a line it cannot use is skipped with its line number and a code (``Reason``).
@@ -47,24 +48,21 @@ What is read, and how (the page shows the choice made):
   ``width`` cells and says how many more it had (``Row.extra``, trailing empty fields not
   counted): the STS benchmark's test file, as it ships, has 7 fields on most lines and 9 on 284,
   whose last two name the source. A tab inside a sentence makes an extra field too (and shifts
-  the columns after it), so the reader of the pairs decides (``skip_extra``). At most
+  the columns after it), so the table's reader decides (pair_lists' ``skip_extra``). At most
   ``MAX_ROWS`` rows are read; the lines after are counted.
 
-``pairs_from(table, a, b, score, skip_extra=False)`` takes pairs out: a row is skipped when it
-lacks a field for sentence A or B (``MISSING``), a sentence cell is empty (``EMPTY``), or its score
-is not a number (``SCORE``); a row with extra fields is kept (listed in ``PairList.extra``) or,
-with ``skip_extra``, skipped (``EXTRA``); one whose cells do not fit is skipped as ``SHIFTED``
-(a delimiter inside a sentence moved the columns after it). A row without a score field is kept
-without a score (the score is optional on a pasted line). When most of the score column is not
-numbers the column is not scores, and the pairs come without scores (``PairList.score_text``).
 Reasons and refusals are codes; the page words them.
+
+Long because reading a file is one path from bytes to rows (size, kind, characters, lines,
+delimiter, quoting, JSON Lines, Parquet, header, width), each step a few lines that only make
+sense beside the others, and this docstring says every choice; what a table means is its
+readers' (pairs, corpora), not here.
 """
 
 from __future__ import annotations
 
 import codecs
 import csv
-import hashlib
 import io
 import json
 import math
@@ -120,13 +118,14 @@ class Refusal(StrEnum):
     HEADER_ONLY = "header_only"
 
 
-# A first row with one of these (compared lowercased, without spaces, _ and -) names columns.
-A_NAMES = ("sentence1", "sentencea", "texta", "text1", "s1", "sent1", "a", "premise",
-           "question1", "q1", "query", "anchor", "句子1", "句子a", "句1", "文本1", "文本a")
-B_NAMES = ("sentence2", "sentenceb", "textb", "text2", "s2", "sent2", "b", "hypothesis",
-           "question2", "q2", "positive", "句子2", "句子b", "句2", "文本2", "文本b")
-SCORE_NAMES = ("score", "label", "similarity", "gold", "goldscore", "relatedness", "rating",
-               "human", "humanscore", "sim", "分数", "得分", "标签", "相似度", "评分")
+# A first row with one of these (compared lowercased, without spaces, _ and -) names columns:
+# the names of pair lists' columns (core.similarity.pair_lists says which is which), then others.
+HEADER_NAMES = ("sentence1", "sentencea", "texta", "text1", "s1", "sent1", "a", "premise",
+                "question1", "q1", "query", "anchor", "句子1", "句子a", "句1", "文本1", "文本a",
+                "sentence2", "sentenceb", "textb", "text2", "s2", "sent2", "b", "hypothesis",
+                "question2", "q2", "positive", "句子2", "句子b", "句2", "文本2", "文本b",
+                "score", "label", "similarity", "gold", "goldscore", "relatedness", "rating",
+                "human", "humanscore", "sim", "分数", "得分", "标签", "相似度", "评分")
 OTHER_NAMES = ("sentence", "text", "genre", "filename", "file", "source", "year", "id",
                "index", "idx", "pairid", "句子", "文本", "编号")
 _NAME_CHARS = re.compile(r"[\s_\-]+")
@@ -138,7 +137,7 @@ def column_key(name: str) -> str:
     return _NAME_CHARS.sub("", name.strip().lower())
 
 
-KNOWN_NAMES = frozenset(column_key(n) for n in (*A_NAMES, *B_NAMES, *SCORE_NAMES, *OTHER_NAMES))
+KNOWN_NAMES = frozenset(column_key(n) for n in (*HEADER_NAMES, *OTHER_NAMES))
 
 
 @dataclass(frozen=True)
@@ -183,48 +182,6 @@ class Table:
     def extra_rows(self) -> tuple[Row, ...]:
         """The rows that had more fields than the table's columns."""
         return tuple(r for r in self.rows if r.extra)
-
-
-@dataclass(frozen=True)
-class PairList:
-    """The pairs taken out of a table, and what was left out and why."""
-
-    pairs: tuple[tuple[str, str], ...] = ()
-    scores: tuple[float | None, ...] = ()     # one per pair; None where the row had none
-    lines: tuple[int, ...] = ()               # the line each pair came from
-    skipped: tuple[Skipped, ...] = ()
-    beyond: int = 0
-    beyond_from: int = 0
-    refused: Refusal | None = None
-    size: int = 0
-    charset: str = "utf-8"
-    delimiter: str = "\t"
-    columns: tuple[int, int, int | None] = (0, 1, None)   # a, b, score: the table's columns
-    score_text: bool = False   # the score column holds text, not numbers: no scores read
-    extra: tuple[tuple[int, int], ...] = ()   # (line, extra fields) of rows kept despite extras
-    width: int = 0             # the table's columns (what "extra" is counted beyond)
-    header_line: int | None = None
-    format: Format = Format.TEXT
-
-    @property
-    def has_scores(self) -> bool:
-        return any(s is not None for s in self.scores)
-
-    @property
-    def scored(self) -> int:
-        """Pairs with a score (what an agreement with the scores is computed over)."""
-        return sum(s is not None for s in self.scores)
-
-    def key(self) -> str:
-        """A hash of the pairs and scores: the same list, however it was typed, is one key."""
-        payload = json.dumps([self.pairs, self.scores], ensure_ascii=False)
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-    def skipped_by_reason(self) -> dict[Reason, list[Skipped]]:
-        out: dict[Reason, list[Skipped]] = {}
-        for item in self.skipped:
-            out.setdefault(item.reason, []).append(item)
-        return out
 
 
 # --- bytes to text -------------------------------------------------------------------------------
@@ -576,19 +533,10 @@ def _table(raw: list[tuple[int, list[str]]], skipped: list[Skipped], fmt: Format
                    refused=None if rows else Refusal.NOTHING)
 
 
-# --- which columns hold the pair -----------------------------------------------------------------
+# --- columns --------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Proposal:
-    """The columns proposed for sentence A, sentence B and the score, and how they were found."""
-
-    a: int
-    b: int
-    score: int | None
-    how: str       # "names", "content" or "order"
-
-
-def _column(table: Table, k: int) -> list[str]:
+def column_cells(table: Table, k: int) -> list[str]:
+    """Column ``k``'s cells with text, over the first ``SAMPLE_ROWS`` rows."""
     return [r.cells[k] for r in table.rows[:SAMPLE_ROWS] if k < len(r.cells) and r.cells[k]]
 
 
@@ -609,113 +557,12 @@ def text_columns(table: Table) -> list[int]:
     average first (over the first ``SAMPLE_ROWS`` rows)."""
     text = []
     for k in range(table.width):
-        cells = _column(table, k)
-        if cells and _numeric_share(cells) < 0.2:
+        cells = column_cells(table, k)
+        if cells and numeric_share(cells) < 0.2:
             text.append((-sum(len(c) for c in cells) / len(cells), k))
     return [k for _, k in sorted(text)]
 
 
-def _numeric_share(cells: list[str]) -> float:
+def numeric_share(cells: list[str]) -> float:
+    """The share of ``cells`` that are numbers (0 for none)."""
     return sum(number(c) is not None for c in cells) / len(cells) if cells else 0.0
-
-
-def _score_rank(cells: list[str]) -> tuple[int, float] | None:
-    """How much a numeric column looks like scores (higher is better), None: not scores."""
-    values = [v for v in (number(c) for c in cells) if v is not None]
-    if not values or len(values) < 0.9 * len(cells):
-        return None
-    if min(values) < -10 or max(values) > 100:
-        return None                           # a year, an id
-    fractional = any(v != int(v) for v in values)
-    if not fractional and len(set(values)) > 11:
-        return None                           # a running number
-    return (2 if fractional else 1, -len(values))
-
-
-def propose_columns(table: Table) -> Proposal:
-    """Sentence A, B and score columns: by the header's names (sentence1 / sentence2 / score,
-    text_a / text_b / label, 句子1 / 句子2 / 分数, ...); else, up to three columns, in order
-    (A, B, score); else by content: the two text columns with the longest cells, in file order,
-    and the numeric column that looks like scores (small numbers, not a running count)."""
-    width = table.width
-    a = named_column(table, A_NAMES)
-    b = named_column(table, B_NAMES, [a] if a is not None else [])
-    score = named_column(table, SCORE_NAMES, [x for x in (a, b) if x is not None])
-    if a is not None and b is not None:
-        return Proposal(a, b, score, "names")
-    if width <= 3:
-        return Proposal(0, 1, 2 if width == 3 else None, "order")
-    ranked = []
-    for k in range(width):
-        cells = _column(table, k)
-        rank = _score_rank(cells) if cells else None
-        if rank is not None:
-            ranked.append((rank, k))
-    longest = sorted(text_columns(table)[:2])
-    if len(longest) < 2:
-        longest = [0, 1]
-    if score is None and ranked:
-        score = max(ranked)[1]
-    return Proposal(longest[0], longest[1], score, "content")
-
-
-def _pair_of(row: Row, a: int, b: int,
-             score: int | None) -> tuple[tuple[str, str], float | None] | Skipped:
-    """The row's pair and score, or why it holds none."""
-    cells = row.cells
-    if max(a, b) >= len(cells):
-        return Skipped(row.line, Reason.MISSING, str(len(cells)))
-    if not cells[a] or not cells[b]:
-        return Skipped(row.line, Reason.EMPTY)
-    value = None
-    if score is not None and score < len(cells) and cells[score]:
-        value = number(cells[score])
-        if value is None:
-            return Skipped(row.line, Reason.SCORE, cells[score][:40])
-    return (cells[a], cells[b]), value
-
-
-def pairs_from(table: Table, a: int, b: int, score: int | None = None, *,
-               skip_extra: bool = False) -> PairList:
-    """The pairs of columns ``a`` and ``b`` (0-based), with ``score``'s numbers when given; a
-    row with more fields than the columns is kept (its picked cells all come before the extra
-    fields) unless ``skip_extra``.
-
-    A sentence is its cell, exactly (the reader stripped only surrounding whitespace)."""
-    base = PairList(size=table.size, charset=table.charset, delimiter=table.delimiter,
-                    beyond=table.beyond, beyond_from=table.beyond_from, columns=(a, b, score),
-                    width=table.width, header_line=table.header_line, format=table.format)
-    if table.refused is not None:
-        return replace(base, skipped=table.skipped, refused=table.refused)
-    if score is not None:
-        column = [r.cells[score] for r in table.rows if score < len(r.cells) and r.cells[score]]
-        score_text = bool(column) and _numeric_share(column) < 0.5
-    else:
-        score_text = False
-    use = score if score is not None and not score_text else None   # the score column read
-    pairs: list[tuple[str, str]] = []
-    scores: list[float | None] = []
-    numbers: list[int] = []
-    extra: list[tuple[int, int]] = []
-    skipped = list(table.skipped)
-    for row in table.rows:
-        if row.extra and skip_extra:
-            skipped.append(Skipped(row.line, Reason.EXTRA, str(row.extra)))
-            continue
-        found = _pair_of(row, a, b, use)
-        if isinstance(found, Skipped):
-            if row.extra and found.reason in (Reason.EMPTY, Reason.SCORE):
-                # Extra fields and cells that do not fit: a delimiter inside a sentence shifted
-                # the columns after it, the cause worth naming.
-                found = Skipped(row.line, Reason.SHIFTED, str(row.extra))
-            skipped.append(found)
-            continue
-        pairs.append(found[0])
-        scores.append(found[1])
-        numbers.append(row.line)
-        if row.extra:
-            extra.append((row.line, row.extra))
-    skipped.sort(key=lambda s: s.line)
-    return replace(base, pairs=tuple(pairs), scores=tuple(scores), lines=tuple(numbers),
-                   skipped=tuple(skipped), score_text=score_text, extra=tuple(extra),
-                   refused=None if pairs else Refusal.NOTHING)

@@ -14,7 +14,7 @@ from components.explain import explain, page_header
 from components.html_table import draw_table
 from components.i18n import N_, _
 from components.inputs import shared_inputs
-from components.job_progress import wait_or_show
+from components.job_progress import show_job
 from components.labels import markdown_code, markdown_text
 from core import checks
 from core.checks import CheckRow
@@ -81,14 +81,11 @@ def draw_benchmark() -> CheckRow:
         return checks.sts_needed()
     job = cache.sts_job(upload.getvalue())
     # A file that finishes within the run's short wait shows without a progress card.
-    if not wait_or_show(job, _("Comparing the pairs on {model}. Sentences encoded: {amount}."),
-                        model=DEFAULT_MODEL):
+    outcome: StsOutcome | None = show_job(
+        job, _("Comparing the pairs on {model}. Sentences encoded: {amount}."),
+        _("The comparison stopped with an error. Give the file again."), model=DEFAULT_MODEL)
+    if outcome is None:
         return checks.sts_needed()
-    if job.failed:
-        st.error(_("The comparison stopped with an error. Give the file again."),
-                 icon=":material/error:")
-        return checks.sts_needed()
-    outcome: StsOutcome = job.result()
     report_file(outcome.parsed)
     if outcome.error is not None:
         st.error(_(outcome.error.template).format(**{

@@ -16,6 +16,7 @@ from components.analysis_view import (
     show_error,
     stop_on_input_error,
 )
+from components.builtin_corpus import show_builtin_corpus
 from components.cache import get_model
 from components.downloads import download_matrix
 from components.explain import explain, page_header
@@ -23,14 +24,23 @@ from components.heatmap import png_config, show_figure
 from components.html_table import draw_table
 from components.i18n import N_, _
 from components.inputs import shared_inputs
-from components.job_progress import WAIT_IN_RUN_S, progress_card
+from components.job_progress import show_job
 from components.labels import markdown_template, markdown_text
 from components.layer_picker import layer_picker
+from components.neighbours_table import neighbours_html
+from components.pair_figure import contribution_figure
 from components.sections import Section, draw_sections
+from components.two_models import (
+    CHINESE,
+    ENGLISH,
+    YOURS,
+    get_default_corpus,
+    map_job,
+    second_model,
+)
 from core import ExplorerError, ModelLoadError
 from core.compare import LayerSimilarity, RowUnit, random_name, trained_name
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
-from core.contexts.vectors import ContextVectors
 from core.models import needs_download
 from core.settings import allowed_name, folder_label, pickable_models
 from core.similarity.pair_examples import SCORED, example_text
@@ -38,8 +48,6 @@ from core.similarity.pair_lists import line_ranges, results_csv
 from pages.compare import cache
 from pages.compare import figures as figs
 from pages.compare.records import Context
-from pages.contexts.figures import neighbours_html  # the Contexts page's own table
-from pages.pairs.figures import contribution_figure  # the Pairs page's own picture
 
 TITLE = N_("Compare")
 EXPLANATION = N_(
@@ -108,7 +116,7 @@ def context_of(key) -> Context:
     name_b, label_b = pick_model_b(key.model)
     bundle_a = model_of(key)
     with st.spinner(_("Building {model}…").format(model=label_b)):
-        bundle_b = bundle_a if name_b == key.model else cache.second_model(name_b)
+        bundle_b = bundle_a if name_b == key.model else second_model(name_b)
     return Context(key, bundle_a, bundle_b, name_b, bundle_a.label, label_b,
                    same=name_b == key.model)
 
@@ -117,18 +125,13 @@ def context_of(key) -> Context:
 
 def map_result(ctx: Context, corpus: str, extra: tuple[str, ...]) -> LayerSimilarity | None:
     """The map when it is ready; else its progress (or its refusal) drawn, and None."""
-    job = cache.map_job(ctx.key.model, ctx.name_b, corpus, extra)
-    job.wait(WAIT_IN_RUN_S)   # a short wait: often done by then
-    if not job.done():
-        explain(_("Both models read every sentence once, in the background; the rest of the app "
-                  "keeps working meanwhile."))
-        progress_card(job, _("Sentences through the two models: {amount} ({seconds} s)"))
+    result = show_job(map_job(ctx.key.model, ctx.name_b, corpus, extra),
+                      _("Sentences through the two models: {amount} ({seconds} s)"),
+                      _("The comparison stopped with an error. Reload the page to try again."),
+                      explanation=_("Both models read every sentence once, in the background; "
+                                    "the rest of the app keeps working meanwhile."))
+    if result is None:
         return None
-    if job.failed:
-        st.error(_("The comparison stopped with an error. Reload the page to try again."),
-                 icon=":material/error:")
-        return None
-    result = job.result()
     if isinstance(result, ExplorerError):   # the input refused: rows that cannot be matched
         show_error(result)
         return None
@@ -142,12 +145,12 @@ def draw_layer_map(ctx: Context) -> None:
               "which layer of B is most like this layer of A."))
     row = st.container(horizontal=True, vertical_alignment="bottom")
     corpus = row.segmented_control(
-        _("Sentences"), [cache.ENGLISH, cache.CHINESE, cache.YOURS], key=CORPUS_KEY,
-        bind="query-params", default=cache.get_default_corpus(ctx.key.model), required=True,
+        _("Sentences"), [ENGLISH, CHINESE, YOURS], key=CORPUS_KEY,
+        bind="query-params", default=get_default_corpus(ctx.key.model), required=True,
         help=_("The built-in corpus in English or in Chinese (the Contexts page's sentences), "
                "or only the sentences A and B of the sidebar.")) \
-        or cache.get_default_corpus(ctx.key.model)
-    mine = corpus == cache.YOURS or row.toggle(
+        or get_default_corpus(ctx.key.model)
+    mine = corpus == YOURS or row.toggle(
         _("Add sentences A and B"), key=MINE_KEY, bind="query-params",
         help=_("Adds the sidebar's sentences to the built-in corpus."))
     extra = tuple(t for t in (ctx.key.text_a, ctx.key.text_b or "") if t.strip()) if mine \
@@ -282,19 +285,11 @@ def draw_many_pairs(ctx: Context) -> None:
     explain(_("{pairs} pairs read, {scored} with a score; {skipped} lines skipped{where}.")
             .format(pairs=f"{len(parsed.pairs):,}", scored=f"{parsed.scored:,}",
                     skipped=len(skipped), where=f" ({lines})" if skipped else ""))
-    job = cache.pairs_job(ctx.key.model, ctx.name_b, parsed)
-    job.wait(WAIT_IN_RUN_S)
-    if not job.done():
-        progress_card(job, _("Sentences through the two models: {amount} ({seconds} s)"))
+    both = show_job(cache.pairs_job(ctx.key.model, ctx.name_b, parsed),
+                    _("Sentences through the two models: {amount} ({seconds} s)"),
+                    _("The comparison stopped with an error. Reload the page to try again."))
+    if both is None:
         return
-    if isinstance(error := job.exception(), ExplorerError):
-        show_error(error)
-        return
-    if job.failed:
-        st.error(_("The comparison stopped with an error. Reload the page to try again."),
-                 icon=":material/error:")
-        return
-    both = job.result()
     comparison = both.comparison
     if comparison is None:
         explain(_("Without scores (at least three, not all the same), the models are compared "
@@ -314,22 +309,6 @@ def draw_many_pairs(ctx: Context) -> None:
 
 
 # --- neighbours in both -------------------------------------------------------------------------
-
-def corpus_or_progress(name: str, label: str) -> ContextVectors | None:
-    """The built-in corpus through model ``name``; None (its progress drawn) until then."""
-    job = cache.corpus_job(name)
-    job.wait(WAIT_IN_RUN_S)
-    if not job.done():
-        explain(_("The built-in corpus runs through {model} once, in the background.").format(
-            model=markdown_text(label)))
-        progress_card(job, _("Corpus sentences through the model: {amount} ({seconds} s)"))
-        return None
-    if job.failed:
-        st.error(_("The comparison stopped with an error. Reload the page to try again."),
-                 icon=":material/error:")
-        return None
-    return job.result()
-
 
 def draw_neighbours(ctx: Context) -> None:
     explain(_("A token of sentence A and its nearest tokens in the built-in corpus (the "
@@ -356,8 +335,8 @@ def draw_neighbours(ctx: Context) -> None:
     layers_b = int(ctx.bundle_b.config.num_hidden_layers)
     layer_a = layer_picker(LAYER_A_KEY, range(layers_a + 1), _("Layer of A"), where=left)
     layer_b = layer_picker(LAYER_B_KEY, range(layers_b + 1), _("Layer of B"), where=right)
-    corpus_a = corpus_or_progress(ctx.key.model, ctx.label_a)
-    corpus_b = corpus_or_progress(ctx.name_b, ctx.label_b)
+    corpus_a = show_builtin_corpus(ctx.key.model, ctx.label_a)
+    corpus_b = show_builtin_corpus(ctx.name_b, ctx.label_b)
     if corpus_a is None or corpus_b is None or position_b is None:
         if position_b is None:
             st.info(_("Model B has no token at the characters of this token."),

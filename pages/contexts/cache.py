@@ -1,8 +1,8 @@
 """Caching for the Contexts page.
 
-The built-in corpus runs through each model once, as a background job (serving.jobs, with
-progress), and the finished pass is kept per model in ``st.cache_resource`` (the job itself,
-which holds it: one copy). A user's corpus is keyed on the model, a hash of its sentences and
+The built-in corpus runs through each model once, as a background job on the board
+(components.builtin_corpus, shared with the Compare page; the board holds the finished pass).
+A user's corpus is keyed on the model, a hash of its sentences and
 labels and the layers kept, so every session that brings the same corpus shares one pass; the
 finished vectors move from the job into a ``results_cache`` bounded by the bytes they hold.
 Per-input results (the sentence's own run, its neighbours, the token a look starts on) are
@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from components.cache import MODEL_CACHE_ENTRIES, get_model, results_cache
+from components.builtin_corpus import builtin_job, get_corpus_stats
+from components.cache import get_model, results_cache
 from components.input_key import InputKey
 from core.contexts import corpus_pass
 from core.contexts.first_look import Start, first_word, start_token
@@ -40,30 +41,10 @@ from core.contexts.user_corpus import (
 from core.contexts.vectors import ContextVectors
 from core.sentence_files.reader import Table
 from core.similarity.anisotropy import CorpusStats
-from pages.similarity.cache import get_corpus_stats
 from serving import jobs
 
 SHARE = 0.02            # of the results budget: one query's states, ten neighbours
 CORPORA_SHARE = 0.6     # a user's corpus: up to (layers x tokens x hidden x 2) bytes
-
-
-# --- the built-in corpus ------------------------------------------------------------------------
-
-@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
-def get_builtin_job(model_name: str) -> jobs.Job[ContextVectors]:
-    """The job running the built-in corpus through the model; its result is the pass."""
-    return jobs.submit(("contexts: built-in corpus", model_name),
-                       lambda job: corpus_pass(get_model(model_name), progress=job.report),
-                       name=f"built-in corpus on {model_name}")
-
-
-def builtin_job(model_name: str) -> jobs.Job[ContextVectors]:
-    """The built-in corpus's job for this model, started again if it failed or was stopped."""
-    job = get_builtin_job(model_name)
-    if job.failed:
-        get_builtin_job.clear(model_name)
-        job = get_builtin_job(model_name)
-    return job
 
 
 # --- a user's corpus ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import TypeVar
 import streamlit as st
 
 from components.analysis_view import model_of, show_error, show_notices
+from components.builtin_corpus import show_builtin_corpus
 from components.cache import get_encoding
 from components.explain import explain, page_header
 from components.heatmap import show_figure
@@ -20,33 +21,30 @@ from components.heatmap_image import exact_toggle
 from components.i18n import DEFAULT_LANGUAGE, N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
-from components.job_progress import WAIT_IN_RUN_S, progress_card
+from components.job_progress import show_job
 from components.labels import markdown_code, markdown_text
 from components.layer_picker import layer_axis, layer_picker
 from components.model_picker import offer_model
+from components.neighbours_table import neighbours_html, sense_colours, sense_label
 from components.picture_switcher import Drawn, picture_slider, with_words
 from components.sections import Section, draw_sections, run_part
-from components.skipped_lines import report_skipped
 from components.url_values import option_in_link
 from core import DEFAULT_MODEL, ExplorerError, InputError
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
 from core.contexts.first_look import Found, Start, suggestion
 from core.contexts.neighbours import Neighbour, Query
 from core.contexts.senses import labelled_words, sentence_map
-from core.contexts.user_corpus import MAX_SENTENCES, MAX_TOKENS, UserCorpus
+from core.contexts.user_corpus import UserCorpus
 from core.contexts.vectors import ContextVectors, layers_within
-from core.sentence_files.reader import Reason, Refusal, Table
 from pages.contexts import cache
+from pages.contexts.corpus_reading import column_pickers, read_source, report_corpus
 from pages.contexts.figures import (
     map_figure,
     map_picture,
-    neighbours_html,
     self_similarity_figure,
-    sense_colours,
-    sense_label,
     separation_figure,
 )
-from pages.contexts.records import Context, KeptFile, PageState
+from pages.contexts.records import Context, PageState
 
 T = TypeVar("T")
 TITLE = N_("Contexts")
@@ -59,8 +57,6 @@ EXPLANATION = N_(
 # URL keys (values of a shared link).
 SECTION_KEY, TOKEN_KEY, LAYER_KEY, WORD_KEY = "ctx_section", "ctx_token", "ctx_layer", "ctx_word"
 MAP_KEY, EXACT_KEY = "ctx_map", "ctx_exact"
-TEXT_KEY, FILE_KEY, SENTENCE_COL_KEY, LABEL_COL_KEY = "ctx_text", "ctx_file", "ctx_col", \
-    "ctx_label_col"
 STATE_KEY = "ctx_state"   # the session's PageState (not in the URL)
 K = 10
 LAYER_HELP = N_("0 is the embedding output (the lookups, summed and normalised); k is the "
@@ -68,57 +64,13 @@ LAYER_HELP = N_("0 is the embedding output (the lookups, summed and normalised);
 BUILT_IN_WORDS = tuple(dict.fromkeys(r.word for r in NEIGHBOUR_CORPUS if r.word))
 BUILT_IN = ("built-in",)   # the built-in corpus, as the caches name a corpus
 MAP_WORD, MAP_SENTENCES = N_("one word in every sentence"), N_("every sentence")
-NO_LABEL = N_("no label column")
 WEAK_MODEL = N_(
     "{model} was trained to make sentence vectors: its token vectors tell word senses apart less "
     "well than bert-base's (a 12-layer model trained only on masked words). For a sharper view, "
     "use {larger}.")
-REFUSALS = {
-    Refusal.TOO_LARGE: N_("This file is too large: at most 10 MB is read. Keep the sentences "
-                          "you need, or split the file."),
-    Refusal.BINARY: N_("This file is not text (it holds binary data): save the sentences as "
-                       "text, CSV or TSV and try again."),
-    Refusal.EXCEL: N_("This is a spreadsheet workbook: save the sheet as CSV and upload that."),
-    Refusal.NOT_PARQUET: N_("This file is named as Parquet but is not a Parquet file."),
-    Refusal.NOTHING: N_("No sentence found: every line (or every cell of the chosen column) is "
-                        "empty."),
-    Refusal.HEADER_ONLY: N_("The file holds only a line of column names, no sentence."),
-}
-# Every line with text was skipped, for the reasons said above the refusal.
-NOTHING_READ = N_("No sentence could be read: every line was skipped, for the reasons above.")
-# Why lines of the corpus were not read, and what to do: {n} lines, {lines} their numbers as
-# ranges (the reader's quotes and JSON: components.skipped_lines' words).
-SKIPPED = {
-    Reason.EMPTY: N_("Skipped {n} lines whose sentence is empty: {lines}. Write the sentence on "
-                     "the line or remove the line; if the sentences are in another column, pick "
-                     "that column."),
-    Reason.LONG: N_("Skipped {n} lines longer than {chars} characters: {lines}. A line holds one "
-                    "sentence: check that the lines end where the sentences do."),
-    Reason.EXTRA: N_("Skipped {n} lines with more fields than the other lines: {lines}. A tab "
-                     "(or, in CSV, a comma outside quotation marks) inside a sentence cuts it in "
-                     "two, so it could not be read as written: remove it, or in CSV put the "
-                     "sentence in quotation marks."),
-}
-HEADER_WORDS = N_("Line {lines} holds the column names, not a sentence.")
-JSON_EXAMPLE = '{"text": "…", "label": "…"}'
 
 
 # --- shared parts -------------------------------------------------------------------------------
-
-def builtin_corpus(ctx: Context) -> ContextVectors | None:
-    """The built-in corpus run through the model; None (and its progress drawn) until then."""
-    job = cache.builtin_job(ctx.key.model)
-    if not job.wait(WAIT_IN_RUN_S):   # a short wait: often done by then
-        explain(_("The corpus runs through {model} once, in the background; the rest of the "
-                  "app keeps working meanwhile.").format(model=markdown_text(ctx.bundle.label)))
-        progress_card(job, _("Corpus sentences through the model: {amount} ({seconds} s)"))
-        return None
-    if job.failed:
-        st.error(_("The corpus pass stopped with an error. Reload the page to try again."),
-                 icon=":material/error:")
-        return None
-    return job.result()
-
 
 def weak_model_note(ctx: Context, chinese: bool = False) -> None:
     """With the embedded sentence model: its token vectors are weaker at word level."""
@@ -266,7 +218,7 @@ def draw_neighbours(ctx: Context) -> None:
               "every corpus sentence run alone. Labelled sentences are coloured by the sense of "
               "their word; [CLS] and [SEP] are never listed.").format(k=K))
     weak_model_note(ctx)
-    corpus = builtin_corpus(ctx)
+    corpus = show_builtin_corpus(ctx.key.model, ctx.bundle.label)
     query = query_or_stop(ctx)
     if corpus is None or query is None:
         return
@@ -356,7 +308,7 @@ def draw_senses(ctx: Context) -> None:
               "cosine): the share guessed right at each layer. Beside it, self-similarity "
               "(Ethayarajh 2019): how alike the word's vectors in two different sentences are, "
               "against two random tokens."))
-    corpus = builtin_corpus(ctx)
+    corpus = show_builtin_corpus(ctx.key.model, ctx.bundle.label)
     if corpus is None:
         return
     word = word_picker(ctx, labelled_words(corpus))
@@ -399,7 +351,7 @@ def draw_map(ctx: Context) -> None:
               "PCA fitted on these points at that layer: the axes are the two directions of "
               "largest spread there, so compare groupings from layer to layer, not positions. "
               "Hover a point (exact values on) to read its sentence."))
-    corpus = builtin_corpus(ctx)
+    corpus = show_builtin_corpus(ctx.key.model, ctx.bundle.label)
     if corpus is None:
         return
     words = labelled_words(corpus)
@@ -437,80 +389,6 @@ def draw_map(ctx: Context) -> None:
 
 
 # --- your own corpus ----------------------------------------------------------------------------
-
-def _file_changed() -> None:
-    """The file was taken away (the uploader's x): forget it. (A file uploaded is kept as the
-    uploader returns it.)"""
-    if st.session_state.get(FILE_KEY) is None:
-        page_state().keep_file(None)
-
-
-def read_source(state: PageState) -> tuple[str, str | bytes] | None:
-    """The pasted text or the uploaded file (which wins), kept in ``state`` apart from their
-    widgets so the other tabs do not lose them; None when there is neither."""
-    state.text = st.text_area(
-        _("Sentences, one a line (a tab and a label after a sentence colour the map by label)"),
-        value=state.text, key=TEXT_KEY, height=150,
-        placeholder="The bank raised its rates.\tmoney\nWe sat on the river bank.\triver") or ""
-    upload = st.file_uploader(
-        _("…or a file: one sentence a line (.txt), or a column of a CSV, TSV, JSON Lines or "
-          "Parquet file"), type=["txt", "csv", "tsv", "jsonl", "json", "parquet"], key=FILE_KEY,
-        max_upload_size=20, on_change=_file_changed)
-    explain(_("At most {sentences} sentences or {tokens} tokens, whichever comes first; a file "
-              "of at most 10 MB.").format(sentences=f"{MAX_SENTENCES:,}",
-                                           tokens=f"{MAX_TOKENS:,}"))
-    if upload is not None:
-        state.keep_file(KeptFile(upload.name, upload.getvalue()))
-    elif state.file is not None:   # uploaded before another tab was opened
-        st.info(_("Using {name}, the file uploaded before.").format(
-            name=markdown_code(state.file.name)), icon=":material/upload_file:")
-    return state.source()
-
-
-def column_pickers(table: Table, sentence: int, label: int | None) -> tuple[int, int | None]:
-    names = [c or _("column {k}").format(k=k + 1) for k, c in enumerate(table.columns)]
-    left, right = st.columns(2)
-    chosen = left.selectbox(_("Sentence column"), range(len(names)), index=sentence,
-                            format_func=lambda k: names[k], key=SENTENCE_COL_KEY)
-    options = [None, *[k for k in range(len(names)) if k != chosen]]
-    label = right.selectbox(_("Label column"), options,
-                            index=options.index(label) if label in options else 0,
-                            format_func=lambda k: _(NO_LABEL) if k is None else names[k],
-                            key=LABEL_COL_KEY)
-    return chosen, label
-
-
-def report_corpus(corpus: UserCorpus, read: int) -> bool:
-    """Say what was used and left out (every line not read, by its number, with why and what to
-    do); False when there is nothing to run."""
-    left_out = corpus.left_out()
-    if corpus.refused:   # the lines skipped first: they are why nothing could be read
-        report_skipped(left_out, SKIPPED, HEADER_WORDS, example=markdown_code(JSON_EXAMPLE))
-        skipped = any(s.reason != Reason.HEADER for s in left_out)
-        message = NOTHING_READ if corpus.refused == Refusal.NOTHING and skipped else \
-            REFUSALS.get(corpus.refused, REFUSALS[Refusal.NOTHING])
-        st.error(_(message), icon=":material/block:")
-        return False
-    parts = [_("{n} sentences ({t} tokens) of {read} rows.").format(
-        n=f"{len(corpus.records):,}", t=f"{corpus.tokens:,}", read=f"{read:,}")]
-    if corpus.truncated:
-        parts.append(_("{n} sentences are longer than the model reads and were cut.").format(
-            n=f"{corpus.truncated:,}"))
-    explain(" ".join(parts))
-    report_skipped(left_out, SKIPPED, HEADER_WORDS, example=markdown_code(JSON_EXAMPLE))
-    if corpus.beyond:
-        limit = (_("{tokens} tokens").format(tokens=f"{MAX_TOKENS:,}") if corpus.by_tokens
-                 else _("{sentences} sentences").format(sentences=f"{MAX_SENTENCES:,}"))
-        st.warning(_("Only the first {limit} are used: {n} more from line {line} on were not "
-                     "read.").format(limit=limit, n=f"{corpus.beyond:,}",
-                                     line=f"{corpus.beyond_from:,}"),
-                   icon=":material/content_cut:")
-    if len(corpus.labels) == 1:
-        st.info(_("Every sentence has the same label ({label}): the map has nothing to colour "
-                  "apart, so it is drawn in one colour.").format(
-            label=markdown_code(corpus.labels[0])), icon=":material/info:")
-    return True
-
 
 def draw_own_corpus(ctx: Context) -> None:
     st.subheader(_("Your own corpus"))
@@ -550,13 +428,11 @@ def user_vectors(ctx: Context, corpus: UserCorpus, layers: tuple[int, ...]
     """The corpus's pass: from the cache, or its job (progress drawn while it runs)."""
     name = ctx.key.model
     if not cache.has_user_vectors(name, corpus, layers):
-        job = cache.user_job(name, corpus, layers)
-        if not job.wait(WAIT_IN_RUN_S):
-            progress_card(job, _("Your sentences through the model: {amount} ({seconds} s)"))
-            return None
-        if job.failed:
-            st.error(_("The run over your sentences stopped with an error. Try again, or fewer "
-                       "sentences."), icon=":material/error:")
+        done = show_job(cache.user_job(name, corpus, layers),
+                        _("Your sentences through the model: {amount} ({seconds} s)"),
+                        _("The run over your sentences stopped with an error. Try again, or "
+                          "fewer sentences."))
+        if done is None:
             return None
     try:
         return cache.get_user_vectors(name, corpus.key(), layers)

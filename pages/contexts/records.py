@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from components.input_key import InputKey
+from components.kept_upload import KeptFile
 from core import ModelBundle
 
 
@@ -15,37 +16,31 @@ class Context:
     bundle: ModelBundle
 
 
-@dataclass(frozen=True)
-class KeptFile:
-    """A file uploaded to "Your own corpus": its name and bytes."""
-
-    name: str
-    data: bytes
-
-
 @dataclass
 class PageState:
     """What the page keeps for a session besides its widgets' values, read and written only
     through ``page.page_state()``.
 
     Streamlit forgets a widget's value on a run that does not draw it (another tab open), so
-    the corpus a user brought is kept here, apart from its widgets: the text pasted, the file
-    uploaded last, and the columns picked in it (None: the page proposes one)."""
+    the corpus a user brought is kept apart from its widgets: the text pasted here, the file by
+    components.kept_upload (``file`` names the one the columns were picked in), and the columns
+    picked in it (None: the page proposes one)."""
 
     text: str = ""
-    file: KeptFile | None = None
+    file: tuple[str, int] | None = None     # the file's name and size
     sentence_column: int | None = None
     label_column: int | None = None
 
-    def source(self) -> tuple[str, str | bytes] | None:
+    def source(self, file: KeptFile | None) -> tuple[str, str | bytes] | None:
         """What the corpus is read from: the file (it wins over the text), else the text when
         it holds more than spaces, else None. ``("text", text)`` or ``(name, bytes)``."""
-        if self.file is not None:
-            return self.file.name, self.file.data
+        if file is not None and file.data is not None:
+            return file.name, file.data
         return ("text", self.text) if self.text.strip() else None
 
     def keep_file(self, file: KeptFile | None) -> None:
-        """A new file (or none): the columns picked in the old one no longer apply."""
-        if file != self.file:
+        """The file kept now (or none): the columns picked in another no longer apply."""
+        seen = (file.name, file.size) if file is not None else None
+        if seen != self.file:
             self.sentence_column = self.label_column = None
-        self.file = file
+        self.file = seen

@@ -7,11 +7,11 @@ import streamlit as st
 
 from components.cache import get_model, results_cache
 from components.input_key import InputKey
+from components.two_models import get_default_corpus, map_job
 from core import ExplorerError
 from core.compare import LayerSimilarity, random_name
 from core.lessons import EMBEDDING_CELLS, PARAMETER_CELLS, PRETRAINING_CELLS, CellOutput, run_cells
 from core.pretraining import has_mlm_head, has_nsp_head
-from pages.compare import cache as compare_cache
 from serving import jobs
 from serving.classpoll import PollStore, poll_from_environment
 
@@ -34,10 +34,10 @@ def get_lesson_outputs(key: InputKey, lesson: str) -> list[CellOutput]:
 
 def random_similarity_job(model_name: str) -> jobs.Job[LayerSimilarity | ExplorerError]:
     """The model against its random-weights copy over the built-in corpus in its language, in
-    the background: the Compare page's own job for its first view (the same key), so a map
-    either page made serves the other, and one random copy is held at a time."""
-    return compare_cache.map_job(model_name, random_name(model_name),
-                                 compare_cache.get_default_corpus(model_name), ())
+    the background: the Compare page's own job for its first view (components.two_models, the
+    same key), so a map either page made serves the other, and one random copy is held at a
+    time."""
+    return map_job(model_name, random_name(model_name), get_default_corpus(model_name), ())
 
 
 def missing_heads(model_name: str) -> frozenset[str]:

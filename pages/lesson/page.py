@@ -12,7 +12,7 @@ from components.explain import explain, page_header
 from components.i18n import N_, _, language, set_language
 from components.input_key import InputKey
 from components.inputs import DEFAULT_SENTENCE, shared_inputs
-from components.job_progress import WAIT_IN_RUN_S, progress_card
+from components.job_progress import show_job
 from components.labels import markdown_template
 from components.unk_note import draw_unk_note
 from components.url_values import option_in_link
@@ -188,14 +188,14 @@ def draw_random_cka(model: str, answered: bool) -> None:
     job = cache.random_similarity_job(model)
     if not answered:
         return
-    if not job.wait(WAIT_IN_RUN_S):
-        progress_card(job, _("The built-in corpus through the model and its random copy: "
-                             "{amount} ({seconds} s)"))
+    failed = _("The comparison with random weights stopped with an error. Reload the page to "
+               "try again.")
+    result = show_job(job, _("The built-in corpus through the model and its random copy: "
+                             "{amount} ({seconds} s)"), failed)
+    if result is None:
         return
-    result = None if job.failed else job.result()
-    if not isinstance(result, LayerSimilarity):   # failed, or (never for one model) refused
-        st.error(_("The comparison with random weights stopped with an error. Reload the page "
-                   "to try again."), icon=":material/error:")
+    if not isinstance(result, LayerSimilarity):   # refused (never for one model)
+        st.error(failed, icon=":material/error:")
         return
     first, last = random_cka_figures(result.cka)
     first_label, last_label, line = random_cka_words(result.cka.shape[0] - 1)

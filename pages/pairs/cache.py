@@ -24,8 +24,8 @@ import streamlit as st
 from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model, results_cache
 from components.input_key import InputKey
 from core import Analysis, ModelBundle, compare_pairs
-from core.sentence_files.reader import Table, pairs_from, read_table
-from core.similarity.pair_lists import Agreement, PairList, score_agreement
+from core.sentence_files.reader import Table, read_table
+from core.similarity.pair_lists import Agreement, PairList, pairs_from, score_agreement
 from core.similarity.pairs import (
     PairContributions,
     WordContributions,

@@ -16,6 +16,7 @@ from components.heatmap import heatmap_figure
 from components.heatmap_image import HeatmapImage, Scale
 from components.i18n import N_, _
 from components.labels import SEGMENT_COLOURS, plotly_text, token_labels
+from components.pair_figure import colour_bound, pair_title
 from core.similarity.pair_lists import Agreement
 from core.similarity.pairs import PairContributions, WordContributions, share_of_cosine
 
@@ -26,44 +27,16 @@ EFFECT = N_("drop when left out")
 UNKNOWN = "[UNK]"       # the results table's column: [UNK] tokens of A and B together
 
 
-def layer_name(layer: int) -> str:
-    """How a layer is named beside the slider: 0 is the embedding output."""
-    return _("embedding output (LayerNorm)") if layer == 0 else _("layer {k}").format(k=layer)
-
-
-def pair_title(contrib: PairContributions) -> str:
-    return _("{model}: token-pair contributions at {layer}, cosine {cosine}").format(
-        model=plotly_text(contrib.model_name), layer=layer_name(contrib.layer),
-        cosine=f"{contrib.cosine:.3f}")
-
-
-def _bound(matrix: np.ndarray) -> float:
-    return float(np.abs(matrix).max()) or 1.0
-
-
 def contribution_image(contrib: PairContributions) -> HeatmapImage:
     """The n x m contributions as a picture, A's tokens down, B's across; values written in the
     cells while they fit."""
-    bound = _bound(contrib.matrix)
+    bound = colour_bound(contrib.matrix)
     small = max(contrib.matrix.shape) <= CELL_TEXT_MAX
     return HeatmapImage(
         contrib.matrix.astype(np.float32), token_labels(contrib.tokens_a),
         token_labels(contrib.tokens_b), Scale("RdBu_r", -bound, bound), pair_title(contrib),
         _("sentence B's tokens (A's down the side)"), colour_title=_("contribution"),
         word_columns=True, cell_format="{:.3f}" if small else None)
-
-
-def contribution_figure(contrib: PairContributions) -> go.Figure:
-    """The same matrix as an interactive heatmap: hover a cell for its exact value."""
-    bound = _bound(contrib.matrix)
-    fig = heatmap_figure(
-        contrib.matrix.astype(np.float32), token_labels(contrib.tokens_a),
-        token_labels(contrib.tokens_b), title=pair_title(contrib), zmin=-bound, zmax=bound,
-        hover=_("A: %{y}<br>B: %{x}<br>contribution %{z:.5f}") + "<extra></extra>",
-        x_title=_("sentence B's tokens"))
-    fig.update_xaxes(type="category", tickangle=-60)
-    fig.update_layout(meta="pairs_matrix")
-    return fig
 
 
 def word_labels(contrib: WordContributions, side: str) -> list[str]:
@@ -75,7 +48,7 @@ def word_labels(contrib: WordContributions, side: str) -> list[str]:
 def word_contribution_image(contrib: PairContributions, words: WordContributions
                             ) -> HeatmapImage:
     """The word x word contributions as a picture, A's words down, B's across."""
-    bound = _bound(words.matrix)
+    bound = colour_bound(words.matrix)
     small = max(words.matrix.shape) <= CELL_TEXT_MAX
     return HeatmapImage(
         words.matrix.astype(np.float32), word_labels(words, "a"), word_labels(words, "b"),
@@ -87,7 +60,7 @@ def word_contribution_image(contrib: PairContributions, words: WordContributions
 def word_contribution_figure(contrib: PairContributions, words: WordContributions
                              ) -> go.Figure:
     """The same word matrix as an interactive heatmap."""
-    bound = _bound(words.matrix)
+    bound = colour_bound(words.matrix)
     fig = heatmap_figure(
         words.matrix.astype(np.float32), word_labels(words, "a"), word_labels(words, "b"),
         title=pair_title(contrib) + " · " + _("by word"), zmin=-bound, zmax=bound,

@@ -16,7 +16,15 @@ from components.explain import explain
 from components.i18n import N_, _, language
 from components.kept_upload import KeptUpload
 from components.labels import markdown_code, markdown_text
-from components.skipped_lines import READER_SKIPPED, lines_words, report_skipped
+from components.skipped_lines import (
+    READER_SKIPPED,
+    charset_warning,
+    extra_why,
+    how_read,
+    lines_words,
+    report_skipped,
+    separator_words,
+)
 from core.sentence_files import reader
 from core.sentence_files.reader import Table
 from core.similarity import pair_lists as lists
@@ -70,25 +78,7 @@ EXTRA_KEPT = {
     False: N_("{n} lines hold more fields than most lines ({width}; {extra} more): {lines}. "
               "Their picked columns come before the extra fields and are read."),
 }
-EXTRA_WHY = {
-    "\t": N_("A tab inside a sentence also makes an extra field, and moves the columns after "
-             "it: if these lines are like that, skip them."),
-    ",": N_("A comma outside quotation marks also makes an extra field, and moves the columns "
-            "after it: if these lines are like that, quote those sentences or skip the lines."),
-    ";": N_("A semicolon outside quotation marks also makes an extra field, and moves the "
-            "columns after it: if these lines are like that, quote those sentences or skip the "
-            "lines."),
-}
-SEPARATOR_WORDS = {"\t": N_("a tab"), ",": N_("a comma"), ";": N_("a semicolon")}
 JSON_EXAMPLE = '{"sentence1": "…", "sentence2": "…", "score": 4.5}'
-DELIMITER_WORDS = {"\t": N_("tabs"), ",": N_("commas"), ";": N_("semicolons")}
-QUOTING_WORDS = {
-    reader.Quoting.NONE: N_("a quotation mark is part of the sentence"),
-    reader.Quoting.CSV: N_("with CSV quoting (a field in quotation marks may hold the separator, "
-                           "and two quotation marks are one)"),
-}
-FORMAT_WORDS = {reader.Format.JSONL: N_("JSON Lines, one record a line"),
-                reader.Format.PARQUET: N_("Parquet, one record a row")}
 HOW_WORDS = {"names": N_("picked by the column names"),
              "content": N_("picked by what the columns hold"),
              "order": N_("the columns in order"), "yours": N_("your choice")}
@@ -199,7 +189,7 @@ def column_label(table: Table, k: int) -> str:
 def pick_columns(table: Table) -> Picked:
     """Sentence A, B and score columns (0-based; score None): proposed for each new list, shown
     as pickers bound to the link where the table has a choice to make."""
-    proposal = reader.propose_columns(table)
+    proposal = lists.propose_columns(table)
     proposed = (proposal.a, proposal.b, -1 if proposal.score is None else proposal.score)
     width = table.width
     if width <= 3 and table.header_line is None:
@@ -260,24 +250,15 @@ def report_refusal(table: Table) -> None:
 
 def read_summary(table: Table, parsed: lists.PairList, picked: Picked) -> None:
     """What was read and how: lines read, used, skipped; delimiter, quoting, charset; columns."""
-    if table.format == reader.Format.TEXT:
-        how_read = _("separated by {delimiter}; {quoting}").format(
-            delimiter=_(DELIMITER_WORDS.get(table.delimiter, N_("nothing (one column)"))),
-            quoting=_(QUOTING_WORDS[table.quoting]))
-    else:
-        how_read = _(FORMAT_WORDS[table.format])
     explain(_("Read {read} lines: {used} pairs used, {skipped} skipped. The file is {how}. "
               "Sentence A: {a}; sentence B: {b}; score: {score} ({why}).").format(
         read=f"{table.lines:,}", used=f"{len(parsed.pairs):,}", skipped=f"{len(parsed.skipped):,}",
-        how=how_read, a=markdown_text(column_label(table, picked.a)),
+        how=how_read(table), a=markdown_text(column_label(table, picked.a)),
         b=markdown_text(column_label(table, picked.b)),
         score=markdown_text(column_label(table, -1 if picked.score is None else picked.score)),
         why=_(HOW_WORDS[picked.how])))
     score = picked.score
-    if table.charset not in ("utf-8", "utf-16", "binary"):
-        st.warning(_("This file is not UTF-8: it was read as {charset}. If the sentences below "
-                     "look wrong, save it as UTF-8 and upload it again.").format(
-            charset=table.charset.upper()), icon=":material/translate:")
+    charset_warning(table)
     if parsed.score_text and score is not None:
         example = next((r.cells[score] for r in table.rows
                         if score < len(r.cells) and r.cells[score]), "")
@@ -291,7 +272,7 @@ def report_list(parsed: lists.PairList, table: Table | None = None) -> bool:
     shifted = SHIFTED.get(parsed.delimiter, SHIFTED["\t"])
     report_skipped(parsed.skipped, SKIPPED | {lists.SHIFTED: shifted}, HEADER_WORDS,
                    example=markdown_code(JSON_EXAMPLE),
-                   separator=_(SEPARATOR_WORDS.get(parsed.delimiter, SEPARATOR_WORDS["\t"])))
+                   separator=separator_words(parsed.delimiter))
     if parsed.beyond:
         st.warning(_("Only the first {max} pairs are compared: {n} more lines from line {line} "
                      "on were not read.").format(max=f"{lists.MAX_PAIRS:,}",
@@ -324,8 +305,8 @@ def report_extra(slot: DeltaGenerator, table: Table, parsed: lists.PairList) -> 
     text = _(EXTRA_KEPT[table.header_line is not None]).format(
         n=f"{len(parsed.extra):,}", width=table.width, extra=extra,
         lines=lines_words([line for line, _k in parsed.extra]))
-    why = EXTRA_WHY.get(parsed.delimiter)
-    slot.info(joined(text, _(why) if why else ""), icon=":material/view_column:")
+    why = extra_why(parsed.delimiter)
+    slot.info(joined(text, why), icon=":material/view_column:")
 
 
 def figures_cover(parsed: lists.PairList, n: int) -> None:

@@ -17,10 +17,9 @@ from components.explain import explain
 from components.heatmap import show_figure
 from components.html_table import draw_table
 from components.i18n import N_, _, language
-from components.job_progress import wait_or_show
+from components.job_progress import show_job
 from components.labels import markdown_code, markdown_text
 from components.sections import run_part
-from core.sentence_files import reader
 from core.sentence_files.reader import Table
 from core.similarity import pair_lists as lists
 from pages.pairs import cache
@@ -76,19 +75,17 @@ def draw_many_pairs(ctx: Context) -> None:
             report_extra(slot, table, parsed)
     else:
         kept.picked = Picked()
-        parsed = reader.pairs_from(table, 0, 1, None)
+        parsed = lists.pairs_from(table, 0, 1, None)
     if not report_list(parsed, table):
         return
     model = ctx.key.model
     if not cache.held(model, parsed):
-        job = cache.get_job(model, parsed)
         # A short list finishes within the run's short wait: no progress card.
-        if not wait_or_show(job, _("Comparing {pairs} pairs on {model}. Sentences encoded: "
-                                   "{amount}."), pairs=f"{len(parsed.pairs):,}", model=model):
-            return
-        if job.failed:
-            st.error(_("The comparison stopped with an error. Try again, or a shorter list."),
-                     icon=":material/error:")
+        compared = show_job(cache.get_job(model, parsed),
+                            _("Comparing {pairs} pairs on {model}. Sentences encoded: {amount}."),
+                            _("The comparison stopped with an error. Try again, or a shorter "
+                              "list."), pairs=f"{len(parsed.pairs):,}", model=model)
+        if compared is None:
             return
     draw_results(ctx, parsed)
 

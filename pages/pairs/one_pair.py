@@ -21,6 +21,7 @@ from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.labels import markdown_code, markdown_text
 from components.layer_picker import layer_axis
+from components.pair_figure import contribution_figure, layer_name
 from components.sections import run_part
 from components.value_picture import value_picture
 from core import PairContributions
@@ -30,9 +31,7 @@ from core.similarity.pairs import WordContributions
 from core.similarity.recipe import Pooling, Recipe
 from pages.pairs import cache
 from pages.pairs.figures import (
-    contribution_figure,
     contribution_image,
-    layer_name,
     top_table,
     top_word_table,
     word_contribution_figure,

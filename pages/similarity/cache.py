@@ -1,10 +1,11 @@
 """Caching for the Similarity page, on top of components.cache.
 
 The corpus statistics (anisotropy baselines, per-dimension mean and std) depend only on the
-model, so they are computed once per model name in ``st.cache_resource`` and shared by every
-session (never mutated). Everything that depends on what the user typed is a
-``results_cache`` keyed on the InputKey first, then plain strings, ints and bools, and bounded by
-the bytes it holds. Results hold numbers only, never translated text, and are never mutated.
+model, so they are computed once per model name (components.builtin_corpus.get_corpus_stats,
+which the Contexts page reads too) and shared by every session (never mutated). Everything
+that depends on what the user typed is a ``results_cache`` keyed on the InputKey first, then
+plain strings, ints and bools, and bounded by the bytes it holds. Results hold numbers only,
+never translated text, and are never mutated.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components.cache import MODEL_CACHE_ENTRIES, get_analysis, get_model, results_cache
+from components.builtin_corpus import get_corpus_stats
+from components.cache import MODEL_CACHE_ENTRIES, get_analysis, results_cache
 from components.input_key import InputKey
 from core import Analysis
-from core.similarity import anisotropy
-from core.similarity.anisotropy import CorpusStats
 from core.similarity.choices import depth_stages, matching_position, real_positions
 from core.similarity.cosines import (
     Dominance,
@@ -33,12 +33,6 @@ from core.similarity.cosines import (
 from core.similarity.sentences import SentenceComparison, compare_sentences, encoder_max_length
 
 SHARE = 0.02   # of the results budget, for each cache: a curve or one T x T matrix an entry
-
-
-@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
-def get_corpus_stats(model_name: str) -> CorpusStats:
-    """Baselines of the built-in corpus for this model, computed once per model."""
-    return anisotropy.corpus_statistics(get_model(model_name))
 
 
 def warm(model_name: str) -> None:
