@@ -4,6 +4,7 @@ and one token's path through every layer. Only the open tab's section runs."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import Enum
 
 import numpy as np
 import streamlit as st
@@ -56,6 +57,15 @@ SECTION_KEY, LAYER_KEY, HEAD_KEY = "enc_section", "enc_layer", "enc_head"
 STEP_KEY, TOKEN_KEY, HEAD_VIEW_KEY = "enc_step", "enc_token", "enc_head_view"
 HEAD_STEPS_KEY = "enc_head_steps"
 EXACT_KEY = "enc_exact"
+# The tabs that pick a layer (their English labels, as the sections name them).
+WALK, ATTENTION, FEED_FORWARD = N_("Layer walk"), N_("Attention"), N_("Feed-forward")
+
+
+class Shown(Enum):
+    """Where the open tab picks its layer and head (how_shown)."""
+    EVERY_LAYER = "every layer"   # both switched in the browser, every picture sent
+    HEADS = "heads"               # the layer on the server, its heads switched in the browser
+    ON_SERVER = "on the server"   # both picked on the server (exact values, or no pictures)
 WORDS_KEY = "enc_words"
 HEAD_LABEL = N_("head {n}")
 NO_HEAD_SHOWN = N_("There is no head {asked} in this layer: showing {n}.")
@@ -72,28 +82,21 @@ RELATIVE_TOLERANCE = 1e-5
 POOLER_TOLERANCE = 1e-5   # |tanh| <= 1
 
 
-def heads_as_pictures(label: str) -> bool:
-    """Does this tab switch its head in the browser? The Attention tab as images (the exact
-    values off): its pictures of every head come with the page."""
-    return label == "Attention" and not exact_asked()
-
-
-def exact_asked() -> bool:
-    """Is the exact-values toggle on (read before the tab draws it)?"""
-    return bool(st.session_state.get(EXACT_KEY, st.query_params.get(EXACT_KEY) == "true"))
-
-
-def layers_as_pictures(label: str, key: InputKey, bundle: ModelBundle) -> bool:
-    """Does this tab switch its layer in the browser too? The Attention tab and the Layer walk
-    as images, when every layer's and head's picture together stay small (GRID_CELLS): else
-    the layer is picked on the server (and on the Attention tab only the layer's heads come
-    with the page)."""
-    if label not in HEAD_TABS or exact_asked():
-        return False
+def how_shown(label: str, exact: bool, key: InputKey, bundle: ModelBundle) -> Shown:
+    """How the open tab shows its layer and head: the Attention tab and the Layer walk as
+    images switch both in the browser when every layer's and head's picture together stay
+    small (GRID_CELLS); else the layer is picked on the server, and the Attention tab as images
+    still switches the layer's heads in the browser. With exact values, both on the server."""
+    if label not in HEAD_TABS:
+        return Shown.ON_SERVER
+    if exact:
+        return Shown.ON_SERVER
     config = bundle.config
     with stop_on_input_error():
         tokens = len(analysis_of(key).encoding.tokens)   # its notices, shown once here
-    return config.num_hidden_layers * config.num_attention_heads * tokens ** 2 <= GRID_CELLS
+    if config.num_hidden_layers * config.num_attention_heads * tokens ** 2 <= GRID_CELLS:
+        return Shown.EVERY_LAYER
+    return Shown.HEADS if label == ATTENTION else Shown.ON_SERVER
 
 
 def draw_pickers(bundle: ModelBundle, with_head: bool) -> Pick:
@@ -174,7 +177,7 @@ def draw_layer_walk(ctx: Context) -> None:
     and the head of a per-head step, are switched in the browser (draw_walk_pictures)."""
     explain(_("T = {n}: the tokens of this input.").format(n=len(ctx.encoding.tokens)))
     name = st.select_slider(_("Step"), STEP_NAMES, key=STEP_KEY, bind="query-params")
-    exact = exact_toggle(EXACT_KEY)
+    exact = ctx.exact
     explain(_(fg.STEP_TEXT[name][0]))
     first = ctx.steps if ctx.steps is not None else cache.get_steps(ctx.key, 1)
     is_square = name in ("attention_scores", "attention_probs")
@@ -358,7 +361,7 @@ def draw_attention(ctx: Context) -> None:
         return
     labels, rows, boundary = list(shown.labels), list(shown.rows), shown.boundary
     again, layer = steps_again(ctx), ctx.layer_steps.layer
-    if exact_toggle(EXACT_KEY):
+    if ctx.exact:
         head = probs[ctx.head_view.head]
         name = f"attention_layer{layer}_head{ctx.head_view.head}"
         title = model_title(ctx, _("head {n}").format(n=ctx.head_view.head))
@@ -396,7 +399,6 @@ def draw_attention_grid(ctx: Context, hide: bool, by_word: bool) -> None:
     if not maps.labels:
         st.info(_("This input has no tokens left once [CLS] and [SEP] are hidden."))
         return
-    exact_toggle(EXACT_KEY)
     run_part(draw_grid_pictures, ctx, maps, hide, by_word)
     explain_rows(by_word, maps.boundary)
 
@@ -432,7 +434,7 @@ def draw_attention_by_word(ctx: Context, hide: bool) -> None:
     named = fg.word_rows(shown.words)
     labels, rows, boundary = list(named.labels), list(named.rows), named.boundary
     key = ctx.key
-    if exact_toggle(EXACT_KEY):
+    if ctx.exact:
         name = f"attention_by_word_layer{layer}_head{picked}"
         fig = fg.matrix_figure(shown.probs[picked], labels,
                                model_title(ctx, _("head {n}, by word").format(n=picked)),
@@ -592,20 +594,20 @@ def draw_layers(ctx: Context) -> None:
 
 
 SECTIONS = (
-    Section(label=N_("Layer walk"), draw=draw_layer_walk),
-    Section(label=N_("Attention"), draw=draw_attention),
+    Section(label=WALK, draw=draw_layer_walk),
+    Section(label=ATTENTION, draw=draw_attention),
     Section(label=N_("Head atlas"), draw=draw_atlas),
-    Section(label=N_("Feed-forward"), draw=draw_ffn),
+    Section(label=FEED_FORWARD, draw=draw_ffn),
     Section(label=N_("Pooler"), draw=draw_pooler),
     Section(label=N_("Across layers"), draw=draw_layers),
 )
 
 
 # The tabs that read the picked layer, and of those the ones that show one head.
-LAYER_TABS, HEAD_TABS = {"Layer walk", "Attention", "Feed-forward"}, {"Layer walk", "Attention"}
+LAYER_TABS, HEAD_TABS = {WALK, ATTENTION, FEED_FORWARD}, {WALK, ATTENTION}
 # What a tab draws above its pickers, outside its fragment: the same for every layer and head.
 DIAGRAMS: dict[str, Callable[[ModelBundle], None]] = {
-    "Layer walk": draw_layer_diagram, "Feed-forward": draw_ffn_diagram}
+    WALK: draw_layer_diagram, FEED_FORWARD: draw_ffn_diagram}
 
 
 def main() -> None:
@@ -621,21 +623,24 @@ def main() -> None:
 
 
 def draw_tab(label: str, key: InputKey, bundle: ModelBundle) -> None:
-    """The open tab, with the layer and head pickers only where they change what it shows.
+    """The open tab, with the exact-values switch and the layer and head pickers only where
+    they change what it shows (how_shown).
 
     The whole model's analysis only for the tabs that use it (Context.analysis): the same cached
     one as the other pages, without attention weights; only the head atlas asks for every
     layer's weights.
     """
-    if layers_as_pictures(label, key, bundle):
+    # Drawn first: how the layer and head are picked depends on it.
+    exact = exact_toggle(EXACT_KEY) if label in HEAD_TABS else False
+    shown = how_shown(label, exact, key, bundle)
+    if shown is Shown.EVERY_LAYER:
         context = Context(key, bundle, None, None)   # every layer: switched in the browser
     elif label in LAYER_TABS:
-        pick = draw_pickers(bundle, with_head=label in HEAD_TABS
-                            and not heads_as_pictures(label))
+        pick = draw_pickers(bundle, with_head=label in HEAD_TABS and shown is not Shown.HEADS)
         with stop_on_input_error():
             steps = cache.get_steps(key, pick.layer)
         show_notices(steps.encoding)
-        context = Context(key, bundle, steps, head_slice(steps, pick.head))
+        context = Context(key, bundle, steps, head_slice(steps, pick.head), exact)
     else:
         context = Context(key, bundle, None, None)
         analysis_of(key)   # its notices (too long, cut), or why the text cannot be read

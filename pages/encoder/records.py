@@ -26,6 +26,7 @@ class Context:
     bundle: ModelBundle
     steps: EncoderSteps | None   # None on the tabs that pick no layer
     view: HeadView | None
+    exact: bool = False          # interactive figures instead of images (the tab's switch)
 
     @property
     def encoding(self) -> Encoding:
