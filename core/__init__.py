@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         next_sentence,
     )
     from core.pretraining.mask_lens import mask_lens  # (as blank_out)
+    from core.probes import LayerProbe, layer_probe
     from core.settings import DEFAULT_MODEL, KNOWN_MODELS
     from core.similarity.pairs import PairContributions, compare_pairs, pair_contributions
     from core.tokens import Encoding, encode
@@ -87,6 +88,7 @@ if not TYPE_CHECKING:
         ),
         "core.finetune": ("FineTuneRun", "FineTuneTask", "fine_tune"),
         "core.models": ("ModelBundle", "load_config", "load_model"),
+        "core.probes": ("LayerProbe", "layer_probe"),
         "core.pretraining": (
             "Masking", "NextSentence", "NoPretrainingHeadError", "Prediction", "fill_mask",
             "finetuning_patterns", "has_mlm_head", "has_nsp_head", "mask_lens", "mask_tokens",
@@ -128,6 +130,8 @@ __all__ = [
     "token_trajectory",
     "without_specials",
     "layer_similarity",
+    "LayerProbe",
+    "layer_probe",
     "FineTuneRun",
     "FineTuneTask",
     "fine_tune",
