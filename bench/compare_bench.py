@@ -1,15 +1,15 @@
 """The Compare page's layer map against two bare batched forwards, and the memory two models
 take.
 
-The bare forwards are what a notebook user would write for the same sentences on each model:
-the tokenizer on the same length-sorted batches with padding, ``model(**batch,
+The bare forwards are what a notebook user would write for the same sentences on each model: the
+tokenizer on the same length-sorted batches with padding, ``model(**batch,
 output_hidden_states=True)`` under ``torch.inference_mode()``, nothing else, once per model. The
 map (``core.layer_similarity``) also encodes each sentence alone with its offsets, matches the two
-models' rows, keeps every layer's tokens and computes linear CKA between every pair of layers in
-float64. Both models are the shipped all-MiniLM-L6-v2 and its random-weights copy (the page's
-default, needing no download), over the built-in corpus's English sentences (the page's default
-for an English model). The two are interleaved (order rotated each repetition) and the ratio is
-the median of the per-repetition ratios, as in bench.contexts_bench.
+models' rows, keeps every layer's tokens and computes linear CKA between every pair of layers
+(float32 products summed in float64). Both models are the shipped all-MiniLM-L6-v2 and its
+random-weights copy (the page's default, needing no download), over the built-in corpus's English
+sentences (the page's default for an English model). The two are interleaved (order rotated each
+repetition) and the ratio is the median of the per-repetition ratios, as in bench.contexts_bench.
 
     python3 -m bench.compare_bench [--reps 5] [--threads 1]
 """
@@ -103,7 +103,8 @@ def rows(reps: int) -> list:
     out = [
         Row("1 Core", f"layer map / two bare batched forwards (output_hidden_states): "
             f"{DEFAULT_MODEL} against its random weights, {len(texts)} sentences alone, "
-            f"{result.rows:,} tokens, {result.cka.size} layer pairs in float64",
+            f"{result.rows:,} tokens, {result.cka.size} layer pairs (float32 products, "
+            "float64 sums)",
             f"{ratio:.2f}x ({fmt_s(map_s)} vs {fmt_s(bare_s)})", f"≤ {MAP_GOAL}x",
             ratio <= MAP_GOAL),
         Row("1 Core", "the same in processor seconds (median ratio)", f"{cpu_ratio:.2f}x",

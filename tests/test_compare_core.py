@@ -10,7 +10,7 @@ import torch
 from transformers import BertModel, BertTokenizerFast
 
 from core import InputError, ModelBundle, layer_similarity
-from core.compare import RowUnit, cka_matrix, linear_cka, random_weights, trained_name
+from core.compare import RowUnit, cka, cka_matrix, linear_cka, random_weights, trained_name
 from core.contexts import NEIGHBOUR_CORPUS
 from core.words import words_of
 from tests.conftest import tiny_config
@@ -82,16 +82,16 @@ MANY = [r.sentence for r in NEIGHBOUR_CORPUS if r.language == "en"][::8]
 
 
 def test_rotation_and_scale_leave_cka_unchanged_and_shuffling_drops_it(bundle, random_copy,
-                                                                     one_blas_thread):
+                                                                     many_rows, one_blas_thread):
     result = layer_similarity(bundle, random_copy, MANY, with_checks=True)
     assert result.rows > 400
     checks = result.checks
-    assert checks.cell == pytest.approx(result.cka[-1, -1], abs=1e-12)
+    assert checks.cell == pytest.approx(result.cka[-1, -1], abs=1e-6)   # float64 vs the map's
     assert checks.rotated == pytest.approx(checks.cell, abs=1e-10)
     assert checks.scaled == pytest.approx(checks.cell, abs=1e-10)
     assert checks.shuffled < 0.5 * checks.cell
     # and by hand, on other layers: an orthogonal matrix of our own, a scale, a shuffle
-    rows_a, rows_b = transformers_rows(bundle, MANY), transformers_rows(random_copy, MANY)
+    rows_a, rows_b = many_rows
     rng = np.random.default_rng(7)
     q, _ = np.linalg.qr(rng.standard_normal((384, 384)))
     x, y = rows_a[2], rows_b[4]
@@ -100,12 +100,61 @@ def test_rotation_and_scale_leave_cka_unchanged_and_shuffling_drops_it(bundle, r
     assert linear_cka(x, y) == pytest.approx(result.cka[2, 4], abs=1e-7)   # batched vs alone
 
 
-def test_cka_matrix_in_blocks_equals_pair_by_pair():
+@pytest.mark.parametrize("row_block", [cka.ROW_BLOCK, 16])
+def test_cka_matrix_equals_pair_by_pair(row_block, monkeypatch):
+    """The map's float32 products (summed in float64, over blocks of rows when there are more
+    than ROW_BLOCK) against float64 linear CKA pair by pair; a side against itself is 1."""
+    monkeypatch.setattr(cka, "ROW_BLOCK", row_block)
     rng = np.random.default_rng(0)
     a = [rng.standard_normal((50, w)) for w in (700, 900, 1500, 30)]
     b = [rng.standard_normal((50, w)) + a[0][:, :1] for w in (40, 2100, 800)]
     expected = np.array([[linear_cka(x, y) for y in b] for x in a])
-    np.testing.assert_allclose(cka_matrix(a, b), expected, atol=1e-12)
+    np.testing.assert_allclose(cka_matrix(a, b), expected, rtol=0, atol=1e-6)
+    itself = cka_matrix(a, a)
+    np.testing.assert_allclose(np.diagonal(itself), 1.0, atol=1e-12)
+    np.testing.assert_allclose(itself, itself.T, atol=1e-12)
+
+
+def numpy_cka_map(rows_a: list[np.ndarray], rows_b: list[np.ndarray]) -> np.ndarray:
+    """Linear CKA in float64 numpy, feature-space form: ||Y^T X||^2 / (||X^T X|| ||Y^T Y||)."""
+    def centred(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, np.float64)
+        return x - x.mean(axis=0)
+
+    xs, ys = [centred(x) for x in rows_a], [centred(y) for y in rows_b]
+    return np.array([[np.linalg.norm(y.T @ x) ** 2
+                      / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y)) for y in ys]
+                     for x in xs])
+
+
+@pytest.fixture(scope="module")
+def many_rows(bundle, random_copy) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    return transformers_rows(bundle, MANY), transformers_rows(random_copy, MANY)
+
+
+@pytest.mark.parametrize("row_block", [cka.ROW_BLOCK, 100])
+def test_the_map_is_within_1e6_of_float64_on_transformers_states(many_rows, row_block,
+                                                                  monkeypatch, one_blas_thread):
+    """The map's float32 products within 1e-6 of float64 CKA on hidden states from
+    transformers' own BertModel (float32, as the model gives them), in one block of rows and
+    in blocks of 100; a model against itself still 1 on the diagonal."""
+    monkeypatch.setattr(cka, "ROW_BLOCK", row_block)
+    rows_a, rows_b = many_rows
+    assert len(rows_a[0]) > 400
+    as_given_a = [r.astype(np.float32) for r in rows_a]
+    as_given_b = [r.astype(np.float32) for r in rows_b]
+    np.testing.assert_allclose(cka_matrix(as_given_a, as_given_b),
+                               numpy_cka_map(rows_a, rows_b), rtol=0, atol=1e-6)
+    itself = cka_matrix(as_given_a, as_given_a)
+    np.testing.assert_allclose(np.diagonal(itself), 1.0, atol=1e-12)
+    np.testing.assert_allclose(itself, numpy_cka_map(rows_a, rows_a), rtol=0, atol=1e-6)
+
+
+def test_the_pages_map_is_within_1e6_of_float64(bundle, random_copy, many_rows,
+                                                one_blas_thread):
+    """layer_similarity (batched with padding) against float64 CKA of each text run alone."""
+    result = layer_similarity(bundle, random_copy, MANY)
+    np.testing.assert_allclose(result.cka, numpy_cka_map(*many_rows), rtol=0, atol=1e-6)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,8 @@ no download, a model with random weights.
     result = layer_similarity(trained, random_weights(trained), ["A heron stood on the bank."])
     result.cka            # (7, 7): the trained model's layers against the random copy's
 
-    core.compare.cka              linear CKA in feature space, float64 (cka_matrix, linear_cka)
+    core.compare.cka              linear CKA in feature space (cka_matrix: float32 products
+                                  summed in float64; linear_cka: float64)
     core.compare.layers           layer_similarity: rows matched token for token, or by word
     core.compare.pairs            compare_on_pairs: two models on scored pairs, a paired
                                   bootstrap interval of the difference
