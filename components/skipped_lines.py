@@ -14,24 +14,35 @@ from collections.abc import Iterable, Mapping
 
 import streamlit as st
 
-from components.i18n import N_, _
+from components.i18n import N_, N_plural, Plural, _, counted
 from core.sentence_files.reader import MAX_LINE_CHARS, Format, Quoting, Reason, Skipped, Table
 from core.similarity.pair_lists import line_ranges
 
-# {n} lines, {lines} their numbers as ranges; {example} a JSON Lines line the page reads.
+# {n} lines (a count: N_plural), {lines} their numbers as ranges; {example} a JSON Lines line the page reads.
 READER_SKIPPED = {
-    Reason.UNREADABLE: N_("Skipped {n} lines with an open quote: {lines}. A quotation mark opens "
-                          "a field and does not close, or text follows the closing one. Put the "
-                          "whole sentence in quotation marks and double each quotation mark "
-                          "inside it: \"She said \"\"hi\"\".\""),
-    Reason.JSON: N_("Skipped {n} lines that are not JSON objects (bad JSON): {lines}. In JSON "
-                    "Lines each line is one object, such as {example}."),
-    Reason.DEEP: N_("Skipped {n} lines of JSON nested too deep to read: {lines}. In JSON Lines "
-                    "each line is one flat object, such as {example}."),
+    Reason.UNREADABLE: N_plural(
+        "Skipped {n} line with an open quote: {lines}. A quotation mark opens a field and does "
+        "not close, or text follows the closing one. Put the whole sentence in quotation marks "
+        "and double each quotation mark inside it: \"She said \"\"hi\"\".\"",
+        "Skipped {n} lines with an open quote: {lines}. A quotation mark opens a field and does "
+        "not close, or text follows the closing one. Put the whole sentence in quotation marks "
+        "and double each quotation mark inside it: \"She said \"\"hi\"\".\""),
+    Reason.JSON: N_plural(
+        "Skipped {n} line that is not a JSON object (bad JSON): {lines}. In JSON Lines each line "
+        "is one object, such as {example}.",
+        "Skipped {n} lines that are not JSON objects (bad JSON): {lines}. In JSON Lines each "
+        "line is one object, such as {example}."),
+    Reason.DEEP: N_plural(
+        "Skipped {n} line of JSON nested too deep to read: {lines}. In JSON Lines each line is "
+        "one flat object, such as {example}.",
+        "Skipped {n} lines of JSON nested too deep to read: {lines}. In JSON Lines each line is "
+        "one flat object, such as {example}."),
 }
 # A reason no page words (a new one of the reader's): its lines are still named.
-OTHER_SKIPPED = N_("Skipped {n} lines that could not be read as written: {lines}. Check these "
-                   "lines and correct them.")
+OTHER_SKIPPED = N_plural(
+    "Skipped {n} line that could not be read as written: {lines}. Check this line and correct it.",
+    "Skipped {n} lines that could not be read as written: {lines}. Check these lines and correct "
+    "them.")
 # How a text file was split: the separator named in a sentence ("separated by a tab"), in a
 # list ("separated by tabs"), and why a line with extra fields may be a sentence cut in two.
 SEPARATOR_WORDS = {"\t": N_("a tab"), ",": N_("a comma"), ";": N_("a semicolon")}
@@ -99,7 +110,8 @@ def by_reason(skipped: Iterable[Skipped]) -> dict[Reason, list[int]]:
     return out
 
 
-def report_skipped(skipped: Iterable[Skipped], messages: Mapping[Reason, str], header: str,
+def report_skipped(skipped: Iterable[Skipped], messages: Mapping[Reason, str | Plural],
+                   header: str,
                    example: str = "", **values: str) -> None:
     """One line per reason: the header line as an info (``header``, with ``{lines}``), every
     other reason as a warning, worded by ``messages`` (untranslated templates), else by the
@@ -111,6 +123,6 @@ def report_skipped(skipped: Iterable[Skipped], messages: Mapping[Reason, str], h
             st.info(_(header).format(lines=lines), icon=":material/rule:")
             continue
         message = messages.get(reason) or READER_SKIPPED.get(reason, OTHER_SKIPPED)
-        st.warning(_(message).format(n=f"{len(numbers):,}", lines=lines,
+        st.warning(counted(message, len(numbers)).format(n=f"{len(numbers):,}", lines=lines,
                                      chars=f"{MAX_LINE_CHARS:,}", example=example, **values),
                    icon=":material/rule:")
