@@ -97,6 +97,9 @@ def read_file(task: FineTuneTask) -> Data | None:
         st.error(_(REFUSALS.get(refusal, REFUSALS[reader.Refusal.NOTHING])),
                  icon=":material/block:")
         return None
+    if own_data.first_line_names(table):
+        table = own_data.with_header(table)
+        st.info(_(HEADER_WORDS).format(lines=table.header_line), icon=":material/rule:")
     roles = own_data.ROLES[task]
     proposed = own_data.propose(table, task)
     width = max(table.width, len(roles))

@@ -8,6 +8,7 @@ Parquet, a header found, every cell as written); this module only picks cells. N
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from core.finetune.tasks import (
     FineTuneTask,
@@ -45,7 +46,31 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
 
 # Why a row was left out (the page words each, with the line numbers).
 MISSING, EMPTY, SCORE, TAGS, ANSWER = "missing", "empty", "score", "tags", "answer"
+HEADER = "header"     # a first line naming this page's columns, which the reader did not know
 HELD_OUT_EVERY = 5    # every fifth item is held out to score the run (when there are 10 or more)
+
+
+def _names(role: str) -> set[str]:
+    return {reader.column_key(n) for n in ROLE_NAMES[role]}
+
+
+def first_line_names(table: Table) -> bool:
+    """Whether the table's first row, not taken as a header by the reader (it knows pairs'
+    column names), names columns of this page (question, passage, answer, tags ...)."""
+    if table.header_line is not None or not table.rows:
+        return False
+    cells = [reader.column_key(c) for c in table.rows[0].cells]
+    known = set().union(*(_names(role) for role in ROLE_NAMES))
+    return bool(cells) and all(c in known for c in cells if c)
+
+
+def with_header(table: Table) -> Table:
+    """The table with its first row as the header when it names this page's columns."""
+    if not first_line_names(table):
+        return table
+    first = table.rows[0]
+    columns = first.cells + ("",) * max(0, table.width - len(first.cells))
+    return replace(table, columns=columns, rows=table.rows[1:], header_line=first.line)
 
 
 def propose(table: Table, task: FineTuneTask) -> tuple[int, ...]:

@@ -19,7 +19,6 @@ from components.inputs import shared_inputs
 from components.job_progress import WAIT_IN_RUN_S, duration, progress_card
 from components.labels import markdown_template
 from components.sections import Section, draw_sections
-from components.url_values import option_in_link
 from core import ExplorerError
 from core.finetune import FineTuneRun
 from core.finetune.tasks import FineTuneTask
@@ -44,6 +43,7 @@ EPOCHS_KEY, RATE_KEY, BATCH_KEY = "ft_epochs", "ft_lr", "ft_batch"
 PAIR_KEY = "ft_pair"
 RUN_KEY = "ft_run"            # the run this tab started: after a restart, said to be gone
 STARTED_KEY = "ft_started"    # run ids this session started (its Stop button)
+EXPLORED_KEY = "ft_explored"  # the tuned folder this session switched to, and its base model
 
 TASK_NAMES = {
     FineTuneTask.SENTENCE_CLASS: N_("1. A sentence to a class"),
@@ -87,13 +87,17 @@ DROPPED = N_("The tuned model of this run was dropped to keep this server within
 def choice(where: Any, label: str, key: str, options: Sequence[Any], names: Mapping[Any, str],
            default: Any, **kwargs: Any) -> Any:
     """A select box of ``options`` shown by their translated ``names``, bound to the link; a
-    link made in either language opens the same option."""
-    if key not in st.session_state:
-        linked, _refused = option_in_link(
-            key, options, lambda o: every_language(names[o]) | {str(o)})
-        st.session_state[key] = linked if linked is not None else default
-    return where.selectbox(label, options, format_func=lambda o: _(names[o]), key=key,
-                           bind="query-params", **kwargs)
+    link made in either language (or an option's own value, ``?ft_task=span``) opens the same
+    option, and a language switch keeps it."""
+    shown = [_(names[o]) for o in options]
+    current = st.session_state.get(key)
+    if current not in shown:
+        asked = current if current is not None else st.query_params.get(key)
+        linked = next((o for o in options if asked is not None and (
+            asked == str(o) or asked in every_language(names[o]))), default)
+        st.session_state[key] = _(names[linked])
+    picked = where.selectbox(label, shown, key=key, bind="query-params", **kwargs)
+    return options[shown.index(picked)] if picked in shown else default
 
 
 def draw_controls() -> tuple[FineTuneTask, DataSource, Mode, int, float, int]:
@@ -230,8 +234,8 @@ def draw_run_summary(run: FineTuneRun) -> None:
         first=f"{run.losses[0]:.4f}" if run.losses else "–",
         last=f"{run.losses[-1]:.4f}" if run.losses else "–"))
     if run.truncated:
-        st.warning(_("{count} inputs were longer than {limit} tokens and were cut to "
-                     "{limit}.").format(count=run.truncated,
+        st.warning(_("Inputs longer than {limit} tokens, cut to {limit}: {count}. The model "
+                     "trained on their first {limit} tokens only.").format(count=run.truncated,
                                         limit=run.settings.get("max_length", data_view.MAX_LENGTH)),
                    icon=":material/content_cut:")
 
@@ -367,18 +371,28 @@ def draw_tuned(ctx: Context) -> None:
               "beside the model before it."))
     st.button(_("Explore the tuned model"), key="ft_explore", type="primary",
               icon=":material/travel_explore:", on_click=_explore, args=(request,))
-    folder = root / request.run_id
-    if folder.is_dir():
-        link = "/compare?" + urllib.parse.urlencode(
-            {"model": folder_label(str(folder)), "cmp_model": request.model,
-             "cmp_random": "false"})
-        st.markdown(f"[{_('Compare the tuned model with the model before it')}]({link})")
 
 
 def _explore(request: Request) -> None:
     folder = cache.saved_folder(request)
     if folder is not None:
         st.session_state["model"] = folder_label(str(folder))
+        st.session_state[EXPLORED_KEY] = (str(folder), request.model)
+
+
+def draw_explored(model: str) -> None:
+    """When the sidebar's model is the tuned folder this session opened: the way to Compare
+    with the model before it as B, and back to that model."""
+    explored = st.session_state.get(EXPLORED_KEY)
+    if not isinstance(explored, tuple) or allowed_name(model) != allowed_name(explored[0]):
+        return
+    folder, base = explored
+    link = "/compare?" + urllib.parse.urlencode(
+        {"model": folder_label(folder), "cmp_model": base, "cmp_random": "false"})
+    st.success(markdown_template(
+        _("Every page now runs on the tuned model; the model before it was {base}."),
+        base=base) + f" [{_('Compare the tuned model with the model before it')}]({link})",
+        icon=":material/travel_explore:")
 
 
 SECTIONS = (
@@ -393,6 +407,7 @@ def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
     bundle = model_of(key)
+    draw_explored(key.model)
     task, source, mode, epochs, rate, batch = draw_controls()
     data = data_view.builtin_data(task, source) if source is not DataSource.FILE \
         else data_view.read_file(task)
