@@ -12,15 +12,21 @@ from contextlib import contextmanager
 import streamlit as st
 
 from components.cache import get_analysis, get_encoding, get_model
-from components.i18n import N_, _
+from components.i18n import N_plural, _, counted
 from components.input_key import InputKey
 from components.labels import markdown_template
 from core import Analysis, Encoding, ExplorerError, ModelBundle
 
-CHARS_CUT = N_("The text was {count} characters over the explorer's limit; that tail was cut "
-               "before tokenising.")
-TRUNCATED = N_("Truncated: the input has {full} tokens but the limit is {limit}, so the last "
-               "{cut} tokens were cut (BERT cannot read more than its position table holds).")
+CHARS_CUT = N_plural(
+    "The text was {count} character over the explorer's limit; that tail was cut before "
+    "tokenising.",
+    "The text was {count} characters over the explorer's limit; that tail was cut before "
+    "tokenising.")
+TRUNCATED = N_plural(
+    "Truncated: the input has {full} tokens but the limit is {limit}, so the last {cut} token "
+    "was cut (BERT cannot read more than its position table holds).",
+    "Truncated: the input has {full} tokens but the limit is {limit}, so the last {cut} tokens "
+    "were cut (BERT cannot read more than its position table holds).")
 
 
 def model_of(key: InputKey) -> ModelBundle:
@@ -77,10 +83,10 @@ def show_error(exc: ExplorerError) -> None:
 def show_notices(enc: Encoding) -> None:
     """Truncation, the character cap and tokenizer warnings, stated with numbers."""
     if enc.chars_cut:
-        st.warning(_(CHARS_CUT).format(count=f"{enc.chars_cut:,}"),
+        st.warning(counted(CHARS_CUT, enc.chars_cut).format(count=f"{enc.chars_cut:,}"),
                    icon=":material/content_cut:")
     if enc.truncated:
-        st.warning(_(TRUNCATED).format(full=f"{enc.full_length:,}", limit=f"{enc.max_length:,}",
+        st.warning(counted(TRUNCATED, enc.truncated).format(full=f"{enc.full_length:,}", limit=f"{enc.max_length:,}",
                                        cut=f"{enc.truncated:,}"),
                    icon=":material/content_cut:")
     for text in enc.warnings:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.i18n import N_, _
+from components.i18n import N_, N_plural, _, counted
 from components.labels import markdown_code
 from core import Encoding, ModelBundle
 from core.vocabulary import is_cjk
@@ -15,9 +15,11 @@ from core.vocabulary import is_cjk
 FETCH_CHINESE = "python3 -m serving.download bert-base-chinese"
 
 CHINESE_MODEL = "bert-base-chinese"
-UNK_NOTE = N_("{k} of the {n} tokens are [UNK]: {model}'s vocabulary has no entry for them, and "
-              "every [UNK] is the same row of the word table, so they start from one identical "
-              "vector. {what}")
+UNK_NOTE = N_plural(
+    "{k} of the {n} tokens is [UNK]: {model}'s vocabulary has no entry for it, and every [UNK] "
+    "is the same row of the word table, so every [UNK] starts from that one vector. {what}",
+    "{k} of the {n} tokens are [UNK]: {model}'s vocabulary has no entry for them, and every "
+    "[UNK] is the same row of the word table, so they start from one identical vector. {what}")
 FIX_CHINESE = N_("A model that reads Chinese fixes it: {chinese} (21,128 entries, one Chinese "
                  "character a token), fetched once with {command} and then picked in the "
                  "sidebar.")
@@ -40,7 +42,7 @@ def unk_note_text(enc: Encoding, bundle: ModelBundle, what: str) -> str | None:
         return None
     typed = "".join(t or "" for t in enc.texts)
     fix = FIX_CHINESE if any(map(is_cjk, typed)) else FIX_OTHER
-    return (_(UNK_NOTE).format(k=k, n=n, model=markdown_code(bundle.label), what=what) + " "
+    return (counted(UNK_NOTE, k).format(k=k, n=n, model=markdown_code(bundle.label), what=what) + " "
             + _(fix).format(chinese=markdown_code(CHINESE_MODEL),
                             command=markdown_code(FETCH_CHINESE)))
 
