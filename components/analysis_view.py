@@ -86,8 +86,8 @@ def show_notices(enc: Encoding) -> None:
         st.warning(counted(CHARS_CUT, enc.chars_cut).format(count=f"{enc.chars_cut:,}"),
                    icon=":material/content_cut:")
     if enc.truncated:
-        st.warning(counted(TRUNCATED, enc.truncated).format(full=f"{enc.full_length:,}", limit=f"{enc.max_length:,}",
-                                       cut=f"{enc.truncated:,}"),
+        st.warning(counted(TRUNCATED, enc.truncated).format(
+            full=f"{enc.full_length:,}", limit=f"{enc.max_length:,}", cut=f"{enc.truncated:,}"),
                    icon=":material/content_cut:")
     for text in enc.warnings:
         st.info(_(text), icon=":material/info:")

@@ -42,7 +42,8 @@ def unk_note_text(enc: Encoding, bundle: ModelBundle, what: str) -> str | None:
         return None
     typed = "".join(t or "" for t in enc.texts)
     fix = FIX_CHINESE if any(map(is_cjk, typed)) else FIX_OTHER
-    return (counted(UNK_NOTE, k).format(k=k, n=n, model=markdown_code(bundle.label), what=what) + " "
+    return (counted(UNK_NOTE, k).format(k=k, n=n, model=markdown_code(bundle.label),
+                                        what=what) + " "
             + _(fix).format(chinese=markdown_code(CHINESE_MODEL),
                             command=markdown_code(FETCH_CHINESE)))
 
