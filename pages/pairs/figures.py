@@ -14,7 +14,7 @@ from components import palette
 from components.bar_table import Measure, bars_html
 from components.heatmap import heatmap_figure
 from components.heatmap_image import HeatmapImage, Scale
-from components.i18n import N_, _
+from components.i18n import N_, _, ngettext
 from components.labels import SEGMENT_COLOURS, plotly_text, token_labels
 from components.pair_figure import colour_bound, pair_title
 from core.similarity.pair_lists import Agreement
@@ -140,8 +140,10 @@ def scatter_figure(frame: pd.DataFrame, agreement: Agreement, model: str) -> go.
                             "line": {"color": palette.HIGHLIGHT, "width": 2}})
     fig.update_layout(
         meta="pairs_scatter", height=460, margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        title={"text": plotly_text(model) + "<br>" + _(
-            "cosine vs score of {n} pairs · Spearman {rho} · Pearson {r}").format(
+        title={"text": plotly_text(model) + "<br>" + ngettext(
+            "cosine vs score of {n} pair · Spearman {rho} · Pearson {r}",
+            "cosine vs score of {n} pairs · Spearman {rho} · Pearson {r}",
+            agreement.n)ormat(
             n=agreement.n, rho=f"{agreement.spearman:.3f}", r=f"{agreement.pearson:.3f}")},
         xaxis_title=_("human score"), yaxis_title=_("the model's cosine"),
         legend={"orientation": "h", "yanchor": "top", "y": -0.15, "x": 0}, font={"size": 14})

@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from components.explain import explain
-from components.i18n import N_, _, language
+from components.i18n import N_, N_plural, _, language, ngettext
 from components.kept_upload import KeptUpload
 from components.labels import markdown_code, markdown_text
 from components.skipped_lines import (
@@ -43,32 +43,61 @@ PREVIEW_CHARS = 60
 # Why lines were skipped, and what to do about it: {n} lines, {lines} their numbers as ranges
 # (the reader's own reasons, quotes and JSON, are components.skipped_lines' words).
 SKIPPED = READER_SKIPPED | {
-    lists.MISSING: N_("Skipped {n} lines with missing fields: {lines}. They hold fewer fields "
-                      "than the columns picked need: give each line sentence A and sentence B, "
-                      "separated by {separator}, or pick other columns."),
-    lists.EMPTY: N_("Skipped {n} lines with an empty sentence A or B: {lines}. Write both "
-                    "sentences on the line, or remove it."),
-    lists.SCORE: N_("Skipped {n} lines whose score is not a number: {lines}. A score is a "
-                    "number, such as 3 or 4.5: correct it, or pick no score column."),
-    lists.LONG: N_("Skipped {n} lines longer than {chars} characters: {lines}. A line holds one "
-                   "pair: check that the lines end where the pairs do."),
-    lists.EXTRA: N_("Skipped {n} lines with more fields than the columns, as asked: {lines}. "
-                    "Untick the box to read their picked columns."),
+    lists.MISSING: N_plural(
+        "Skipped {n} line with missing fields: {lines}. It holds fewer fields than the columns "
+        "picked need: give each line sentence A and sentence B, separated by {separator}, or pick "
+        "other columns.",
+        "Skipped {n} lines with missing fields: {lines}. They hold fewer fields than the columns "
+        "picked need: give each line sentence A and sentence B, separated by {separator}, or pick "
+        "other columns."),
+    lists.EMPTY: N_plural(
+        "Skipped {n} line with an empty sentence A or B: {lines}. Write both sentences on the "
+        "line, or remove it.",
+        "Skipped {n} lines with an empty sentence A or B: {lines}. Write both sentences on the "
+        "line, or remove it."),
+    lists.SCORE: N_plural(
+        "Skipped {n} line whose score is not a number: {lines}. A score is a number, such as 3 "
+        "or 4.5: correct it, or pick no score column.",
+        "Skipped {n} lines whose score is not a number: {lines}. A score is a number, such as 3 "
+        "or 4.5: correct it, or pick no score column."),
+    lists.LONG: N_plural(
+        "Skipped {n} line longer than {chars} characters: {lines}. A line holds one pair: check "
+        "that the line ends where the pair does.",
+        "Skipped {n} lines longer than {chars} characters: {lines}. A line holds one pair: check "
+        "that the lines end where the pairs do."),
+    lists.EXTRA: N_plural(
+        "Skipped {n} line with more fields than the columns, as asked: {lines}. Untick the box "
+        "to read its picked columns.",
+        "Skipped {n} lines with more fields than the columns, as asked: {lines}. Untick the box "
+        "to read their picked columns."),
 }
 # Extra fields whose picked cells do not fit: a separator inside a sentence moved the columns.
 SHIFTED = {
-    "\t": N_("Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than "
-             "the columns, and the picked cells do not fit (an empty sentence, or a score that "
-             "is not a number): a tab inside a sentence split it. Replace the tab in the "
-             "sentence with a space."),
-    ",": N_("Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than "
-            "the columns, and the picked cells do not fit (an empty sentence, or a score that is "
-            "not a number): a comma outside quotation marks split a sentence. Put a sentence "
-            "that holds a comma in quotation marks."),
-    ";": N_("Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than "
-            "the columns, and the picked cells do not fit (an empty sentence, or a score that is "
-            "not a number): a semicolon outside quotation marks split a sentence. Put a "
-            "sentence that holds a semicolon in quotation marks."),
+    "\t": N_plural(
+        "Skipped {n} line whose fields are shifted: {lines}. It holds more fields than the "
+        "columns, and the picked cells do not fit (an empty sentence, or a score that is not a "
+        "number): a tab inside a sentence split it. Replace the tab in the sentence with a space.",
+        "Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than the "
+        "columns, and the picked cells do not fit (an empty sentence, or a score that is not a "
+        "number): a tab inside a sentence split it. Replace the tab in the sentence with a space."),
+    ",": N_plural(
+        "Skipped {n} line whose fields are shifted: {lines}. It holds more fields than the "
+        "columns, and the picked cells do not fit (an empty sentence, or a score that is not a "
+        "number): a comma outside quotation marks split a sentence. Put a sentence that holds a "
+        "comma in quotation marks.",
+        "Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than the "
+        "columns, and the picked cells do not fit (an empty sentence, or a score that is not a "
+        "number): a comma outside quotation marks split a sentence. Put a sentence that holds a "
+        "comma in quotation marks."),
+    ";": N_plural(
+        "Skipped {n} line whose fields are shifted: {lines}. It holds more fields than the "
+        "columns, and the picked cells do not fit (an empty sentence, or a score that is not a "
+        "number): a semicolon outside quotation marks split a sentence. Put a sentence that holds "
+        "a semicolon in quotation marks.",
+        "Skipped {n} lines whose fields are shifted: {lines}. They hold more fields than the "
+        "columns, and the picked cells do not fit (an empty sentence, or a score that is not a "
+        "number): a semicolon outside quotation marks split a sentence. Put a sentence that holds "
+        "a semicolon in quotation marks."),
 }
 HEADER_WORDS = N_("Line {lines} holds the column names, not a pair.")
 # The lines kept with more fields than the columns: one line, beside the switch that skips them.
@@ -314,11 +343,18 @@ def figures_cover(parsed: lists.PairList, n: int) -> None:
     left_out = sum(s.reason != lists.HEADER for s in parsed.skipped) + parsed.beyond
     unscored = len(parsed.pairs) - parsed.scored
     text = joined(_("These figures are over {n} scored pairs.").format(n=f"{n:,}"),
-                  _("{k} pairs without a score are not counted.").format(k=f"{unscored:,}")
+                  ngettext(
+                      "{k} pair without a score is not counted.",
+                      "{k} pairs without a score are not counted.",
+                      unscored).format(k=f"{unscored:,}")
                   if unscored else "")
     if left_out:
-        st.warning(joined(text, _("{k} lines of the list were not read as pairs (said above), "
-                                  "so they are not the whole list's figures.").format(
+        st.warning(joined(text, ngettext(
+            "{k} line of the list was not read as a pair (said above), so these are not the "
+            "whole list's figures.",
+            "{k} lines of the list were not read as pairs (said above), so they are not the "
+            "whole list's figures.",
+            left_out).format(
             k=f"{left_out:,}")), icon=":material/functions:")
     else:
         explain(joined(text, "" if unscored else _("Every line of the list is counted.")))
