@@ -11,7 +11,7 @@ import streamlit as st
 
 from components.analysis_view import show_error
 from components.explain import explain
-from components.i18n import N_, _
+from components.i18n import N_, N_plural, _, counted, ngettext
 from components.kept_upload import KeptUpload
 from components.labels import markdown_template
 from components.model_picker import offer_model
@@ -40,14 +40,27 @@ ROLE_WORDS = {"text": N_("Sentence"), "label": N_("Class"), "words": N_("Words (
               "answer": N_("Answer (as written in the passage)")}
 
 ROW_REASONS = {
-    own_data.MISSING: N_("Skipped {n} lines with fewer fields than the columns picked: {lines}."),
-    own_data.EMPTY: N_("Skipped {n} lines with an empty cell in a picked column: {lines}."),
-    own_data.SCORE: N_("Skipped {n} lines whose score is not a number: {lines}. A score is a "
-                       "number such as 3 or 4.5."),
-    own_data.TAGS: N_("Skipped {n} lines whose words and tags differ in number: {lines}. Give "
-                      "one tag per word, both separated by spaces."),
-    own_data.ANSWER: N_("Skipped {n} lines whose answer is not in its passage: {lines}. Copy "
-                        "the answer from the passage exactly as it is written there."),
+    own_data.MISSING: N_plural(
+        "Skipped {n} line with fewer fields than the columns picked: {lines}.",
+        "Skipped {n} lines with fewer fields than the columns picked: {lines}."),
+    own_data.EMPTY: N_plural(
+        "Skipped {n} line with an empty cell in a picked column: {lines}.",
+        "Skipped {n} lines with an empty cell in a picked column: {lines}."),
+    own_data.SCORE: N_plural(
+        "Skipped {n} line whose score is not a number: {lines}. A score is a number such as "
+        "3 or 4.5.",
+        "Skipped {n} lines whose score is not a number: {lines}. A score is a number such as "
+        "3 or 4.5."),
+    own_data.TAGS: N_plural(
+        "Skipped {n} line whose words and tags differ in number: {lines}. Give one tag per "
+        "word, both separated by spaces.",
+        "Skipped {n} lines whose words and tags differ in number: {lines}. Give one tag per "
+        "word, both separated by spaces."),
+    own_data.ANSWER: N_plural(
+        "Skipped {n} line whose answer is not in its passage: {lines}. Copy the answer from "
+        "the passage exactly as it is written there.",
+        "Skipped {n} lines whose answer is not in its passage: {lines}. Copy the answer from "
+        "the passage exactly as it is written there."),
 }
 
 REFUSALS = {
@@ -116,11 +129,14 @@ def read_file(task: FineTuneTask) -> Data | None:
     report_skipped(table.skipped, {}, HEADER_WORDS)
     rows = own_data.items_from(table, task, columns)
     for reason, numbers in rows.skipped.items():
-        st.warning(_(ROW_REASONS[reason]).format(n=f"{len(numbers):,}",
+        st.warning(counted(ROW_REASONS[reason], len(numbers)).format(n=f"{len(numbers):,}",
                                                  lines=lines_words(numbers)),
                    icon=":material/rule:")
-    explain(_("Read {rows} rows: {train} items to train on, {held} held out to score the "
-              "run.").format(rows=rows.lines, train=len(rows.train), held=len(rows.held_out)))
+    explain(ngettext("Read {rows} row: {train} items to train on, {held} held out to score "
+                     "the run.",
+                     "Read {rows} rows: {train} items to train on, {held} held out to score "
+                     "the run.", rows.lines).format(rows=rows.lines, train=len(rows.train),
+                                                    held=len(rows.held_out)))
     return Data(DataSource.FILE, training.data_key([*rows.train, *rows.held_out]), rows.train,
                 rows.held_out)
 
