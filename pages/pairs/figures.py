@@ -143,7 +143,7 @@ def scatter_figure(frame: pd.DataFrame, agreement: Agreement, model: str) -> go.
         title={"text": plotly_text(model) + "<br>" + ngettext(
             "cosine vs score of {n} pair · Spearman {rho} · Pearson {r}",
             "cosine vs score of {n} pairs · Spearman {rho} · Pearson {r}",
-            agreement.n)ormat(
+            agreement.n).format(
             n=agreement.n, rho=f"{agreement.spearman:.3f}", r=f"{agreement.pearson:.3f}")},
         xaxis_title=_("human score"), yaxis_title=_("the model's cosine"),
         legend={"orientation": "h", "yanchor": "top", "y": -0.15, "x": 0}, font={"size": 14})
