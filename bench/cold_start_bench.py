@@ -12,10 +12,11 @@ tokens show are printed too: on a noisy machine they say how much work the start
 where the wall time also says how long it waited for the cores.
 
 ``--phases N``: where that work goes, without a server or a browser: N fresh interpreters each
-import, one after the other, what the first page needs (Streamlit, torch, transformers, its
-model code, the app's modules of the first page), then load the default model, and last what
-the first page does not need (the rest of core, for reference); the median processor seconds
-of each step.
+do, one after the other, what a fresh server does: import Streamlit and the first page's app
+modules (no torch), read the default tokenizer from its files and tokenise the default sentence
+(the first page's tokens), then import torch, transformers and its model code and load the
+default model (the warm-up), and last what the first page does not need (the rest of core, for
+reference); the median processor seconds of each step.
 """
 
 from __future__ import annotations
@@ -120,12 +121,18 @@ def step(name, work):
     work()
     steps[name] = time.process_time() - start
 step("import streamlit", lambda: __import__("streamlit"))
+step("the first page's app modules (router, /tokens, Home, cache layer; pandas; no torch)",
+     lambda: [__import__(m) for m in ("frame.router", "pages.tokens.page", "pages.home.page",
+                                       "components.cache")])
+def tokens():
+    from core.tokenizer_files import read_files
+    from core.tokens import encode
+    encode(read_files(), "This is a test sentence")
+step("the default tokenizer from its files, the default sentence's tokens", tokens)
 step("import torch", lambda: __import__("torch"))
 step("import transformers", lambda: __import__("transformers"))
 step("transformers' model code (BertModel)",
      lambda: __import__("transformers").BertModel)
-step("the first page's app modules (router, /tokens, cache layer; pandas)",
-     lambda: [__import__(m) for m in ("frame.router", "pages.tokens.page", "components.cache")])
 def load():
     from core.models import load_model
     load_model()

@@ -16,6 +16,13 @@ with the whole vocabulary is a fixed cost per layer read, so the ratio is highes
 model and on short sentences, where the forward pass costs least.
 
     python3 -m bench.mask_lens_bench [--reps 15] [--threads 1]   # this part alone, as rows
+    python3 -m bench.mask_lens_bench --threads 1 --parts           # and where the time goes
+
+``--parts`` times the pieces of both, interleaved the same way: the forward pass with every
+hidden state, the MLM head's transform (dense, GELU, LayerNorm) and its decoder (the product
+with the whole vocabulary) on one row and on a row per layer, and the lens' own arithmetic on
+the logits (log-softmax, top k, ranks). The floor is fill_mask's time plus what the head costs
+on the other layers' rows: a lens that reads every layer's whole vocabulary cannot do less.
 """
 
 from __future__ import annotations
@@ -104,6 +111,92 @@ def bench_lens(bundle, model: str, what: str, text: str, reps: int) -> LensFigur
         statistics.median(t / f for t, f in zip(times["lens"], times["fill"], strict=True)))
 
 
+@dataclass(frozen=True)
+class LensParts:
+    model: str
+    what: str
+    n_layers: int
+    parts: dict[str, float]   # median seconds of each piece
+    fill_s: float
+    lens_s: float
+
+    @property
+    def floor_s(self) -> float:
+        """fill_mask plus the head (transform and decoder) on the other layers' rows."""
+        extra = (self.parts["transform, a row per layer"] - self.parts["transform, 1 row"]
+                 + self.parts["decoder, a row per layer"] - self.parts["decoder, 1 row"])
+        return self.fill_s + extra
+
+
+def lens_parts(bundle, model: str, what: str, text: str, reps: int) -> LensParts:
+    """Each piece of fill_mask and mask_lens timed alone, interleaved (bench.core_bench)."""
+    import torch
+
+    from bench.core_bench import alternating
+    from core import encode, mask_lens
+    from core.pretraining import fill_mask
+    from core.pretraining.heads import hidden_states, mask_positions
+
+    encoding = encode(bundle, text)
+    positions = mask_positions(bundle, encoding, text)
+    states = hidden_states(bundle, encoding)
+    rows = torch.stack([h[0, positions] for h in states], dim=1)        # (masks, N+1, h)
+    head = bundle.heads.predictions
+    with torch.inference_mode():
+        transformed = head.transform(rows)
+        logits = head.decoder(transformed)
+
+    def lens_arithmetic() -> object:
+        with torch.inference_mode():
+            log_probs = torch.log_softmax(logits, dim=-1)
+            log_probs.topk(K, dim=-1)
+            answer = log_probs[:, -1:].max(dim=-1, keepdim=True).values
+            return (log_probs > answer).sum(dim=-1)
+
+    def timed(fn, *args):
+        def run() -> object:
+            with torch.inference_mode():
+                return fn(*args)
+        return run
+
+    runs: dict[str, Callable[[], object]] = {
+        "fill_mask": lambda: fill_mask(bundle, text, top_k=K),
+        "mask_lens": lambda: mask_lens(bundle, text, k=K),
+        "forward, every hidden state": lambda: hidden_states(bundle, encoding),
+        "transform, 1 row": timed(head.transform, rows[:, -1]),
+        "transform, a row per layer": timed(head.transform, rows),
+        "decoder, 1 row": timed(head.decoder, transformed[:, -1]),
+        "decoder, a row per layer": timed(head.decoder, transformed),
+        "lens arithmetic (log-softmax, top k, ranks)": lens_arithmetic,
+    }
+    times = alternating(runs, reps, WARMUP)
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    return LensParts(model, what, int(rows.shape[1]) - 1, medians, medians.pop("fill_mask"),
+                     medians.pop("mask_lens"))
+
+
+def parts_report(reps: int) -> str:
+    """Where fill_mask's and the lens' time goes, per checkpoint and text (markdown)."""
+    from core import load_model
+
+    lines = []
+    for kind, model in MODELS.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            bundle = load_model(str(headed_checkpoint(Path(tmp) / kind, kind)))
+            for what, text in TEXTS.items():
+                found = lens_parts(bundle, model, what, text, reps)
+                lines.append(f"\n{model}, {what} ({found.n_layers + 1} hidden states):\n")
+                lines.append("| piece | median |\n| --- | --- |")
+                lines += [f"| {name} | {1000 * t:.2f} ms |" for name, t in found.parts.items()]
+                lines.append(f"| fill_mask | {1000 * found.fill_s:.2f} ms |")
+                lines.append(f"| mask_lens | {1000 * found.lens_s:.2f} ms |")
+                lines.append(f"| floor: fill_mask + the head on the other layers' rows | "
+                             f"{1000 * found.floor_s:.2f} ms ({found.floor_s / found.fill_s:.2f}x"
+                             f" fill_mask; mask_lens {found.lens_s / found.fill_s:.2f}x, "
+                             f"{found.lens_s / found.floor_s:.2f}x the floor) |")
+    return "\n".join(lines)
+
+
 def measure(reps: int) -> list[LensFigures]:
     from core import load_model
 
@@ -140,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=0,
                         help="torch threads (0: torch's default); one keeps the ratio steady on "
                              "a machine busy with other work")
+    parser.add_argument("--parts", action="store_true",
+                        help="also time the pieces of both and print the floor")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -148,8 +243,9 @@ def main(argv: list[str] | None = None) -> int:
 
     load = machine.load_average()
     table = markdown(core_rows(args.reps))
+    parts = parts_report(args.reps) if args.parts else ""
     print(f"Load average (1/5/15 min): {load} at start, {machine.load_average()} at the end; "
-          f"torch threads: {torch.get_num_threads()}\n\n{table}")
+          f"torch threads: {torch.get_num_threads()}\n\n{table}\n{parts}")
     return 0
 
 

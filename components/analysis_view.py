@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -15,7 +16,10 @@ from components.cache import get_analysis, get_encoding, get_model
 from components.i18n import N_plural, _, counted
 from components.input_key import InputKey
 from components.labels import markdown_template
-from core import Analysis, Encoding, ExplorerError, ModelBundle
+from core import Encoding, ExplorerError, ModelBundle
+
+if TYPE_CHECKING:   # core.analysis imports torch: not for a page that shows tokens alone
+    from core import Analysis
 
 CHARS_CUT = N_plural(
     "The text was {count} character over the explorer's limit; that tail was cut before "

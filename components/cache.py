@@ -14,24 +14,25 @@ import functools
 import gc
 import inspect
 from collections.abc import Callable
-from typing import Generic, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Generic, ParamSpec, TypeVar
 
-import numpy as np
 import streamlit as st
 
 from components.input_key import InputKey
-from core import (
-    DEFAULT_MODEL,
-    Analysis,
-    Encoding,
-    ModelBundle,
-    analyze_encoding,
-    encode,
-)
-from core.parameters.listing import model_counts
-from core.settings import MAX_MODELS
+from core.errors import ModelLoadError
+from core.settings import DEFAULT_MODEL, MAX_MODELS
+from core.tokenizer_files import TokenizerFiles, read_files
+from core.tokens import Encoding, encode
 from serving import budget
 from serving.models import load_model
+
+# torch, transformers and the model's code are imported by the first model load or run, not with
+# this module: a fresh server's first page shows its tokens from the tokenizer's files
+# (get_encoding) while the model loads (README, Performance: cold start).
+if TYPE_CHECKING:
+    import numpy as np
+
+    from core import Analysis, ModelBundle
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -73,7 +74,43 @@ def _loaded(name: str) -> ModelBundle:
     # collection would walk (~250 ms, holding the GIL). Freezing them keeps Python's own
     # collections cheap; Streamlit's per-rerun full collection is off in .streamlit/config.toml.
     gc.freeze()
+    _READY.add(name)
     return bundle
+
+
+# The models whose load has finished in this process (the default one is never evicted; another
+# evicted from its cache is loaded again by the next get_model, as before).
+_READY: set[str] = set()
+
+
+def model_ready(name: str) -> bool:
+    """Whether ``name``'s model has loaded: get_model then answers at once."""
+    return name in _READY
+
+
+def loading_default(name: str) -> bool:
+    """Whether ``name`` is the default model and it has not loaded yet: a page then shows
+    what the tokenizer's files give (``get_tokenizer_files``) and waits for the model only
+    where it needs it (the server's warm-up is loading it, frame/startup.py)."""
+    return name == DEFAULT_MODEL and not model_ready(name)
+
+
+@st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
+def get_tokenizer_files(name: str) -> TokenizerFiles:
+    """``name``'s tokenizer and sizes read from its files (core.tokenizer_files): milliseconds,
+    and no torch. Raises ModelLoadError (not cached) for a model not on this machine."""
+    return read_files(name)
+
+
+def model_limit(name: str) -> int:
+    """The model's position table's length (the longest input), from config.json while the
+    model loads."""
+    if model_ready(name):
+        return get_model(name).config.max_position_embeddings
+    try:
+        return get_tokenizer_files(name).config.max_position_embeddings
+    except ModelLoadError:
+        return get_model(name).config.max_position_embeddings
 
 
 class CachedFunction(Generic[P, T]):
@@ -138,9 +175,18 @@ def get_encoding(key: InputKey) -> Encoding:
     """The tokenizer's output alone, for views that need no model run (tokens, shapes, marks).
 
     Raises InputError (not cached) for text it cannot tokenise, exactly as get_analysis does.
+    Before the model has loaded, the tokenizer's files give the same Encoding
+    (tests/test_tokenizer_files.py), so a first page shows its tokens without waiting.
     """
-    return encode(get_model(key.model), key.text_a, key.text_b, key.max_length, key.truncation,
-                  key.padding)
+    source: ModelBundle | TokenizerFiles
+    if model_ready(key.model):
+        source = get_model(key.model)
+    else:
+        try:
+            source = get_tokenizer_files(key.model)
+        except ModelLoadError:   # not readable alone: the model's loading says why
+            source = get_model(key.model)
+    return encode(source, key.text_a, key.text_b, key.max_length, key.truncation, key.padding)
 
 
 # An analysis without attention weights (~9 MB at 512 tokens) is what most views read; the
@@ -177,6 +223,8 @@ def _attention_weights(key: InputKey) -> np.ndarray:
 
 
 def _analyzed(key: InputKey, attentions: bool) -> Analysis:
+    from core import analyze_encoding
+
     encoding = get_encoding(key)
     with st.spinner("Running the model…"):  # only a miss gets here
         result = analyze_encoding(get_model(key.model), encoding, attentions=attentions)
@@ -186,5 +234,7 @@ def _analyzed(key: InputKey, attentions: bool) -> Analysis:
 @st.cache_resource(max_entries=MODEL_CACHE_ENTRIES, show_spinner=False)
 def parameter_count(model_name: str) -> int:
     """``sum(p.numel())`` over the loaded model: the one count Home and Parameters show."""
+    from core.parameters.listing import model_counts
+
     total, _trainable = model_counts(get_model(model_name).model)
     return total

@@ -9,12 +9,16 @@ from components.i18n import _
 from components.labels import markdown_code
 from components.unk_note import CHINESE_MODEL, FETCH_CHINESE, FIX_CHINESE
 from core import Encoding, ModelBundle
+from core.tokenizer_files import TokenizerFiles
 from core.vocabulary import coverage, is_cjk, visible
 
 
-def draw_coverage(enc: Encoding, bundle: ModelBundle) -> None:
-    """Nothing when every token is known; otherwise the count, the pieces, and the reason."""
-    cov = coverage(enc, bundle.tokenizer.unk_token_id)
+def draw_coverage(enc: Encoding, bundle: ModelBundle | TokenizerFiles) -> None:
+    """Nothing when every token is known; otherwise the count, the pieces, and the reason.
+    ``bundle``: the model, or its tokenizer's files alone (Tokens, before the model loads)."""
+    unk_id = (bundle.unk_token_id if isinstance(bundle, TokenizerFiles)
+              else bundle.tokenizer.unk_token_id)
+    cov = coverage(enc, unk_id)
     if not cov.has_unknown:
         return
     with st.container(border=True):

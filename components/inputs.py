@@ -13,7 +13,7 @@ import urllib.parse
 import streamlit as st
 
 from components import model_download, model_picker
-from components.cache import get_model
+from components.cache import get_model, loading_default, model_limit
 from components.controls import whole_number
 from components.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, set_language
 from components.input_key import InputKey
@@ -125,7 +125,7 @@ def _draw_examples() -> None:
 def _draw_tokenizer_options() -> None:
     """Max length, truncation and padding: one setting for every page, so [PAD] rows chosen
     here show as embeddings on Stages too."""
-    limit = get_model(st.session_state[ACTIVE_MODEL_KEY]).config.max_position_embeddings
+    limit = model_limit(st.session_state[ACTIVE_MODEL_KEY])
     with st.expander(_("Tokenizer options"), icon=":material/tune:"):
         whole_number(st, _("Max length"), min_value=4, max_value=limit, value=limit,
                      key="max_length",
@@ -177,7 +177,10 @@ def _load_requested_model() -> None:
         if needs_download(name):   # in the background, with progress; the page stays on fallback
             model_download.draw_download(name, typed, folder_label(fallback))
             return _stay_on(fallback)
-        get_model(name)
+        # While the server's warm-up loads the default model, a page draws what the tokenizer's
+        # files give and waits for the model only where it needs it (components.cache).
+        if not loading_default(name):
+            get_model(name)
         st.session_state[ACTIVE_MODEL_KEY] = name
     except ModelLoadError as exc:
         # Core's words, by its template; the name is the one typed, never the resolved path.
@@ -197,7 +200,7 @@ def shared_inputs() -> InputKey:
     per-input cached functions take first."""
     text_b = st.session_state.get("b") or ""
     model = st.session_state.get(ACTIVE_MODEL_KEY, DEFAULT_MODEL)
-    limit = get_model(model).config.max_position_embeddings
+    limit = model_limit(model)
     max_length = int(st.session_state.get("max_length") or limit)
     return InputKey(
         model=model,

@@ -440,12 +440,11 @@ def load_model(name: str | None = None) -> ModelBundle:
     is loaded as a ``BertForPreTraining``: its ``.bert`` is the bundle's model and its ``.cls``
     the bundle's ``heads``. Otherwise it loads as a ``BertModel``.
     """
-    from transformers import BertForPreTraining, BertModel
-
     name = (name or "").strip() or DEFAULT_MODEL
-    folder = fetch(name)
+    folder = fetch(name)   # a hub that does not answer fails here, before any model code loads
     config = read_config(name, folder)
     tokenizer = _tokenizer(name, folder, config)
+    from transformers import BertForPreTraining, BertModel
     if not any((folder / w).is_file() for w in (WEIGHTS, WEIGHTS_INDEX)):
         raise NotSafetensorsError(
             N_("“{name}” has no safetensors weights (model.safetensors); the explorer reads "

@@ -11,6 +11,7 @@ from components.i18n import _
 from components.inputs import draw_language_switch, draw_shared_inputs
 from frame.page_imports import import_page
 from frame.page_list import HOME, ROOT, available_pages, folder_of
+from frame.startup import FIRST_PAGE_DRAWN
 
 
 def run_app() -> None:
@@ -29,4 +30,7 @@ def run_app() -> None:
     # Its modules imported one thread at a time before it runs (frame.page_imports).
     import_page(folder_of(page.url_path))
     draw_shared_inputs()
-    page.run()
+    try:
+        page.run()
+    finally:   # drawn, or stopped: the server's warm-up may now import torch (frame/startup.py)
+        FIRST_PAGE_DRAWN.set()

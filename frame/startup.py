@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -20,6 +21,16 @@ from frame.page_list import page_folders
 from serving import budget, jobs, session_memory, streamlit_private
 
 _LOG = logging.getLogger(__name__)
+
+# Set once a session has drawn its first page (frame.router). The warm-up imports torch and
+# loads the model after it, or after FIRST_PAGE_WAIT_S: importing torch and transformers holds
+# the interpreter's lock for seconds, and the first visitor's page, run in another thread, then
+# drew its tokens at half speed.
+FIRST_PAGE_DRAWN = threading.Event()
+FIRST_PAGE_WAIT_S = 3.0
+# The pages a first visitor most often opens (Home, Tokens): their modules, the router's and the
+# cache layer's import no torch (tests/test_startup.py), and are imported first.
+FIRST_PAGES = ("home", "tokens")
 
 
 @functools.cache   # once per process: a second lifespan in the same process sets nothing again
@@ -78,28 +89,50 @@ def set_compute_threads() -> int:
     return threads
 
 
+def warm_first_page() -> None:
+    """What a first page needs before the model: the router's and the first pages' modules,
+    the default tokenizer read from its files and the default sentence's tokens (no torch)."""
+    from components.cache import get_encoding, get_tokenizer_files
+    from components.input_key import InputKey
+    from components.inputs import DEFAULT_SENTENCE
+    from core.settings import DEFAULT_MODEL
+
+    importlib.import_module("frame.router")
+    for folder in FIRST_PAGES:
+        import_page(folder)
+    get_tokenizer_files(DEFAULT_MODEL)
+    get_encoding(InputKey(DEFAULT_MODEL, DEFAULT_SENTENCE, None))
+
+
 def warm_up() -> None:
     """Load the default model and the tables every page asks for first, into the shared caches.
 
     Runs as a background job (serving.jobs): the server answers (and shows its loading state)
     while this runs, and a visitor who comes early waits on the same cache entry instead of
-    loading it twice. The model comes first, as the first visitor's page needs it; then every
-    page and the per-model tables behind them (the PCA of the position table, the corpus
-    statistics, ...).
+    loading it twice. First what a first page shows without the model (``warm_first_page``: a
+    fresh server's first page shows its tokens from the tokenizer's files); then, once that page
+    is drawn, the model; then every page and the per-model tables behind them (the PCA of the
+    position table, the corpus statistics, ...).
     """
     from components.cache import get_analysis, get_model
     from components.input_key import InputKey
     from components.inputs import DEFAULT_SENTENCE
-    from core import DEFAULT_MODEL
+    from core.settings import DEFAULT_MODEL
+
+    # Outside a session Streamlit's caches warn that there is no script context: expected here.
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
+        logging.ERROR)
+    try:
+        warm_first_page()
+    except Exception:  # noqa: BLE001 - the first visitor's page reads them itself
+        _LOG.exception("warming the first page failed")
+    FIRST_PAGE_DRAWN.wait(FIRST_PAGE_WAIT_S)
     from serving.models import quiet_libraries
 
     quiet_libraries()   # transformers' bars and warnings are not the visitor's (nor at import)
     # In this thread, not in the lifespan: the lifespan runs on the server's event loop, and
     # importing torch there held up the server's first answer by a second.
     set_compute_threads()
-    # Outside a session Streamlit's caches warn that there is no script context: expected here.
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
-        logging.ERROR)
     try:
         get_model(DEFAULT_MODEL)
         get_analysis(InputKey(DEFAULT_MODEL, DEFAULT_SENTENCE, None))

@@ -16,7 +16,6 @@ from pathlib import Path
 from core.errors import ModelLoadError
 from core.model_files import VOCABULARIES, remote_model, wanted_files
 from core.models import MLM_HEAD, NSP_HEAD, local_folder, model_source, weight_names
-from core.similarity.recipe import read_recipe
 from core.vocabulary import is_cjk
 
 
@@ -48,6 +47,10 @@ def _from_vocabulary(tokens: list[str]) -> tuple[int, int]:
 
 
 def _pooling(folder: Path) -> tuple[str, ...]:
+    # Here, not at import: its module pools with torch, and the sidebar that imports this
+    # module is drawn on a fresh server's first page before torch is imported.
+    from core.similarity.recipe import read_recipe
+
     recipe = read_recipe(folder)
     return tuple(str(p) for p in recipe.pooling) if recipe.own else ()
 

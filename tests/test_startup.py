@@ -82,17 +82,18 @@ def test_importing_the_cache_layer_sets_nothing_and_the_start_up_sets_it_once():
 
 FIRST_PAGE_PATH = r"""
 import json, sys
-import frame.router, frame.startup, pages.tokens.page, components.cache
-heavy = ("sklearn", "scipy.stats", "core.attribution", "core.similarity.anisotropy",
-         "core.compare", "core.encoder", "core.pretraining")
+import frame.router, frame.startup, pages.tokens.page, pages.home.page, components.cache
+heavy = ("torch", "transformers", "sklearn", "scipy.stats", "core.attribution",
+         "core.similarity.anisotropy", "core.compare", "core.encoder", "core.pretraining")
 print(json.dumps([name for name in heavy if name in sys.modules]))
 """
 
 
-def test_the_first_pages_modules_import_no_scikit_learn():
-    """A fresh server's first page (the router, /tokens, the cache layer the warm-up loads the
-    model through) imports neither scikit-learn nor scipy.stats nor the attribution, similarity,
-    contexts, encoder and pretraining code: most of a second of the cold start
+def test_the_first_pages_modules_import_no_torch_nor_scikit_learn():
+    """A fresh server's first page (the router, /tokens, Home, the cache layer the warm-up loads
+    the model through) imports neither torch nor transformers (seconds: the page shows its
+    tokens from the tokenizer's files while the model loads), nor scikit-learn, scipy.stats or
+    the attribution, similarity, contexts, encoder and pretraining code
     (bench/cold_start_bench.py). ``core`` imports its names when they are first asked for."""
     done = subprocess.run([sys.executable, "-c", FIRST_PAGE_PATH], cwd=ROOT, capture_output=True,
                           text=True, timeout=180, check=True)
@@ -116,3 +117,42 @@ def test_every_name_core_lists_is_its_modules():
     with pytest.raises(AttributeError):
         core.no_such_name  # noqa: B018 - the lookup is the test
 
+
+
+TOKENS_WITHOUT_MODEL = r"""
+import json, sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(sys.argv[1], default_timeout=120)
+at.session_state["a"] = "This is a test sentence"
+at.session_state["b"] = "我爱你"
+at.run()
+heavy = [name for name in ("torch", "transformers") if name in sys.modules]
+from tests.conftest import html_tables
+table = html_tables(at)[0]
+print(json.dumps({"heavy": heavy, "exceptions": [str(e.value) for e in at.exception],
+                  "title": [t.value for t in at.title], "metrics": [m.value for m in at.metric],
+                  "ids": [int(i) for i in table["input_id"]],
+                  "types": [int(i) for i in table["token_type_id"]],
+                  "positions": [int(i) for i in table.iloc[:, 0]],
+                  "download": [b.label for b in at.get("download_button")]}))
+"""
+
+
+def test_the_tokens_page_is_complete_without_the_model(bundle):
+    """In a fresh interpreter, /tokens draws its whole view (counts, table, download) from the
+    tokenizer's files, and neither torch nor transformers is imported: what a fresh server's
+    first visitor sees while the model loads. Its ids are the loaded model's tokenizer's."""
+    from core import encode
+
+    page = str(ROOT / "pages" / "tokens" / "page.py")
+    done = subprocess.run([sys.executable, "-c", TOKENS_WITHOUT_MODEL, page], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, check=True)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["heavy"] == [] and seen["exceptions"] == []
+    assert seen["title"] == ["Tokens"]
+    expected = encode(bundle, "This is a test sentence", "我爱你")
+    assert seen["ids"] == expected.input_ids
+    assert seen["types"] == expected.token_type_ids
+    assert seen["positions"] == expected.position_ids
+    assert seen["metrics"][0] == str(expected.n_real)
+    assert len(seen["download"]) == 1

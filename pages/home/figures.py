@@ -3,11 +3,16 @@ pooler, with the live shapes of the current input. No Streamlit calls."""
 
 from __future__ import annotations
 
-from transformers import BertConfig
+from typing import TYPE_CHECKING
 
 from components.graphs import Node, dot_graph
 from components.i18n import N_, _
 from core import Encoding
+
+if TYPE_CHECKING:   # types only: Home draws the pipeline before torch and transformers load
+    from transformers import BertConfig
+
+    from core.tokenizer_files import ModelShape
 
 PAGE_BLURBS = {
     "tokens": N_("Tokens, input_ids, token_type_ids, position_ids and the attention mask."),
@@ -32,12 +37,14 @@ PAGE_BLURBS = {
                   "its words on both, and a model against its own random weights."),
     "finetune": N_("Train the model live on the tutorial's four patterns: the loss as it falls, "
                    "the score before and after, and which layers training changed."),
+    "probes": N_("Which layer knows what: a linear probe at every layer for parts of speech, "
+                 "word senses and tense, with its control task and expected layer."),
     "lesson": N_("The tutorials step by step, each printout live, with a question at every "
                  "step."),
 }
 
 
-def pipeline_dot(config: BertConfig, enc: Encoding) -> str:
+def pipeline_dot(config: BertConfig | ModelShape, enc: Encoding) -> str:
     """The pipeline as a Graphviz graph; every label is our own text with live numbers.
 
     Top to bottom, with a table's name, size and output on lines of their own: drawn left to

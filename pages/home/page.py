@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from components.analysis_view import encoding_of, model_of
-from components.cache import parameter_count
+from components.analysis_view import encoding_of, model_of, stop_on_input_error
+from components.cache import get_tokenizer_files, parameter_count
 from components.explain import page_header
 from components.i18n import N_, _
 from components.inputs import shared_inputs
@@ -35,9 +35,13 @@ def draw_pages() -> None:
 def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(key)
+    with stop_on_input_error():
+        files = get_tokenizer_files(key.model)
     enc = encoding_of(key)   # Home shows shapes, which need no model run
-    st.graphviz_chart(pipeline_dot(bundle.config, enc), width="stretch")
+    # The shapes come from the tokenizer and config.json: on a fresh server they show while the
+    # model loads, and the lines below wait for it (components.cache).
+    st.graphviz_chart(pipeline_dot(files.config, enc), width="stretch")
+    bundle = model_of(key)
     st.markdown(markdown_text(model_line(bundle.label, bundle.config,
                                          parameter_count(key.model), len(enc.tokens))))
     draw_unk_note(enc, bundle, _("On every page those tokens show as one and the same vector, "

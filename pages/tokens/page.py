@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from components.analysis_view import encoding_of, model_of
+from components.analysis_view import encoding_of, stop_on_input_error
+from components.cache import get_tokenizer_files
 from components.controls import by_word_toggle
 from components.coverage_panel import draw_coverage
 from components.explain import explain, page_header
@@ -26,18 +27,21 @@ EXPLANATION = N_(
 def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
-    bundle = model_of(key)
+    # The tokenizer and its vocabulary read from the model's files: this page needs no model,
+    # so a fresh server shows it while the model loads (components.cache).
+    with stop_on_input_error():
+        files = get_tokenizer_files(key.model)
     enc = encoding_of(key)   # what the model receives: no model run needed
     for column, (label, value) in zip(st.columns(4), metric_values(enc).items(), strict=True):
         column.metric(_(label), value)
-    draw_coverage(enc, bundle)
+    draw_coverage(enc, files)
     if by_word_toggle("tok_words"):
         explain(_("The words above their tokens: the pieces of a split word (“##”) belong to "
                   "the word before, and a Chinese word's characters, one token each, are found "
                   "by a word segmenter; [CLS] and [SEP] stay words of their own. The small "
                   "numbers are the tokens' positions."))
         st.html(words_html(enc, cache.get_words(key)))
-    frame = download_frame(enc, bundle.tokenizer.unk_token)
+    frame = download_frame(enc, files.unk_token)
     draw_token_table(frame)
     st.markdown(_("Rows tinted blue are segment A (token_type_id 0), orange segment B "
                   "(token_type_id 1); special tokens and [UNK] are bold, padding is grey. Max "
