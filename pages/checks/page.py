@@ -12,7 +12,7 @@ import streamlit as st
 from components.analysis_view import encoding_or_none
 from components.explain import explain, page_header
 from components.html_table import draw_table
-from components.i18n import N_, _
+from components.i18n import N_, _, ngettext
 from components.inputs import shared_inputs
 from components.job_progress import show_job
 from components.labels import markdown_code, markdown_text
@@ -57,12 +57,18 @@ def report_file(parsed: pair_lists.PairList) -> None:
             expected=_(checks.STS_EXPECTED)), icon=":material/block:")
         return
     scored = sum(1 for s in parsed.scores if s is not None)
-    text = _("{pairs} pairs read, {scored} of them with a score.").format(
+    text = ngettext(
+        "{pairs} pair read, {scored} of it with a score.",
+        "{pairs} pairs read, {scored} of them with a score.",
+        len(parsed.pairs)).format(
         pairs=f"{len(parsed.pairs):,}", scored=f"{scored:,}")
     skipped = [s.line for s in parsed.skipped if s.reason != pair_lists.HEADER]
     if skipped:
         lines, more = pair_lists.line_ranges(skipped)
-        text += " " + _("{n} lines skipped: {lines}").format(n=f"{len(skipped):,}", lines=lines)
+        text += " " + ngettext(
+            "{n} line skipped: {lines}",
+            "{n} lines skipped: {lines}",
+            len(skipped)).format(n=f"{len(skipped):,}", lines=lines)
         if more:
             text += " " + _("and {more} more").format(more=f"{more:,}")
     st.info(text, icon=":material/rule:")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.explain import explain
-from components.i18n import N_, _
+from components.i18n import N_, N_plural, _, ngettext
 from components.kept_upload import KeptUpload
 from components.labels import markdown_code
 from components.skipped_lines import report_skipped
@@ -35,15 +35,23 @@ NOTHING_READ = N_("No sentence could be read: every line was skipped, for the re
 # Why lines of the corpus were not read, and what to do: {n} lines, {lines} their numbers as
 # ranges (the reader's quotes and JSON: components.skipped_lines' words).
 SKIPPED = {
-    Reason.EMPTY: N_("Skipped {n} lines whose sentence is empty: {lines}. Write the sentence on "
-                     "the line or remove the line; if the sentences are in another column, pick "
-                     "that column."),
-    Reason.LONG: N_("Skipped {n} lines longer than {chars} characters: {lines}. A line holds one "
-                    "sentence: check that the lines end where the sentences do."),
-    Reason.EXTRA: N_("Skipped {n} lines with more fields than the other lines: {lines}. A tab "
-                     "(or, in CSV, a comma outside quotation marks) inside a sentence cuts it in "
-                     "two, so it could not be read as written: remove it, or in CSV put the "
-                     "sentence in quotation marks."),
+    Reason.EMPTY: N_plural(
+        "Skipped {n} line whose sentence is empty: {lines}. Write the sentence on the line or "
+        "remove the line; if the sentences are in another column, pick that column.",
+        "Skipped {n} lines whose sentence is empty: {lines}. Write the sentence on the line or "
+        "remove the line; if the sentences are in another column, pick that column."),
+    Reason.LONG: N_plural(
+        "Skipped {n} line longer than {chars} characters: {lines}. A line holds one sentence: "
+        "check that the line ends where the sentence does.",
+        "Skipped {n} lines longer than {chars} characters: {lines}. A line holds one sentence: "
+        "check that the lines end where the sentences do."),
+    Reason.EXTRA: N_plural(
+        "Skipped {n} line with more fields than the other lines: {lines}. A tab (or, in CSV, a "
+        "comma outside quotation marks) inside a sentence cuts it in two, so it could not be read "
+        "as written: remove it, or in CSV put the sentence in quotation marks.",
+        "Skipped {n} lines with more fields than the other lines: {lines}. A tab (or, in CSV, a "
+        "comma outside quotation marks) inside a sentence cuts it in two, so it could not be read "
+        "as written: remove it, or in CSV put the sentence in quotation marks."),
 }
 HEADER_WORDS = N_("Line {lines} holds the column names, not a sentence.")
 JSON_EXAMPLE = '{"text": "…", "label": "…"}'
@@ -94,10 +102,16 @@ def report_corpus(corpus: UserCorpus, read: int) -> bool:
             REFUSALS.get(corpus.refused, REFUSALS[Refusal.NOTHING])
         st.error(_(message), icon=":material/block:")
         return False
-    parts = [_("{n} sentences ({t} tokens) of {read} rows.").format(
+    parts = [ngettext(
+        "{n} sentence ({t} tokens) of {read} rows.",
+        "{n} sentences ({t} tokens) of {read} rows.",
+        len(corpus.records)).format(
         n=f"{len(corpus.records):,}", t=f"{corpus.tokens:,}", read=f"{read:,}")]
     if corpus.truncated:
-        parts.append(_("{n} sentences are longer than the model reads and were cut.").format(
+        parts.append(ngettext(
+            "{n} sentence is longer than the model reads and was cut.",
+            "{n} sentences are longer than the model reads and were cut.",
+            corpus.truncated).format(
             n=f"{corpus.truncated:,}"))
     explain(" ".join(parts))
     report_skipped(left_out, SKIPPED, HEADER_WORDS, example=markdown_code(JSON_EXAMPLE))
