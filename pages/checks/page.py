@@ -58,7 +58,7 @@ def report_file(parsed: pair_lists.PairList) -> None:
         return
     scored = sum(1 for s in parsed.scores if s is not None)
     text = ngettext(
-        "{pairs} pair read, {scored} of it with a score.",
+        "{pairs} pair read; {scored} with a score.",
         "{pairs} pairs read, {scored} of them with a score.",
         len(parsed.pairs)).format(
         pairs=f"{len(parsed.pairs):,}", scored=f"{scored:,}")
