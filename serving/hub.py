@@ -264,11 +264,22 @@ class DownloadJob:
                                  self._error, self._folder)
 
     def wait(self, timeout: float | None = None) -> DownloadState:
-        """Block until the job ends (or ``timeout`` seconds pass); the state at that point. A
-        stall ends the job from inside (the read timeout is the stall limit, hub_settings)."""
-        if self.job is not None:
-            self.job.wait(timeout)
-        return self.state()
+        """Block until the download ends (or ``timeout`` seconds pass); the state at that point.
+
+        The job's end wakes it; besides, it wakes when the stall limit would pass with no byte
+        since the last, and reads the state, whose watchdog fails a silent download then (the
+        worker may still sit in a read the hub never answers)."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            state = self.state()
+            now = time.monotonic()
+            if state.finished or self.job is None or (end is not None and now >= end):
+                return state
+            with self._lock:
+                quiet = (self._last_byte + self.stall_s - now
+                         if self._phase == DownloadPhase.DOWNLOADING else self.stall_s)
+            quiet = max(0.05, quiet)
+            self.job.wait(quiet if end is None else min(quiet, end - now))
 
     def wait_until_started(self) -> DownloadState:
         """Wait while the hub is being asked (at most the hub timeout and a little more): until
