@@ -31,7 +31,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from components import palette
 from components.heatmap import show_figure
-from components.i18n import _
+from components.i18n import _, ngettext
 
 ROW_PX = 22            # a row per label while they fit in TALL_PX, as in the plotly figures
 TALL_PX = 900          # taller inputs share this height; labels are thinned to fit
@@ -316,7 +316,10 @@ def heatmap_html(image: HeatmapImage, key: str) -> str:
         cells = _cell_table(image, row_px)
     else:
         png = base64.b64encode(heatmap_png(image.matrix, image.scale)).decode("ascii")
-        alt = _("Heatmap: {rows} rows by {cols} columns").format(rows=rows, cols=cols)
+        alt = ngettext(
+            "Heatmap: {rows} row by {cols} columns",
+            "Heatmap: {rows} rows by {cols} columns",
+            rows).format(rows=rows, cols=cols)
         cells = f'<img alt="{_text(alt)}" style="height:{height:.1f}px" ' \
                 f'src="data:image/png;base64,{png}">'
     return (

@@ -203,8 +203,12 @@ def random_note(ctx: Context, result: LayerSimilarity) -> str:
 def map_note(ctx: Context, result: LayerSimilarity) -> str:
     """What the map was computed on, in one sentence."""
     if result.unit == RowUnit.WORD:
-        rows = _("The two tokenizers split {n} of the {texts} sentences into different pieces, "
-                 "so each row is a word (the mean of its pieces): {rows} words.").format(
+        rows = ngettext(
+            "The two tokenizers split the sentence into different pieces ({n} of {texts}), so "
+            "each row is a word (the mean of its pieces): {rows} words.",
+            "The two tokenizers split {n} of the {texts} sentences into different pieces, so "
+            "each row is a word (the mean of its pieces): {rows} words.",
+            result.texts).format(
             n=result.split_differently, texts=result.texts, rows=f"{result.rows:,}")
     else:
         rows = ngettext(

@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from components.explain import explain
-from components.i18n import N_, N_plural, _, language, ngettext
+from components.i18n import N_, N_plural, _, counted, language, ngettext
 from components.kept_upload import KeptUpload
 from components.labels import markdown_code, markdown_text
 from components.skipped_lines import (
@@ -102,10 +102,16 @@ SHIFTED = {
 HEADER_WORDS = N_("Line {lines} holds the column names, not a pair.")
 # The lines kept with more fields than the columns: one line, beside the switch that skips them.
 EXTRA_KEPT = {
-    True: N_("{n} lines hold more fields than the header names ({width}; {extra} more): "
-             "{lines}. Their picked columns come before the extra fields and are read."),
-    False: N_("{n} lines hold more fields than most lines ({width}; {extra} more): {lines}. "
-              "Their picked columns come before the extra fields and are read."),
+    True: N_plural(
+        "{n} line holds more fields than the header names ({width}; {extra} more): {lines}. Its "
+        "picked columns come before the extra fields and are read.",
+        "{n} lines hold more fields than the header names ({width}; {extra} more): {lines}. "
+        "Their picked columns come before the extra fields and are read."),
+    False: N_plural(
+        "{n} line holds more fields than most lines ({width}; {extra} more): {lines}. Its picked "
+        "columns come before the extra fields and are read.",
+        "{n} lines hold more fields than most lines ({width}; {extra} more): {lines}. Their "
+        "picked columns come before the extra fields and are read."),
 }
 JSON_EXAMPLE = '{"sentence1": "…", "sentence2": "…", "score": 4.5}'
 HOW_WORDS = {"names": N_("picked by the column names"),
@@ -303,8 +309,11 @@ def report_list(parsed: lists.PairList, table: Table | None = None) -> bool:
                    example=markdown_code(JSON_EXAMPLE),
                    separator=separator_words(parsed.delimiter))
     if parsed.beyond:
-        st.warning(_("Only the first {max} pairs are compared: {n} more lines from line {line} "
-                     "on were not read.").format(max=f"{lists.MAX_PAIRS:,}",
+        st.warning(ngettext(
+            "Only the first {max} pairs are compared: {n} more line, line {line}, was not read.",
+            "Only the first {max} pairs are compared: {n} more lines from line {line} on were "
+            "not read.",
+            parsed.beyond).format(max=f"{lists.MAX_PAIRS:,}",
                                                  n=f"{parsed.beyond:,}",
                                                  line=f"{parsed.beyond_from:,}"),
                    icon=":material/content_cut:")
@@ -331,7 +340,7 @@ def report_extra(slot: DeltaGenerator, table: Table, parsed: lists.PairList) -> 
         return    # skipped as asked, or for another reason: said with the other skips
     counts = sorted({k for _line, k in parsed.extra})
     extra = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
-    text = _(EXTRA_KEPT[table.header_line is not None]).format(
+    text = counted(EXTRA_KEPT[table.header_line is not None], len(parsed.extra)).format(
         n=f"{len(parsed.extra):,}", width=table.width, extra=extra,
         lines=lines_words([line for line, _k in parsed.extra]))
     why = extra_why(parsed.delimiter)

@@ -16,7 +16,7 @@ from components.downloads import safe_filename
 from components.explain import explain
 from components.heatmap import show_figure
 from components.html_table import draw_table
-from components.i18n import N_, _, language
+from components.i18n import N_, _, language, ngettext
 from components.job_progress import show_job
 from components.labels import markdown_code, markdown_text
 from components.sections import run_part
@@ -94,9 +94,14 @@ def draw_results(ctx: Context, parsed: lists.PairList) -> None:
     name = ctx.bundle.name
     frame = cache.get_compared(name, parsed)
     recipe = cache.get_recipe(name)
-    explain(_("{n} pairs compared by {model}: cosine is the model's own figure ({recipe}, A and "
-              "B each run alone), layer_0 … layer_{last} the same recipe at every layer. Sort "
-              "and page through the table below; click a row to open it.").format(
+    explain(ngettext(
+        "{n} pair compared by {model}: cosine is the model's own figure ({recipe}, A and B each "
+        "run alone), layer_0 … layer_{last} the same recipe at every layer. Sort and page through "
+        "the table below; click a row to open it.",
+        "{n} pairs compared by {model}: cosine is the model's own figure ({recipe}, A and B each "
+        "run alone), layer_0 … layer_{last} the same recipe at every layer. Sort and page through "
+        "the table below; click a row to open it.",
+        len(frame)).format(
         n=f"{len(frame):,}", model=markdown_text(name), recipe=recipe_words(recipe),
         last=ctx.bundle.config.num_hidden_layers))
     if not recipe.own:
@@ -192,12 +197,18 @@ def draw_agreement(frame: pd.DataFrame, view: cache.ScoreView | None, model: str
         first.metric("ROC AUC", f"{labels.auc:.3f}")
         second.metric(_("best accuracy"), f"{labels.accuracy:.1%}")
         third.metric(_("best threshold"), f"{labels.threshold:.3f}")
-        explain(_("Your scores are labels, 0 or 1 ({pos} pairs labelled 1, {neg} labelled 0). "
-                  "ROC AUC {auc}: take one pair labelled 1 and one labelled 0 at random; this is "
-                  "how often the model gives the 1 the higher cosine (0.5 is a coin toss, 1 "
-                  "never wrong). Calling every pair with a cosine of at least {t} a 1 gets "
-                  "{acc} of the labels right, the best any single cut does; always answering "
-                  "the commoner label gets {maj}.").format(
+        explain(ngettext(
+            "Your scores are labels, 0 or 1 ({pos} pair labelled 1, {neg} labelled 0). ROC AUC "
+            "{auc}: take one pair labelled 1 and one labelled 0 at random; this is how often the "
+            "model gives the 1 the higher cosine (0.5 is a coin toss, 1 never wrong). Calling "
+            "every pair with a cosine of at least {t} a 1 gets {acc} of the labels right, the "
+            "best any single cut does; always answering the commoner label gets {maj}.",
+            "Your scores are labels, 0 or 1 ({pos} pairs labelled 1, {neg} labelled 0). ROC AUC "
+            "{auc}: take one pair labelled 1 and one labelled 0 at random; this is how often the "
+            "model gives the 1 the higher cosine (0.5 is a coin toss, 1 never wrong). Calling "
+            "every pair with a cosine of at least {t} a 1 gets {acc} of the labels right, the "
+            "best any single cut does; always answering the commoner label gets {maj}.",
+            labels.positives).format(
             pos=f"{labels.positives:,}", neg=f"{labels.negatives:,}", auc=f"{labels.auc:.3f}",
             t=f"{labels.threshold:.3f}", acc=f"{labels.accuracy:.1%}",
             maj=f"{labels.majority:.1%}"))
