@@ -264,22 +264,19 @@ class DownloadJob:
                                  self._error, self._folder)
 
     def wait(self, timeout: float | None = None) -> DownloadState:
-        """Block until the download ends (or ``timeout`` seconds pass); the state at that point.
-
-        The job's end wakes it; besides, it wakes when the stall limit would pass with no byte
-        since the last, and reads the state, whose watchdog fails a silent download then (the
-        worker may still sit in a read the hub never answers)."""
+        """Block until the download ends (or ``timeout`` seconds pass); the state then. Woken by
+        the job's end, or when the stall limit would pass with no byte: the state's watchdog
+        then fails a silent download (its worker may sit in a read the hub never answers)."""
         end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            state = self.state()
+        while not (state := self.state()).finished and self.job is not None:
             now = time.monotonic()
-            if state.finished or self.job is None or (end is not None and now >= end):
-                return state
+            if end is not None and now >= end:
+                break
             with self._lock:
                 quiet = (self._last_byte + self.stall_s - now
                          if self._phase == DownloadPhase.DOWNLOADING else self.stall_s)
-            quiet = max(0.05, quiet)
-            self.job.wait(quiet if end is None else min(quiet, end - now))
+            self.job.wait(max(0.05, quiet if end is None else min(quiet, end - now)))
+        return state
 
     def wait_until_started(self) -> DownloadState:
         """Wait while the hub is being asked (at most the hub timeout and a little more): until
