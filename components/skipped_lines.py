@@ -18,7 +18,8 @@ from components.i18n import N_, N_plural, Plural, _, counted
 from core.sentence_files.reader import MAX_LINE_CHARS, Format, Quoting, Reason, Skipped, Table
 from core.similarity.pair_lists import line_ranges
 
-# {n} lines (a count: N_plural), {lines} their numbers as ranges; {example} a JSON Lines line the page reads.
+# {n} lines (a count: N_plural), {lines} their numbers as ranges; {example} a JSON Lines line the
+# page reads.
 READER_SKIPPED = {
     Reason.UNREADABLE: N_plural(
         "Skipped {n} line with an open quote: {lines}. A quotation mark opens a field and does "
