@@ -162,6 +162,14 @@ PRETRAINING_CELLS: tuple[str, ...] = (
     "mask_rows = torch.stack([h[0, where] for h in out.hidden_states])\n"
     "print(where, len(out.hidden_states))\n"
     "mask_rows.shape",
+    # What fine-tuning trains: a new layer from scratch, with every weight of the model (full
+    # fine-tuning) or alone on frozen features (ELMo's way); the Fine-tuning page trains it.
+    "head = torch.nn.Linear(model.config.hidden_size, 2)  # new, from scratch\n"
+    "body = sum(p.numel() for p in model.parameters())\n"
+    "new = sum(p.numel() for p in head.parameters())\n"
+    "print(f'full fine-tuning trains {body + new:,} numbers')\n"
+    "print(f'frozen features (ELMo) train {new:,}')\n"
+    "[name for name, _ in model.named_children()]",
     # Linear CKA, the measure the last step reads (the Compare page's layer map): what it is
     # and what it ignores, on the sentence's own last-layer rows. The comparison with random
     # weights itself needs thousands of tokens (fewer than the hidden size read high whatever

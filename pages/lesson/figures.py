@@ -241,6 +241,21 @@ PRETRAINING_STEPS = (
             "vector depends only on its position, not on the words around it. And the decoder "
             "alone, without the head's transform, gives noise at every layer."),
          needs_head="mlm"),
+    Step(N_("What fine-tuning changes, layer by layer"),
+         N_("Fine-tuning trains a new linear layer from scratch together with every weight of "
+            "the model; frozen features (ELMo's way) train the new layer alone: the output "
+            "counts both. Now train pattern 1, a sentence to a class, on the built-in set for "
+            "about 30 seconds: [open the Fine-tuning page with these settings]"
+            "(/finetune?ft_task=sentence_class&ft_data=en&ft_epochs=3) and press Start. Every "
+            "student who opens the same link watches the same run."),
+         N_("Which layers does fine-tuning change most?"),
+         (N_("The lowest layers, near the embeddings"), N_("The top layers, near the new layer"),
+          N_("Every layer about as much")), 1,
+         N_("Mostly the top layers (Merchant et al. 2020): in the map of the tuned model "
+            "against the model before it, the diagonal stays near 1 at the bottom and falls "
+            "towards the top. [See it for the run you trained]"
+            "(/finetune?ft_task=sentence_class&ft_data=en&ft_epochs=3&ft_section=What+changed)"
+            ".")),
     Step(N_("What pretraining changed: the model against random weights"),
          N_("Linear CKA compares two sets of vectors for the same tokens: 1 when one set is the "
             "other rotated or scaled, as the output above checks on your sentence, and near 0 "
