@@ -1,5 +1,5 @@
 """One way to show a picture indexed by a value (a layer, a stage, a head, a count): the pages
-give the axis (components.layer_picker and components.pickers make one per kind), the pictures
+give the axis (components.pickers makes one per kind), the pictures
 as a function of the value's index, and the value's exact figure; this module decides how it
 is shown.
 

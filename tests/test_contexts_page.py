@@ -139,7 +139,7 @@ def test_link_picks_token_and_layer():
 def test_bad_link_values_fall_back_with_a_message(bad):
     section = "Senses by layer" if "ctx_word" in bad else "Neighbours"
     at = page(section, **bad)
-    if "ctx_layer" in bad:   # the layer picker's own line (components/layer_picker.py)
+    if "ctx_layer" in bad:   # the layer picker's own line (components/pickers.py)
         assert any(f"There is no layer `{bad['ctx_layer']}` here" in i.value
                    for i in at.info), texts(at)
     else:

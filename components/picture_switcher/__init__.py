@@ -12,7 +12,7 @@ rcssmin). One function per use:
     layer = picture_slider(layer_axis("enc_layer", range(1, 7), _("Encoder layer")), pictures)
     layer, head = picture_grid([layer_axis(...), head_axis(...)], pictures)
 
-``Axis`` says what a slider runs over and how it is named (components.layer_picker makes the
+``Axis`` says what a slider runs over and how it is named (components.pickers makes the
 layer's, stage's, head's and count's). ``axis_slider`` is the same axis as a server slider
 bound to the URL (where the page draws an exact figure instead of the pictures): both read and
 write the link under the same key, and the reconciliation of the two lives here, not in pages.

@@ -15,7 +15,7 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
-from components.layer_picker import LAYER_LABEL, layer_axis
+from components.pickers import LAYER_LABEL, layer_axis
 from components.picture_switcher import Drawn, picture_slider, with_words
 from components.sections import Section, draw_sections, run_part
 from components.url_values import option_in_link

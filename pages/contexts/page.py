@@ -18,14 +18,14 @@ from components.cache import get_encoding
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle
-from components.i18n import DEFAULT_LANGUAGE, N_, _, language, ngettext
+from components.i18n import DEFAULT_LANGUAGE, N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.job_progress import show_job
 from components.labels import markdown_code, markdown_text
-from components.layer_picker import layer_axis, layer_picker
 from components.model_picker import offer_model
 from components.neighbours_table import neighbours_html, sense_colours, sense_label
+from components.pickers import layer_axis, layer_picker
 from components.picture_switcher import Drawn, picture_slider, with_words
 from components.sections import Section, draw_sections, run_part
 from components.url_values import option_in_link
@@ -373,10 +373,7 @@ def draw_map(ctx: Context) -> None:
     else:
         proj = cache.get_word_map(ctx.key.model, word, layer)
         labels = [corpus.records[int(s)].sense for s in proj.records]
-        title = ngettext(
-            "“{word}” in {n} sentence, layer {layer}, {model}",
-            "“{word}” in {n} sentences, layer {layer}, {model}",
-            len(proj.records)).format(
+        title = _("“{word}” in {n} sentences, layer {layer}, {model}").format(
             word=word, n=len(proj.records), layer=layer, model=ctx.bundle.label)
     sentences = [corpus.records[int(s)].sentence for s in proj.records]
     if exact:
@@ -471,10 +468,7 @@ def draw_own_results(ctx: Context, vectors: ContextVectors, digest: str) -> None
         return
     labelled = len({r.sense for r in vectors.records if r.sense}) >= 2
     labels = [vectors.records[int(s)].sense if labelled else None for s in proj.records]
-    title = ngettext(
-        "Your {n} sentence (the mean of its tokens), layer {layer}, {model}",
-        "Your {n} sentences (mean of their tokens), layer {layer}, {model}",
-        len(proj.records)).format(
+    title = _("Your {n} sentences (mean of their tokens), layer {layer}, {model}").format(
         n=len(proj.records), layer=layer, model=ctx.bundle.label)
     sentences = [vectors.records[int(s)].sentence for s in proj.records]
     if exact:

@@ -3,8 +3,7 @@ and one token's path through every layer. Only the open tab's section runs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from enum import Enum
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import streamlit as st
@@ -22,11 +21,11 @@ from components.downloads import download_matrix, from_cache
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle
-from components.i18n import N_, _, every_language, language
+from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
-from components.layer_picker import layer_axis, layer_picker
+from components.pickers import head_axis, layer_axis, layer_picker
 from components.picture_switcher import Axis, Drawn, axis_slider, picture_grid, picture_slider
 from components.sections import Section, open_section, run_part, run_section
 from core import ExplorerError, ModelBundle
@@ -43,7 +42,7 @@ from core.encoder import (
 from core.encoder.ffn import feed_forward_checks
 from pages.encoder import cache
 from pages.encoder import figures as fg
-from pages.encoder.records import AttentionMaps, Context, Pick
+from pages.encoder.records import AttentionMaps, Context, Pick, Shown
 
 TITLE = N_("Encoder")
 EXPLANATION = N_(
@@ -60,15 +59,7 @@ EXACT_KEY = "enc_exact"
 # The tabs that pick a layer (their English labels, as the sections name them).
 WALK, ATTENTION, FEED_FORWARD = N_("Layer walk"), N_("Attention"), N_("Feed-forward")
 
-
-class Shown(Enum):
-    """Where the open tab picks its layer and head (how_shown)."""
-    EVERY_LAYER = "every layer"   # both switched in the browser, every picture sent
-    HEADS = "heads"               # the layer on the server, its heads switched in the browser
-    ON_SERVER = "on the server"   # both picked on the server (exact values, or no pictures)
 WORDS_KEY = "enc_words"
-HEAD_LABEL = N_("head {n}")
-NO_HEAD_SHOWN = N_("There is no head {asked} in this layer: showing {n}.")
 # Every layer's and head's attention sent at once (layers x heads x tokens²): 6 x 12 x 64² cells
 # is 72 pictures of 64 tokens. Longer inputs, or more layers and heads, pick the layer on the
 # server and send that layer's heads only.
@@ -107,7 +98,7 @@ def draw_pickers(bundle: ModelBundle, with_head: bool) -> Pick:
                          default=1, named=True, where=left)
     head = 0
     if with_head:
-        head = axis_slider(head_axis(list(range(config.num_attention_heads))),
+        head = axis_slider(head_slider(range(config.num_attention_heads)),
                            where=right)
     return Pick(layer, head)
 
@@ -232,10 +223,10 @@ def draw_walk_pictures(ctx: Context, name: str) -> None:
 
     axes: list[Axis] = [layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1)]
     if per_head:
-        axes.append(head_axis(heads))
+        axes.append(head_slider(heads))
     picked = picture_grid(axes, Drawn(one, lambda: cache.get_walk_pictures(key, name, lang)))
     layer = int(picked[0])
-    head = int(picked[1]) if per_head else axis_slider(head_axis(heads))
+    head = int(picked[1]) if per_head else axis_slider(head_slider(heads))
     steps = cache.get_steps(ctx.key, layer)
     shown = Context(ctx.key, ctx.bundle, steps, head_slice(steps, head))
     again = steps_again(shown)
@@ -246,12 +237,9 @@ def draw_walk_pictures(ctx: Context, name: str) -> None:
     draw_head_steps(shown, exact=False)
 
 
-def head_axis(heads: list[int]) -> Axis[int]:
-    """The head slider's values: "head 3" in the reader's language, either language's name or
-    a bare number in a link."""
-    return Axis(HEAD_KEY, heads, _("Attention head"), [_(HEAD_LABEL).format(n=h) for h in heads],
-                _(NO_HEAD_SHOWN),
-                spellings=lambda h: {t.format(n=h) for t in every_language(HEAD_LABEL)})
+def head_slider(heads: Iterable[int]) -> Axis[int]:
+    """The head slider's values: "head 3" in the reader's language."""
+    return head_axis(HEAD_KEY, heads, _("Attention head"))
 
 
 def draw_head_steps(ctx: Context, exact: bool) -> None:
@@ -385,7 +373,7 @@ def draw_head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], bound
     which then redraws only the head's downloads under the picture."""
     heads = list(range(probs.shape[0]))
     model, layer = ctx.bundle.label, ctx.layer_steps.layer
-    head = picture_slider(head_axis(heads), lambda h: fg.head_picture(
+    head = picture_slider(head_slider(heads), lambda h: fg.head_picture(
         probs, labels, boundary, what, model, layer, h))
     download_matrix(name.format(n=head), lambda: head_matrix(head), rows,
                     key=name.format(n=head))
@@ -411,7 +399,7 @@ def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: b
     layers, heads = range(1, config.num_hidden_layers + 1), list(range(config.num_attention_heads))
     key, word, lang, model = ctx.key, "_by_word" if by_word else "", language(), ctx.bundle.label
     layer, head = picture_grid([
-        layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1), head_axis(heads)],
+        layer_axis(LAYER_KEY, layers, _("Encoder layer"), default=1), head_slider(heads)],
         Drawn(lambda i: fg.attention_picture(maps, model, by_word, i),
               lambda: cache.get_attention_pictures(key, hide, by_word, lang)))
 

@@ -18,10 +18,11 @@ from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle
-from components.i18n import N_, _, every_language, language, ngettext
+from components.i18n import N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
+from components.pickers import count_axis
 from components.picture_switcher import Axis, Drawn, picture_slider, with_words
 from components.sections import Section, draw_sections, run_part
 from core import ExplorerError
@@ -69,10 +70,6 @@ HEATMAP_SIDE = 128                # larger windows are thinned to this many rows
 
 
 # --- the PCA tab -------------------------------------------------------------------------------
-COUNT_NAME = N_("first {n}")      # the first n positions of the table
-ALL_NAME = N_("all {n}")          # the whole table
-NO_COUNT = N_("There is no choice {asked} of positions to project here: the choices run from "
-              "{first} to {last}. Showing {n}.")
 
 
 def pca_settings(n_positions: int) -> PcaSettings:
@@ -128,10 +125,8 @@ def range_notes(ctx: PositionsContext, start: int, stop: int, pcs: tuple[int, ..
     input's positions outside it, rings without labels; and the components used."""
     notes = []
     if max(pcs) > available:
-        notes.append(ngettext(
-            "Positions {start}–{stop} have only {n} component: PC{asked} is shown as PC{shown}.",
-            "Positions {start}–{stop} have only {n} components: PC{asked} is shown as PC{shown}.",
-            available).format(start=start, stop=stop, n=available,
+        notes.append(_("Positions {start}–{stop} have only {n} components: PC{asked} is shown "
+                       "as PC{shown}.").format(start=start, stop=stop, n=available,
                                                asked=max(pcs), shown=available))
         pcs = tuple(min(pc, available) for pc in pcs)
     marks = ctx.marks.within(start, stop) if ctx.marks else None
@@ -142,10 +137,8 @@ def range_notes(ctx: PositionsContext, start: int, stop: int, pcs: tuple[int, ..
                        "drawn.").format(n=len(ctx.marks.positions) - len(marks.positions),
                                         start=start, stop=stop))
     if marks is not None and len(marks.positions) > figs.MAX_TEXT_LABELS:
-        notes.append(ngettext(
-            "Your input has {n} position here: it is ringed; hover the ring to read its token.",
-            "Your input has {n} positions here: they are ringed; hover a ring to read its token.",
-            len(marks.positions)).format(n=len(marks.positions)))
+        notes.append(_("Your input has {n} positions here: they are ringed; hover a ring to "
+                       "read its token.").format(n=len(marks.positions)))
     return notes, pcs
 
 
@@ -243,30 +236,17 @@ def count_picture(ctx: PositionsContext, count: int, pcs: tuple[int, ...]) -> st
     return with_words(" ".join(notes), picture) if notes else picture
 
 
-def count_name(count: int, n_positions: int) -> str:
-    """A count as the switcher and the link say it: "first 64", "all 512"."""
-    return _(ALL_NAME if count == n_positions else COUNT_NAME).format(n=count)
-
-
-def count_spellings(count: int) -> set[str]:
-    """A count's name in every language: a link made in one opens in the other."""
-    return {t.format(n=count) for t in every_language(COUNT_NAME) | every_language(ALL_NAME)}
-
-
-def count_axis(counts: list[int], n_positions: int) -> Axis[int]:
-    """The count slider's values: "first 64" ... "all 512", in either language in a link."""
-    return Axis(COUNT_KEY, counts, _("Positions to project"),
-                [count_name(c, n_positions) for c in counts], _(NO_COUNT),
-                spellings=count_spellings, default=counts[-1],
-                help=_("PCA is fitted on the first positions of the table only; drag or use the "
-                       "arrow keys."))
+def count_slider(counts: list[int], n_positions: int) -> Axis[int]:
+    """The count slider's values: "first 64" ... "all 512"."""
+    return count_axis(COUNT_KEY, counts, n_positions, _("Positions to project"), help=_(
+        "PCA is fitted on the first positions of the table only; drag or use the arrow keys."))
 
 
 def draw_pca_counts(ctx: PositionsContext, counts: list[int], count_pictures: Drawn) -> None:
     """The switcher over the first positions' pictures (counts[i]'s at index i, drawn when
     sent), switched in the browser (components.picture_switcher); a move reports the
     count to this fragment, which redraws the downloads of the positions shown."""
-    count = picture_slider(count_axis(counts, ctx.n_positions), count_pictures)
+    count = picture_slider(count_slider(counts, ctx.n_positions), count_pictures)
     projections = {kind: cache.get_projection(ctx.model, kind, 0, count - 1)
                    for kind in TABLE_KINDS}
     draw_pca_downloads(ctx, projections, 0, count - 1)

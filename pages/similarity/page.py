@@ -20,6 +20,7 @@ from components.i18n import N_, _, every_language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, plotly_text, token_labels
+from components.pickers import stage_axis
 from components.picture_switcher import Axis, axis_slider, with_words
 from components.sections import Section, draw_sections, run_part
 from components.unk_note import draw_unk_note
@@ -73,8 +74,6 @@ CONTROL_KEY = "sim_control"
 EXACT_KEY = "sim_exact"
 STAGE_HELP = N_("word_embeddings, position_embeddings and sum are the lookups and their sum; "
                 "LayerNorm is the embeddings' output; layer_k is the output of encoder layer k.")
-NO_STAGE = N_("There is no stage {asked} here: the stages run from {first} to {last}. Showing "
-              "{n}.")
 MATRIX_WINDOW = 160   # tokens per side drawn at once (the download has them all)
 CONTEXTS = (N_("separately"), N_("as one pair"))
 MODE_LABELS = (N_("raw"), N_("adjusted"), N_("standardised"))   # core's MODES, as shown
@@ -98,7 +97,7 @@ def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
     """The stage and the mode, above the tabs: one value and one place for every section. The
     Tokens tab draws its own stage slider with its matrix (draw_stage_matrix), under the same
     key: the stage read here is then the link's."""
-    axis = stage_axis(similarity_stages(result.stages))
+    axis = stage_slider(similarity_stages(result.stages))
     left, right = st.columns([1, 2])
     tokens = tokens_open()
     if tokens:
@@ -113,11 +112,11 @@ def stage_and_mode(result: Analysis, stats: CorpusStats) -> Settings:
     return Settings(stage, mode)
 
 
-def stage_axis(stages: list[str]) -> Axis[str]:
+def stage_slider(stages: list[str]) -> Axis[str]:
     """The stage slider's values (a slider, as Stages' stage: the stages are in order, and the
-    arrow keys step); their names are the stages' own, in the link too."""
-    return Axis(STAGE_KEY, stages, _("Stage or layer"), stages, _(NO_STAGE),
-                default=stages[-1], help=_(STAGE_HELP))
+    arrow keys step), the last layer first."""
+    return stage_axis(STAGE_KEY, stages, _("Stage or layer"), default=stages[-1],
+                      help=_(STAGE_HELP))
 
 
 def baseline_text(stats: CorpusStats, stage: str) -> str:
@@ -201,7 +200,7 @@ def draw_stage_matrix(ctx: Context, labels: list[str], lo: int, hi: int, n_a: in
         show_figure(matrix_figure(shown(stage), labels, lo, n_a, stage, mode, ctx.bundle.label,
                                   unknown), "sim_matrix_chart", key="sim_matrix_chart")
 
-    return value_picture(stage_axis(stages), picture, figure, exact=exact)
+    return value_picture(stage_slider(stages), picture, figure, exact=exact)
 
 
 def draw_matrix_dominance(ctx: Context, stage: str) -> None:

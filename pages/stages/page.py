@@ -16,6 +16,7 @@ from components.heatmap import show_figure
 from components.heatmap_image import draw_heatmap, exact_toggle, heatmap_html
 from components.i18n import N_, _
 from components.inputs import shared_inputs
+from components.pickers import stage_axis
 from components.picture_switcher import Axis, with_words
 from components.sections import Section, draw_sections, run_part
 from components.unk_note import draw_unk_note
@@ -56,7 +57,6 @@ ONE_AT_A_TIME, STACKED = LAYOUTS = (N_("one at a time"), N_("stacked"))
 EVERY_TOKEN, AS_PRINTED = PRINT_ROWS = (N_("every token"), N_("as print() shows it"))
 PRINT_MAX_LINES = 40       # longer printouts scroll inside their box
 SEGMENT_ICON = ":material/splitscreen:"
-NO_STAGE = N_("There is no stage {asked}: the stages run from {first} to {last}. Showing {n}.")
 
 LAYERNORM_VS_MODULE = N_("LayerNorm(sum) vs model.embeddings(...)")
 FORMULA_VS_LAYERNORM = N_("formula by hand vs LayerNorm")
@@ -201,7 +201,7 @@ def draw_one_stage(ctx: StagesContext, settings: HeatmapSettings, parts: dict[st
         draw_stage(ctx, stage, parts[stage], settings.window, bound, exact=True)
 
     stage = value_picture(
-        stage_axis(ctx), lambda i: stage_picture(ctx, settings, parts, shared, names[i]),
+        stage_slider(ctx), lambda i: stage_picture(ctx, settings, parts, shared, names[i]),
         exact_figure, exact=settings.exact, slider_at=settings.stage_place)
     if settings.exact:
         return
@@ -231,11 +231,10 @@ def stage_picture(ctx: StagesContext, settings: HeatmapSettings, parts: dict[str
                       heatmap_html(image, f"st_fig_{stage}"))
 
 
-def stage_axis(ctx: StagesContext) -> Axis[str]:
-    """The stage slider's values, in pipeline order (their names are the module names, in the
-    link too)."""
+def stage_slider(ctx: StagesContext) -> Axis[str]:
+    """The stage slider's values, in pipeline order, the lookups first."""
     names = ctx.stage_names
-    return Axis(STAGE_KEY, names, _("Stage"), names, _(NO_STAGE), default=names[0], help=_(
+    return stage_axis(STAGE_KEY, names, _("Stage"), default=names[0], help=_(
         "Drag or use the arrow keys to walk from the lookups to the last layer."))
 
 

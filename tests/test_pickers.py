@@ -1,4 +1,4 @@
-"""The shared layer picker (components/layer_picker.py) in AppTest, without a model: a link's
+"""The shared layer picker (components/pickers.py) in AppTest, without a model: a link's
 layer as a number or a name in either language, a layer this page does not have (one line in
 the reader's language), and a kept layer that is no longer an option."""
 
@@ -11,7 +11,7 @@ def script() -> None:
     import streamlit as st
 
     from components.i18n import set_language
-    from components.layer_picker import layer_picker
+    from components.pickers import layer_picker
 
     set_language(st.query_params.get("lang"))
     last = int(st.session_state.get("last", 6))
@@ -73,3 +73,49 @@ def test_compares_layers_are_the_picker_and_a_bad_one_is_said():
     assert "`9`" in line and "the layers are `0` to `6`" in line
     assert at.select_slider(key="cmp_layer_a").value == 6
     assert at.select_slider(key="cmp_layer_b").value == 2
+
+
+def kinds_script() -> None:
+    import streamlit as st
+
+    from components.i18n import set_language
+    from components.pickers import count_axis, head_axis, stage_axis
+    from components.picture_switcher import axis_slider
+
+    set_language(st.query_params.get("lang"))
+    kind = st.query_params.get("kind")
+    if kind == "head":
+        axis = head_axis("x_head", range(12), "Head")
+    elif kind == "stage":
+        axis = stage_axis("x_stage", ["word_embeddings", "sum", "layer_1", "layer_2"], "Stage",
+                          default="layer_2")
+    else:
+        axis = count_axis("x_count", [16, 64, 512], 512, "Positions")
+    st.write(f"picked {axis_slider(axis)}")
+
+
+def run_kind(**query: str) -> AppTest:
+    at = AppTest.from_function(kinds_script, default_timeout=30)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_every_kind_reads_its_names_in_either_language_and_says_what_it_lacks():
+    assert picked(run_kind(kind="head")) == 0
+    assert picked(run_kind(kind="head", x_head="head 3")) == 3
+    assert picked(run_kind(kind="head", x_head="注意力头 5")) == 5       # a link made in Chinese
+    assert picked(run_kind(kind="count")) == 512
+    assert picked(run_kind(kind="count", x_count="前 64 个")) == 64
+    assert picked(run_kind(kind="count", x_count="first 16", lang="zh")) == 16
+    at = run_kind(kind="stage", x_stage="sum")
+    assert not at.info and "picked sum" in [m.value for m in at.markdown]
+    at = run_kind(kind="stage", x_stage="layer_9")
+    [line] = [i.value for i in at.info]
+    assert line.startswith("There is no stage `layer_9`") and "Showing `layer_2`" in line
+    at = run_kind(kind="head", x_head="head 12", lang="zh")
+    [line] = [i.value for i in at.info]
+    assert line.startswith("这一层没有注意力头 `head 12`") and "`注意力头 0`" in line
+    at = run_kind(kind="count", x_count="first 65")
+    [line] = [i.value for i in at.info]
+    assert "`first 65`" in line and "`first 16` to `all 512`" in line

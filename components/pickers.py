@@ -1,15 +1,15 @@
-"""The layer picker every page draws the same way: a slider over the layers, bound to the URL,
-that reads a shared link's layer in either language and says in one line when the link asks
-for a layer this model (or this corpus) does not have.
+"""The sliders a picture indexed by a value runs over, one maker per kind: a layer, a stage, a
+head, a count of positions. Each gives an axis (components.picture_switcher.Axis): its values'
+names in the reader's language (what the link carries too), a link's value read as a bare value
+or its name in either language, and the one line said when a link names a value there is none
+of. The same axis is the slider of a picture switcher, a server slider (``axis_slider``), or
+either as components.value_picture decides; every link is read through
+components.url_values.linked_option.
 
     layer = layer_picker("ctx_layer", range(7), _("Layer"))              # ?ctx_layer=4
     layer = layer_picker("att_layer", range(1, 7), _("Encoder layer"),
                          named=True)                                    # ?att_layer=layer+3
-
-``layer_axis`` is the same layers as an axis (components.picture_switcher.Axis): the slider of a
-picture switcher, or of components.value_picture, which picks between the two. The picker is
-that axis as a server slider (components.picture_switcher.axis_slider), so the link is read,
-checked and reconciled with a switcher of the same key in one place.
+    head = picture_slider(head_axis("enc_head", range(12), _("Attention head")), pictures)
 
 A slider, not a selectbox: the arrow keys step to the next layer, one click moves it, and its
 move reaches the server sooner (in Chromium, from the key to the rerun's request: 25 ms for a
@@ -18,7 +18,7 @@ selectbox's Enter, 12 ms for a slider's arrow key).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from streamlit.delta_generator import DeltaGenerator
 
@@ -26,6 +26,14 @@ from components.i18n import N_, _, every_language
 from components.picture_switcher import Axis, axis_slider
 
 LAYER_LABEL = N_("layer {n}")
+HEAD_LABEL = N_("head {n}")
+COUNT_NAME = N_("first {n}")      # the first n positions of a table
+ALL_NAME = N_("all {n}")          # the whole table
+NO_HEAD = N_("There is no head {asked} in this layer: showing {n}.")
+NO_STAGE = N_("There is no stage {asked} here: the stages run from {first} to {last}. Showing "
+              "{n}.")
+NO_COUNT = N_("There is no choice {asked} of positions to project here: the choices run from "
+              "{first} to {last}. Showing {n}.")
 NO_LAYER = N_("There is no layer {asked} here: the layers are {first} to {last}. Showing layer "
               "{n}.")
 # The same, where the values are shown as names ("layer 3").
@@ -69,3 +77,34 @@ def layer_picker(key: str, layers: Iterable[int], label: str, *, default: int | 
     """
     return int(axis_slider(layer_axis(key, layers, label, default=default, named=named,
                                       help=help), where=where))
+
+
+def head_axis(key: str, heads: Iterable[int], label: str) -> Axis[int]:
+    """The heads of a layer: "head 3" in the reader's language."""
+    options = [int(h) for h in heads]
+    return Axis(key, options, label, [_(HEAD_LABEL).format(n=h) for h in options], _(NO_HEAD),
+                spellings=lambda h: {t.format(n=h) for t in every_language(HEAD_LABEL)})
+
+
+def stage_axis(key: str, stages: Sequence[str], label: str, *, default: str,
+               help: str | None = None) -> Axis[str]:  # noqa: A002 - Streamlit's name
+    """The stages of the embeddings and the layers, in order (word_embeddings ... layer_6):
+    named as the model's modules are, in every language."""
+    return Axis(key, list(stages), label, list(stages), _(NO_STAGE), default=default, help=help)
+
+
+def count_name(count: int, total: int) -> str:
+    """A count of the first positions as the slider and the link say it: "first 64", or
+    "all 512" for the whole table of ``total``."""
+    return _(ALL_NAME if count == total else COUNT_NAME).format(n=count)
+
+
+def count_axis(key: str, counts: Sequence[int], total: int, label: str, *,
+               help: str | None = None) -> Axis[int]:  # noqa: A002 - Streamlit's name
+    """Counts of the first positions of a table of ``total`` ("first 64" ... "all 512"), the
+    largest to start on."""
+    options = [int(c) for c in counts]
+    return Axis(key, options, label, [count_name(c, total) for c in options], _(NO_COUNT),
+                spellings=lambda c: {t.format(n=c) for t in
+                                     every_language(COUNT_NAME) | every_language(ALL_NAME)},
+                default=options[-1], help=help)
