@@ -313,3 +313,18 @@ def test_a_sentence_with_no_corpus_word_says_which_to_try():
     at = finished(open_app(PAGE, ctx_section="Neighbours", a="Xyzzy qwrt"))
     assert "No word of sentence A is in the corpus" in texts(at)
     assert try_link(at)[0] == suggestion("en")
+
+
+def test_own_corpus_file_is_kept_apart_from_its_widget():
+    """The uploaded file is kept by the shared KeptUpload (components/kept_upload.py), apart
+    from the uploader whose value Streamlit forgets on a run of another tab; taking the file
+    out of the uploader (its x) drops it, and the page asks for sentences again."""
+    at = page("Your own corpus")
+    data = b"text,label\nThe bank raised its rates.,money\nWe sat on the river bank.,river\n"
+    at = finished(at.file_uploader[0].set_value(("senses.csv", data, "text/csv")).run())
+    assert "2 sentences" in texts(at)
+    kept = at.session_state["ctx_file_kept"]
+    assert (kept.name, kept.data, kept.size) == ("senses.csv", data, len(data))
+    at = at.file_uploader[0].set_value(None).run()
+    assert_clean(at)
+    assert at.session_state["ctx_file_kept"] is None and "Paste sentences above" in texts(at)
