@@ -50,6 +50,7 @@ PAGES = (
     PageSpec("checks", N_("Checks"), "checks", ":material/fact_check:", MODEL),
     PageSpec("compare", N_("Compare"), "compare", ":material/difference:", MODEL),
     PageSpec("finetune", N_("Fine-tuning"), "finetune", ":material/model_training:", MODEL),
+    PageSpec("probes", N_("Probes"), "probes", ":material/troubleshoot:", MODEL),
     PageSpec("lesson", N_("Lesson"), "lesson", ":material/menu_book:", LESSONS),
 )
 

@@ -11,8 +11,14 @@ Importing this package loads scikit-learn and conllu, and changes nothing.
 
 from core.probes.builtin import TASK_OF, BuiltinSet, builtin_items
 from core.probes.files import ConllSet, TableSet, read_conllu, read_labelled_table
-from core.probes.probe import LayerProbe, ProbeTask, expected_layer, layer_probe
+from core.probes.probe import (
+    LayerProbe,
+    ProbeTask,
+    check_items,
+    expected_layer,
+    layer_probe,
+)
 
 __all__ = ["TASK_OF", "BuiltinSet", "ConllSet", "LayerProbe", "ProbeTask", "TableSet",
-           "builtin_items", "expected_layer", "layer_probe", "read_conllu",
+           "builtin_items", "check_items", "expected_layer", "layer_probe", "read_conllu",
            "read_labelled_table"]

@@ -327,6 +327,27 @@ def _check(labels: list[str], sentences: int, folds: int) -> None:
                          folds=folds, sentences=sentences)
 
 
+def check_items(task: ProbeTask | str, items: Sequence[Any], folds: int = 5) -> None:
+    """What can be said of ``items`` before the model reads them: InputError for a sentence
+    whose tags do not match its words, one label only, or too few sentences for the folds
+    (``layer_probe`` checks the same again on the examples the tokenizer leaves)."""
+    task = ProbeTask(task)
+    labels: list[str] = []
+    sentences = 0
+    for number, item in enumerate(items, start=1):
+        if task is ProbeTask.WORD_TAGS:
+            words, tags = (list(x) for x in item)
+            if len(words) != len(tags):
+                raise InputError(N_("Sentence {number} has {words} words but {tags} tags: give "
+                                    "one tag per word."), number=number, words=len(words),
+                                 tags=len(tags))
+            labels += [_label(t, number) for t in tags]
+        else:
+            labels.append(_label(item[-1], number))
+        sentences += 1
+    _check(labels, sentences, int(folds))
+
+
 def layer_probe(bundle: ModelBundle, task: ProbeTask | str, items: Sequence[Any], *,
                 folds: int = 5, seed: int = 0, progress: Progress | None = None) -> LayerProbe:
     """Probe every hidden state of ``bundle`` for ``task`` on ``items`` (see the module doc).
