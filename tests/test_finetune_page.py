@@ -273,12 +273,15 @@ def test_stop_part_way_shows_the_partial_run(bundle):
     while training.live(job).step < 2 and time.monotonic() < deadline and not job.done():
         time.sleep(0.1)
     at.run()
+    live = plotly_values(figure(at, "finetune_loss")["data"][0]["y"])   # the curve so far
+    assert len(live) >= 2 and any(m.startswith("Step ") for m in texts(at, "markdown"))
     at.button(key="ft_stop").click().run()
     at = settle(at)
     assert_clean(at)
     run = training.kept_run(job.work.request)
     assert run is not None and run.stopped and 2 <= run.steps < 5 * 40
     assert any(f"Stopped after {run.steps} steps" in w for w in texts(at, "warning"))
+    np.testing.assert_array_equal(live, run.losses[:len(live)])   # drawn as it fell
 
 
 def test_a_restarted_server_says_the_run_is_gone(bundle):

@@ -130,6 +130,9 @@ def draw_training(ctx: Context) -> None:
         explain(_("Pick data the model can read, above, to train."))
         return
     request, job = ctx.request, training.find(ctx.request)
+    if job is None and training.kept_run(request) is not None:
+        ended(ctx, None)    # its job left the board; the tuned model is still kept
+        return
     if job is None:
         if st.query_params.get(RUN_KEY) == request.run_id:
             st.warning(_(RESTARTED), icon=":material/restart_alt:")
@@ -199,15 +202,16 @@ def _live(job: jobs.Job[training.Outcome], request: Request, lang: str, mine: bo
                   args=(request.key,))
 
 
-def ended(ctx: Context, job: jobs.Job[training.Outcome]) -> None:
+def ended(ctx: Context, job: jobs.Job[training.Outcome] | None) -> None:
     assert ctx.request is not None
-    if job.failed:
+    if job is not None and job.failed:
         error = job.exception()
         if isinstance(error, ExplorerError):
             show_error(error)
         elif isinstance(error, jobs.Cancelled):
-            st.warning(_("This run was stopped before it trained a step (stopped, or nobody "
-                         "was watching it)."), icon=":material/stop_circle:")
+            st.warning(_("This run ended without a result: it was stopped before its first "
+                         "step, or nobody watched it for a while, so the server ended it."),
+                       icon=":material/stop_circle:")
         else:
             st.error(_("The run failed; the server's log says why. Try again."),
                      icon=":material/error:")
