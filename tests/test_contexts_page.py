@@ -207,7 +207,7 @@ def test_own_corpus_uploaded_files():
     at.file_uploader[0].set_value(("s.csv", data, "text/csv")).run()
     at = finished(at)
     assert "2 sentences" in texts(at)
-    assert "Skipped 1 lines whose sentence is empty: 4." in texts(at)
+    assert "Skipped 1 line whose sentence is empty: 4." in texts(at)
     assert "Line 1 holds the column names, not a sentence." in texts(at)
     at.file_uploader[0].set_value(("b.txt", b"\x00\x01\x02" * 500, "text/plain")).run()
     assert "not text" in texts(at)
@@ -231,9 +231,9 @@ def test_own_corpus_names_every_line_left_out(lang):
         expected = ["跳过了 1 行句子为空的行：2。", f"跳过了 1 行超过 {chars} 个字符的行：3。",
                     "跳过了 1 行字段比其他行多的行：5。"]
     else:
-        expected = ["Skipped 1 lines whose sentence is empty: 2. ",
-                    f"Skipped 1 lines longer than {chars} characters: 3. ",
-                    "Skipped 1 lines with more fields than the other lines: 5. "]
+        expected = ["Skipped 1 line whose sentence is empty: 2. ",
+                    f"Skipped 1 line longer than {chars} characters: 3. ",
+                    "Skipped 1 line with more fields than the other lines: 5. "]
     for words in expected:
         assert any(words in w for w in warnings), (words, warnings)
     assert ("2 个句子" if lang == "zh" else "2 sentences") in texts(at)
@@ -262,7 +262,7 @@ def test_a_reason_without_words_of_its_own_still_names_its_lines():
     # line_ranges shows 12 runs: 3, 10, 12 ... 30; the 4 lines after (32 to 38) are counted.
     runs = ", ".join(str(n) for n in (3, *range(10, 31, 2)))
     assert warnings == [
-        "Skipped 1 lines whose sentence is empty: 2. Write the sentence on the line or remove the "
+        "Skipped 1 line whose sentence is empty: 2. Write the sentence on the line or remove the "
         "line; if the sentences are in another column, pick that column.",
         f"Skipped 16 lines that could not be read as written: {runs} and 4 more. Check these "
         "lines and correct them."]

@@ -200,12 +200,12 @@ def test_a_bad_list_names_its_lines_and_compares_the_rest():
     results(at.text_area(key="pr_text").input(BAD_LIST).run())
     assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)
-    assert "Skipped 1 lines with missing fields: 2. " in warnings
-    assert "Skipped 1 lines with an empty sentence A or B: 4. " in warnings
-    assert "Skipped 1 lines whose score is not a number: 5. " in warnings
+    assert "Skipped 1 line with missing fields: 2. " in warnings
+    assert "Skipped 1 line with an empty sentence A or B: 4. " in warnings
+    assert "Skipped 1 line whose score is not a number: 5. " in warnings
     assert "quotation marks" not in warnings      # no comma advice for a tab-separated list
     info = " ".join(i.value for i in at.info)
-    assert "1 lines hold more fields than most lines (3; 1 more): 3. " in info
+    assert "1 line holds more fields than most lines (3; 1 more): 3. " in info
     assert "A tab inside a sentence also makes an extra field" in info
     table = at.dataframe[0].value
     assert table["line"].tolist() == [1, 3, 6, 7]
@@ -505,9 +505,9 @@ def test_a_pasted_csv_names_shifted_fields_and_open_quotes():
     results(at.text_area(key="pr_text").input(text).run())
     assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)
-    assert ("Skipped 1 lines whose fields are shifted: 2. They hold more fields than the columns"
+    assert ("Skipped 1 line whose fields are shifted: 2. It holds more fields than the columns"
             in warnings and "Put a sentence that holds a comma in quotation marks." in warnings)
-    assert "Skipped 1 lines with an open quote: 3. " in warnings
+    assert "Skipped 1 line with an open quote: 3. " in warnings
     table = at.dataframe[0].value
     assert table["line"].tolist() == [1, 4, 5] and table["a"].iloc[0] == "A man, with a hat, plays."
 
