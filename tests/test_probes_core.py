@@ -260,3 +260,17 @@ def test_a_marked_word_out_of_range(tiny):
     with pytest.raises(InputError) as bad:
         layer_probe(tiny, ProbeTask.MARKED_WORDS, [("Birds sing.", 5, "x")] * 6)
     assert bad.value.params["index"] == 5 and bad.value.params["count"] == 3
+
+
+def test_check_items_says_it_before_the_model_reads_anything():
+    from core.probes import check_items
+    check_items(ProbeTask.WORD_TAGS, TAGGED, folds=5)
+    with pytest.raises(InputError) as mismatch:
+        check_items(ProbeTask.WORD_TAGS, [*TAGGED, (["a", "b"], ["DET"])])
+    assert mismatch.value.params == {"number": len(TAGGED) + 1, "words": 2, "tags": 1}
+    with pytest.raises(InputError) as one_label:
+        check_items(ProbeTask.MARKED_WORDS, [("Birds sing.", 0, "x")] * 6)
+    assert one_label.value.params == {"label": "x"}
+    with pytest.raises(InputError) as few:
+        check_items(ProbeTask.SENTENCE_LABELS, LABELLED[:4], folds=5)
+    assert few.value.params == {"folds": 5, "sentences": 4}

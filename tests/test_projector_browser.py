@@ -196,7 +196,8 @@ def drawn_at(page, width: int, height: int) -> None:
 
 # A page's own options for the walk: Compare's layer map over the sidebar's two sentences is
 # drawn within the page's first run (over the built-in corpus it is a background job).
-PAGE_QUERY = {"compare": "&cmp_corpus=A+%2B+B"}
+PAGE_QUERY = {"compare": "&cmp_corpus=A+%2B+B",
+              "probes": "&prb_set=tense"}   # the quickest built-in probe
 
 
 @pytest.mark.parametrize("spec", PAGES, ids=lambda s: s.folder)
