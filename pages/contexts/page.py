@@ -21,7 +21,6 @@ from components.heatmap_image import exact_toggle
 from components.i18n import DEFAULT_LANGUAGE, N_, _, language
 from components.input_key import InputKey
 from components.inputs import shared_inputs
-from components.job_progress import show_job
 from components.labels import markdown_code, markdown_text
 from components.model_picker import offer_model
 from components.neighbours_table import neighbours_html, sense_colours, sense_label
@@ -34,16 +33,15 @@ from core.contexts.corpus_data import NEIGHBOUR_CORPUS
 from core.contexts.first_look import Found, Start, suggestion
 from core.contexts.neighbours import Neighbour, Query
 from core.contexts.senses import labelled_words, sentence_map
-from core.contexts.user_corpus import UserCorpus
 from core.contexts.vectors import ContextVectors, layers_within
 from pages.contexts import cache
-from pages.contexts.corpus_reading import column_pickers, read_source, report_corpus
 from pages.contexts.figures import (
     map_figure,
     map_picture,
     self_similarity_figure,
     separation_figure,
 )
+from pages.contexts.own_corpus import column_pickers, read_source, report_corpus, user_vectors
 from pages.contexts.records import Context, PageState
 
 T = TypeVar("T")
@@ -421,24 +419,6 @@ def draw_own_corpus(ctx: Context) -> None:
                   "are kept for a corpus this large: {layers}.").format(
             n=len(layers), layers=", ".join(str(k) for k in layers)))
     draw_own_results(ctx, vectors, corpus.key())
-
-
-def user_vectors(ctx: Context, corpus: UserCorpus, layers: tuple[int, ...]
-                 ) -> ContextVectors | None:
-    """The corpus's pass: from the cache, or its job (progress drawn while it runs)."""
-    name = ctx.key.model
-    if not cache.has_user_vectors(name, corpus, layers):
-        done = show_job(cache.user_job(name, corpus, layers),
-                        _("Your sentences through the model: {amount} ({seconds} s)"),
-                        _("The run over your sentences stopped with an error. Try again, or "
-                          "fewer sentences."))
-        if done is None:
-            return None
-    try:
-        return cache.get_user_vectors(name, corpus.key(), layers)
-    except LookupError:   # handed to the cache and dropped since: run it again
-        st.rerun()
-        return None
 
 
 def draw_own_results(ctx: Context, vectors: ContextVectors, digest: str) -> None:

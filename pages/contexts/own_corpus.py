@@ -1,5 +1,6 @@
 """Contexts, the Your own corpus tab's corpus: the text or file it comes from (kept across tabs),
-its columns, and what was read, skipped and why (said with components.skipped_lines).
+its columns, what was read, skipped and why (said with components.skipped_lines), and its pass
+through the model (a job on the board, shown with components.job_progress.show_job).
 """
 
 from __future__ import annotations
@@ -8,12 +9,15 @@ import streamlit as st
 
 from components.explain import explain
 from components.i18n import N_, N_plural, _, ngettext
+from components.job_progress import show_job
 from components.kept_upload import KeptUpload
 from components.labels import markdown_code
 from components.skipped_lines import report_skipped
 from core.contexts.user_corpus import MAX_SENTENCES, MAX_TOKENS, UserCorpus
+from core.contexts.vectors import ContextVectors
 from core.sentence_files.reader import Reason, Refusal, Table
-from pages.contexts.records import PageState
+from pages.contexts import cache
+from pages.contexts.records import Context, PageState
 
 # The widgets' keys (not in the URL).
 TEXT_KEY, FILE_KEY = "ctx_text", "ctx_file"
@@ -127,3 +131,21 @@ def report_corpus(corpus: UserCorpus, read: int) -> bool:
                   "apart, so it is drawn in one colour.").format(
             label=markdown_code(corpus.labels[0])), icon=":material/info:")
     return True
+
+
+def user_vectors(ctx: Context, corpus: UserCorpus, layers: tuple[int, ...]
+                 ) -> ContextVectors | None:
+    """The corpus's pass: from the cache, or its job (progress drawn while it runs)."""
+    name = ctx.key.model
+    if not cache.has_user_vectors(name, corpus, layers):
+        done = show_job(cache.user_job(name, corpus, layers),
+                        _("Your sentences through the model: {amount} ({seconds} s)"),
+                        _("The run over your sentences stopped with an error. Try again, or "
+                          "fewer sentences."))
+        if done is None:
+            return None
+    try:
+        return cache.get_user_vectors(name, corpus.key(), layers)
+    except LookupError:   # handed to the cache and dropped since: run it again
+        st.rerun()
+        return None
