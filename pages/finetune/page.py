@@ -96,7 +96,8 @@ def choice(where: Any, label: str, key: str, options: Sequence[Any], names: Mapp
         linked = next((o for o in options if asked is not None and (
             asked == str(o) or asked in every_language(names[o]))), default)
         st.session_state[key] = _(names[linked])
-    picked = where.selectbox(label, shown, key=key, bind="query-params", **kwargs)
+    draw = where.radio if kwargs.pop("radio", False) else where.selectbox
+    picked = draw(label, shown, key=key, bind="query-params", **kwargs)
     return options[shown.index(picked)] if picked in shown else default
 
 
@@ -107,18 +108,19 @@ def draw_controls() -> tuple[FineTuneTask, DataSource, Mode, int, float, int]:
     own = DataSource.CHINESE if language() == "zh" else DataSource.ENGLISH
     source = choice(top[1], _("Data"), DATA_KEY, list(DataSource), DATA_NAMES, own)
     explain(_(TASK_WORDS[task]))
-    row = st.columns(4)
-    mode = choice(row[0], _("What is trained"), MODE_KEY, list(Mode), MODE_NAMES, Mode.FULL,
+    mode = choice(st, _("What is trained"), MODE_KEY, list(Mode), MODE_NAMES, Mode.FULL,
+                  radio=True, horizontal=True,
                   help=_("Full fine-tuning trains every weight with the new layer. Frozen "
                          "features train the new layer alone on the model's vectors, which "
                          "stay exactly as they were: ELMo's way of using a pretrained model."))
-    epochs = whole_number(row[1], _("Epochs"), min_value=1, max_value=10, value=1,
+    row = st.columns(3)
+    epochs = whole_number(row[0], _("Epochs"), min_value=1, max_value=10, value=1,
                           key=EPOCHS_KEY, help=_("Passes over the training items."))
-    rate = row[2].selectbox(_("Learning rate"), RATES, index=RATES.index(5e-5), key=RATE_KEY,
+    rate = row[1].selectbox(_("Learning rate"), RATES, index=RATES.index(5e-5), key=RATE_KEY,
                             bind="query-params", format_func=lambda v: f"{v:g}",
                             help=_("How far each step moves the weights (AdamW, with a linear "
                                    "warm-up over the first tenth of the steps)."))
-    batch = row[3].selectbox(_("Batch size"), BATCHES, index=BATCHES.index(16), key=BATCH_KEY,
+    batch = row[2].selectbox(_("Batch size"), BATCHES, index=BATCHES.index(16), key=BATCH_KEY,
                              bind="query-params", help=_("Items per step."))
     return task, source, mode, epochs, float(rate), int(batch)
 
