@@ -35,11 +35,14 @@ def alone() -> Iterator[str]:
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONPATH": str(ROOT)})
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
             break
         except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stop_server(proc)
+                raise RuntimeError(f"the switcher's page did not start; see {log.name}") from None
             time.sleep(0.2)
     yield f"http://127.0.0.1:{port}"
     stop_server(proc)
