@@ -22,7 +22,7 @@ from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import png_config, show_figure
 from components.html_table import draw_table
-from components.i18n import N_, _
+from components.i18n import N_, _, ngettext
 from components.inputs import shared_inputs
 from components.job_progress import show_job
 from components.labels import markdown_template, markdown_text
@@ -203,12 +203,20 @@ def random_note(ctx: Context, result: LayerSimilarity) -> str:
 def map_note(ctx: Context, result: LayerSimilarity) -> str:
     """What the map was computed on, in one sentence."""
     if result.unit == RowUnit.WORD:
-        rows = _("The two tokenizers split {n} of the {texts} sentences into different pieces, "
-                 "so each row is a word (the mean of its pieces): {rows} words.").format(
+        rows = ngettext(
+            "The two tokenizers split the sentence into different pieces ({n} of {texts}), so "
+            "each row is a word (the mean of its pieces): {rows} words.",
+            "The two tokenizers split {n} of the {texts} sentences into different pieces, so "
+            "each row is a word (the mean of its pieces): {rows} words.",
+            result.texts).format(
             n=result.split_differently, texts=result.texts, rows=f"{result.rows:,}")
     else:
-        rows = _("Both tokenizers split every sentence the same way: {rows} tokens of {texts} "
-                 "sentences, [CLS] and [SEP] left out.").format(rows=f"{result.rows:,}",
+        rows = ngettext(
+            "Both tokenizers split the sentence the same way: {rows} tokens of {texts} sentence, "
+            "[CLS] and [SEP] left out.",
+            "Both tokenizers split every sentence the same way: {rows} tokens of {texts} "
+            "sentences, [CLS] and [SEP] left out.",
+            result.texts).format(rows=f"{result.rows:,}",
                                                                  texts=result.texts)
     return rows + " " + _("Computed in {seconds} s.").format(seconds=f"{result.seconds:.1f}")
 

@@ -18,7 +18,7 @@ from components.cache import get_encoding
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle
-from components.i18n import DEFAULT_LANGUAGE, N_, _, language
+from components.i18n import DEFAULT_LANGUAGE, N_, _, language, ngettext
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_code, markdown_text
@@ -371,7 +371,10 @@ def draw_map(ctx: Context) -> None:
     else:
         proj = cache.get_word_map(ctx.key.model, word, layer)
         labels = [corpus.records[int(s)].sense for s in proj.records]
-        title = _("“{word}” in {n} sentences, layer {layer}, {model}").format(
+        title = ngettext(
+            "“{word}” in {n} sentence, layer {layer}, {model}",
+            "“{word}” in {n} sentences, layer {layer}, {model}",
+            len(proj.records)).format(
             word=word, n=len(proj.records), layer=layer, model=ctx.bundle.label)
     sentences = [corpus.records[int(s)].sentence for s in proj.records]
     if exact:
@@ -448,7 +451,10 @@ def draw_own_results(ctx: Context, vectors: ContextVectors, digest: str) -> None
         return
     labelled = len({r.sense for r in vectors.records if r.sense}) >= 2
     labels = [vectors.records[int(s)].sense if labelled else None for s in proj.records]
-    title = _("Your {n} sentences (mean of their tokens), layer {layer}, {model}").format(
+    title = ngettext(
+        "Your {n} sentence (the mean of its tokens), layer {layer}, {model}",
+        "Your {n} sentences (mean of their tokens), layer {layer}, {model}",
+        len(proj.records)).format(
         n=len(proj.records), layer=layer, model=ctx.bundle.label)
     sentences = [vectors.records[int(s)].sentence for s in proj.records]
     if exact:

@@ -17,7 +17,7 @@ from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle, heatmap_html
 from components.html_row import draw_side_by_side
 from components.html_table import table_html
-from components.i18n import N_, _, language
+from components.i18n import N_, _, language, ngettext
 from components.input_key import InputKey
 from components.labels import markdown_code, markdown_text
 from components.pair_figure import contribution_figure, layer_name
@@ -257,18 +257,27 @@ def draw_notes(contrib: PairContributions) -> None:
     unknown = contrib.unknown_a + contrib.unknown_b
     if unknown:
         total = len(contrib.tokens_a) + len(contrib.tokens_b)
-        st.warning(_("{k} of the {n} tokens are [UNK] ({a} in A, {b} in B): {model}'s "
-                     "vocabulary has no entry for them (for Chinese, most characters). Every "
-                     "[UNK] starts as the same vector, so the rows and columns of [UNK] tokens "
-                     "compare their places and neighbours, not the characters that were "
-                     "typed.").format(
+        st.warning(ngettext(
+            "{k} of the {n} tokens is [UNK] ({a} in A, {b} in B): {model}'s vocabulary has no "
+            "entry for it (for Chinese, most characters). Every [UNK] starts as the same vector, "
+            "so the rows and columns of [UNK] tokens compare their places and neighbours, not the "
+            "characters that were typed.",
+            "{k} of the {n} tokens are [UNK] ({a} in A, {b} in B): {model}'s vocabulary has no "
+            "entry for them (for Chinese, most characters). Every [UNK] starts as the same "
+            "vector, so the rows and columns of [UNK] tokens compare their places and neighbours, "
+            "not the characters that were typed.",
+            unknown).format(
             k=unknown, n=total, a=contrib.unknown_a, b=contrib.unknown_b,
             model=markdown_text(name)),
             icon=":material/help:")
     cut = contrib.truncated_a + contrib.truncated_b
     if cut:
-        st.warning(_("{cut} tokens were cut: the model reads at most {limit} tokens of a "
-                     "sentence, as sentence-transformers does.").format(
+        st.warning(ngettext(
+            "{cut} token was cut: the model reads at most {limit} tokens of a sentence, as "
+            "sentence-transformers does.",
+            "{cut} tokens were cut: the model reads at most {limit} tokens of a sentence, as "
+            "sentence-transformers does.",
+            cut).format(
             cut=f"{cut:,}", limit=contrib.limit), icon=":material/content_cut:")
 
 

@@ -18,7 +18,7 @@ from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import show_figure
 from components.heatmap_image import exact_toggle
-from components.i18n import N_, _, language
+from components.i18n import N_, _, language, ngettext
 from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import markdown_template, markdown_text
@@ -125,8 +125,10 @@ def range_notes(ctx: PositionsContext, start: int, stop: int, pcs: tuple[int, ..
     input's positions outside it, rings without labels; and the components used."""
     notes = []
     if max(pcs) > available:
-        notes.append(_("Positions {start}–{stop} have only {n} components: PC{asked} is shown "
-                       "as PC{shown}.").format(start=start, stop=stop, n=available,
+        notes.append(ngettext(
+            "Positions {start}–{stop} have only {n} component: PC{asked} is shown as PC{shown}.",
+            "Positions {start}–{stop} have only {n} components: PC{asked} is shown as PC{shown}.",
+            available).format(start=start, stop=stop, n=available,
                                                asked=max(pcs), shown=available))
         pcs = tuple(min(pc, available) for pc in pcs)
     marks = ctx.marks.within(start, stop) if ctx.marks else None
@@ -137,8 +139,10 @@ def range_notes(ctx: PositionsContext, start: int, stop: int, pcs: tuple[int, ..
                        "drawn.").format(n=len(ctx.marks.positions) - len(marks.positions),
                                         start=start, stop=stop))
     if marks is not None and len(marks.positions) > figs.MAX_TEXT_LABELS:
-        notes.append(_("Your input has {n} positions here: they are ringed; hover a ring to "
-                       "read its token.").format(n=len(marks.positions)))
+        notes.append(ngettext(
+            "Your input has {n} position here: it is ringed; hover the ring to read its token.",
+            "Your input has {n} positions here: they are ringed; hover a ring to read its token.",
+            len(marks.positions)).format(n=len(marks.positions)))
     return notes, pcs
 
 
