@@ -335,3 +335,23 @@ def test_long_lists_go_in_chunks(bundle, monkeypatch):
     chunked = compare_pairs(bundle, PAIRS, progress=lambda d, t: calls.append((d, t)))
     pd.testing.assert_frame_equal(chunked, whole, atol=1e-6)
     assert calls[-1] == (14, 14) and [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_the_recipe_given_is_the_one_read(bundle, encoder):
+    """``pair_contributions(recipe=...)``: the caller's recipe sets the token limit (as
+    sentence-transformers' max_seq_length does: a shorter limit cuts both sentences, and the
+    split is the mean cosine of what is left) and is the one the result names; without it, the
+    model's own."""
+    a, b = ONE_PAIR[0][1:]
+    own = pair_contributions(bundle, a, b)
+    short = replace(own.recipe, max_seq_length=5)     # [CLS], 3 tokens, [SEP]
+    cut = pair_contributions(bundle, a, b, recipe=short)
+    assert cut.recipe == short and cut.limit == 5
+    assert max(len(cut.tokens_a), len(cut.tokens_b)) == 5 < len(own.tokens_b)
+    assert cut.truncated_b == len(own.tokens_b) - len(cut.tokens_b) > 0
+    encoder.max_seq_length = 5
+    try:
+        assert cut.cosine == pytest.approx(expected_cosines(encoder, [(a, b)])[0], abs=1e-5)
+    finally:
+        encoder.max_seq_length = own.recipe.max_seq_length or 256
+    assert cut.matrix.sum() == pytest.approx(cut.cosine, abs=1e-9)
