@@ -151,6 +151,12 @@ def test_expected_layer_is_the_centre_of_gravity_of_the_gains():
     assert expected_layer(np.array([0.5, 0.7, 0.8, 0.8])) == pytest.approx((0.2 + 0.2) / 0.3)
     assert expected_layer(np.array([0.2, 0.2, 0.9])) == pytest.approx(2.0)
     assert np.isnan(expected_layer(np.array([0.9, 0.8, 0.7])))
+    # a probe on one layer alone can fall; the gains are those of the running best, as
+    # Tenney's cumulative probe's, so the centre stays between layer 1 and the last
+    assert expected_layer(np.array([0.8, 0.9, 0.85, 0.95])) == pytest.approx(
+        (1 * 0.1 + 3 * 0.05) / 0.15)
+    falls = np.array([0.843, 0.946, 0.995, 0.99, 1.0, 0.98, 0.931])
+    assert 1 <= expected_layer(falls) <= 6
 
 
 # --- built-in sets ------------------------------------------------------------------------------

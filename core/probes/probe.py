@@ -15,7 +15,8 @@ sentence (``GroupKFold``: no sentence has examples on both sides of a fold).
   frequencies, fixed by ``seed``; the same probe is fitted on it. A probe that scores well on the
   control only memorises; ``selectivity`` = accuracy - control accuracy.
 - ``expected_layer`` (Tenney et al. 2019): the centre of gravity of the gains from one layer to
-  the next, E = sum_l l (acc_l - acc_{l-1}) / sum_l (acc_l - acc_{l-1}).
+  the next, E = sum_l l (acc_l - acc_{l-1}) / sum_l (acc_l - acc_{l-1}), over the running best
+  accuracy (``expected_layer`` says why).
 
     from core import load_model, layer_probe
     from core.probes import ProbeTask, builtin_items, BuiltinSet
@@ -92,8 +93,8 @@ class LayerProbe:
 
     @property
     def expected_layer(self) -> float:
-        """Tenney et al. 2019's centre of gravity of the gains; NaN when the accuracy gains
-        nothing from the embedding output to the last layer (no centre to speak of)."""
+        """Tenney et al. 2019's centre of gravity of the gains (``expected_layer``); NaN when
+        no layer beats the embedding output."""
         return expected_layer(self.accuracy)
 
     @property
@@ -103,9 +104,14 @@ class LayerProbe:
 
 
 def expected_layer(scores: np.ndarray) -> float:
-    """E = sum_l l (s_l - s_{l-1}) / sum_l (s_l - s_{l-1}), l = 1..L; NaN when the total gain
-    s_L - s_0 is not positive."""
-    gains = np.diff(np.asarray(scores, dtype=np.float64))
+    """Tenney et al. 2019's expected layer: E = sum_l l (s_l - s_{l-1}) / sum_l (s_l - s_{l-1}),
+    l = 1..L, over the running best s_l = max(score_0 .. score_l). Their probe at layer l reads
+    every layer up to l (a learned mix), so its score never falls with depth; a probe on one
+    layer alone can fall (a sentence model's last layers), and the raw drops would pull the
+    centre below layer 1 or past L. The running best stands in for their cumulative probe, so E
+    lies between 1 and L. NaN when no layer beats the embedding output (no gain to centre)."""
+    best = np.maximum.accumulate(np.asarray(scores, dtype=np.float64))
+    gains = np.diff(best)
     total = float(gains.sum())
     if total <= 1e-12:
         return float("nan")

@@ -152,11 +152,12 @@ def notice(probe: LayerProbe, model: str, set_name: str) -> str:
                     "memorising, is highest at layer {top} ({selectivity:+.2f}).").format(
         control=probe.control[best], top=top, selectivity=probe.selectivity[top])
     if math.isnan(probe.expected_layer):
-        text += " " + _("The last layer is no better than the embedding output, so there is "
-                        "no expected layer: what the probe reads is there from the start.")
+        text += " " + _("No layer does better than the embedding output, so there is no "
+                        "expected layer: what the probe reads is there from the start.")
     else:
-        text += " " + _("The gains from layer to layer centre on layer {layer} of "
-                        "{layers} (Tenney et al. 2019's expected layer).").format(
+        text += " " + _("The gains from layer to layer (of the best accuracy so far) centre "
+                        "on layer {layer} of {layers}: Tenney et al. 2019's expected "
+                        "layer.").format(
             layer=f"{probe.expected_layer:.1f}", layers=len(probe.accuracy) - 1)
     return text
 
