@@ -26,8 +26,9 @@ from components.input_key import InputKey
 from components.inputs import shared_inputs
 from components.labels import plotly_text, token_labels
 from components.pickers import head_axis, layer_axis, layer_picker
-from components.picture_switcher import Axis, Drawn, axis_slider, picture_grid, picture_slider
+from components.picture_switcher import Axis, Drawn, axis_slider, picture_grid
 from components.sections import Section, open_section, run_part, run_section
+from components.value_picture import value_picture
 from core import ExplorerError, ModelBundle
 from core.encoder import (
     CLARK_2019,
@@ -42,7 +43,7 @@ from core.encoder import (
 from core.encoder.ffn import feed_forward_checks
 from pages.encoder import cache
 from pages.encoder import figures as fg
-from pages.encoder.records import AttentionMaps, Context, Pick, Shown
+from pages.encoder.records import AttentionMaps, Context, Pick
 
 TITLE = N_("Encoder")
 EXPLANATION = N_(
@@ -73,21 +74,17 @@ RELATIVE_TOLERANCE = 1e-5
 POOLER_TOLERANCE = 1e-5   # |tanh| <= 1
 
 
-def how_shown(label: str, exact: bool, key: InputKey, bundle: ModelBundle) -> Shown:
-    """How the open tab shows its layer and head: the Attention tab and the Layer walk as
-    images switch both in the browser when every layer's and head's picture together stay
-    small (GRID_CELLS); else the layer is picked on the server, and the Attention tab as images
-    still switches the layer's heads in the browser. With exact values, both on the server."""
-    if label not in HEAD_TABS:
-        return Shown.ON_SERVER
-    if exact:
-        return Shown.ON_SERVER
+def layers_in_browser(label: str, exact: bool, key: InputKey, bundle: ModelBundle) -> bool:
+    """Does the open tab switch its layer (and head) in the browser? The Attention tab and the
+    Layer walk as images, when every layer's and head's picture together stay small
+    (GRID_CELLS); else the layer is picked on the server, and the Attention tab picks its head
+    with the head's map (draw_head_map: switched in the browser, or exact on the server)."""
+    if label not in HEAD_TABS or exact:
+        return False
     config = bundle.config
     with stop_on_input_error():
         tokens = len(analysis_of(key).encoding.tokens)   # its notices, shown once here
-    if config.num_hidden_layers * config.num_attention_heads * tokens ** 2 <= GRID_CELLS:
-        return Shown.EVERY_LAYER
-    return Shown.HEADS if label == ATTENTION else Shown.ON_SERVER
+    return config.num_hidden_layers * config.num_attention_heads * tokens ** 2 <= GRID_CELLS
 
 
 def draw_pickers(bundle: ModelBundle, with_head: bool) -> Pick:
@@ -349,32 +346,30 @@ def draw_attention(ctx: Context) -> None:
         return
     labels, rows, boundary = list(shown.labels), list(shown.rows), shown.boundary
     again, layer = steps_again(ctx), ctx.layer_steps.layer
-    if ctx.exact:
-        head = probs[ctx.head_view.head]
-        name = f"attention_layer{layer}_head{ctx.head_view.head}"
-        title = model_title(ctx, _("head {n}").format(n=ctx.head_view.head))
-        fig = fg.matrix_figure(head, labels, title, cols=labels, probs=True)
-        show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
-        picked = ctx.head_view.head
-        download_matrix(name, lambda: attention_shown(again(), hide)[picked], rows, key=name)
-    else:
-        run_part(draw_head_pictures, ctx, probs, labels, boundary, _("head {n}"),
-                 f"attention_layer{layer}_head{{n}}",
-                 lambda h: attention_shown(again(), hide)[h], rows)
+    run_part(draw_head_map, ctx, probs, labels, boundary, _("head {n}"),
+             f"attention_layer{layer}_head{{n}}",
+             lambda h: attention_shown(again(), hide)[h], rows)
     explain_rows(False, boundary)
     draw_every_head(ctx, probs, layer, False, boundary, lambda: attention_shown(again(), hide))
 
 
-def draw_head_pictures(ctx: Context, probs: np.ndarray, labels: list[str], boundary: int | None,
-                       what: str, name: str, head_matrix: Callable[[int], np.ndarray],
-                       rows: list[str]) -> None:
-    """The picked head's map, every head of the layer sent once and switched in the browser by
-    the head slider (components.picture_switcher). A move reports the head to this fragment,
-    which then redraws only the head's downloads under the picture."""
+def draw_head_map(ctx: Context, probs: np.ndarray, labels: list[str], boundary: int | None,
+                  what: str, name: str, head_matrix: Callable[[int], np.ndarray],
+                  rows: list[str]) -> None:
+    """The picked head's map (components.value_picture): every head of the layer sent once and
+    switched in the browser by the head slider, or with exact values the server's head slider
+    and the head's interactive figure. A move reruns this fragment, which then redraws only the
+    head's downloads under the map."""
     heads = list(range(probs.shape[0]))
     model, layer = ctx.bundle.label, ctx.layer_steps.layer
-    head = picture_slider(head_slider(heads), lambda h: fg.head_picture(
-        probs, labels, boundary, what, model, layer, h))
+
+    def figure(head: int) -> None:
+        fig = fg.matrix_figure(probs[head], labels, model_title(ctx, what.format(n=head)),
+                               cols=labels, probs=True)
+        show_figure(fg.add_boundary(fig, boundary), name.format(n=head), key="fig_att_head")
+
+    head = value_picture(head_slider(heads), lambda h: fg.head_picture(
+        probs, labels, boundary, what, model, layer, h), figure, exact=ctx.exact)
     download_matrix(name.format(n=head), lambda: head_matrix(head), rows,
                     key=name.format(n=head))
 
@@ -413,7 +408,7 @@ def draw_grid_pictures(ctx: Context, maps: AttentionMaps, hide: bool, by_word: b
 
 def draw_attention_by_word(ctx: Context, hide: bool) -> None:
     """The Attention tab by word: the picked head as a word x word map, then every head."""
-    layer, picked = ctx.layer_steps.layer, ctx.head_view.head
+    layer = ctx.layer_steps.layer
     shown = cache.get_word_attention(ctx.key, layer, hide)
     explain_attention(hide, by_word=True)
     if not shown.words:
@@ -422,18 +417,9 @@ def draw_attention_by_word(ctx: Context, hide: bool) -> None:
     named = fg.word_rows(shown.words)
     labels, rows, boundary = list(named.labels), list(named.rows), named.boundary
     key = ctx.key
-    if ctx.exact:
-        name = f"attention_by_word_layer{layer}_head{picked}"
-        fig = fg.matrix_figure(shown.probs[picked], labels,
-                               model_title(ctx, _("head {n}, by word").format(n=picked)),
-                               cols=labels, probs=True)
-        show_figure(fg.add_boundary(fig, boundary), name, key="fig_att_head")
-        download_matrix(name, lambda: cache.get_word_attention(key, layer, hide).probs[picked],
-                        rows, key=name)
-    else:
-        run_part(draw_head_pictures, ctx, shown.probs, labels, boundary, _("head {n}, by word"),
-                 f"attention_by_word_layer{layer}_head{{n}}",
-                 lambda h: cache.get_word_attention(key, layer, hide).probs[h], rows)
+    run_part(draw_head_map, ctx, shown.probs, labels, boundary, _("head {n}, by word"),
+             f"attention_by_word_layer{layer}_head{{n}}",
+             lambda h: cache.get_word_attention(key, layer, hide).probs[h], rows)
     explain_rows(True, boundary)
     draw_every_head(ctx, shown.probs, layer, True, boundary,
                     lambda: cache.get_word_attention(key, layer, hide).probs)
@@ -612,7 +598,7 @@ def main() -> None:
 
 def draw_tab(label: str, key: InputKey, bundle: ModelBundle) -> None:
     """The open tab, with the exact-values switch and the layer and head pickers only where
-    they change what it shows (how_shown).
+    they change what it shows (layers_in_browser).
 
     The whole model's analysis only for the tabs that use it (Context.analysis): the same cached
     one as the other pages, without attention weights; only the head atlas asks for every
@@ -620,11 +606,11 @@ def draw_tab(label: str, key: InputKey, bundle: ModelBundle) -> None:
     """
     # Drawn first: how the layer and head are picked depends on it.
     exact = exact_toggle(EXACT_KEY) if label in HEAD_TABS else False
-    shown = how_shown(label, exact, key, bundle)
-    if shown is Shown.EVERY_LAYER:
+    if layers_in_browser(label, exact, key, bundle):
         context = Context(key, bundle, None, None)   # every layer: switched in the browser
     elif label in LAYER_TABS:
-        pick = draw_pickers(bundle, with_head=label in HEAD_TABS and shown is not Shown.HEADS)
+        # The Attention tab picks its head with the head's map (draw_head_map).
+        pick = draw_pickers(bundle, with_head=label == WALK)
         with stop_on_input_error():
             steps = cache.get_steps(key, pick.layer)
         show_notices(steps.encoding)

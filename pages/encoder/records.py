@@ -4,7 +4,6 @@ page.py (README, "Adding a page")."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 
@@ -13,13 +12,6 @@ from components.input_key import InputKey
 from core import Analysis, Encoding, ModelBundle
 from core.encoder import EncoderSteps, HeadView
 from core.words import Word
-
-
-class Shown(Enum):
-    """Where the open tab picks its layer and head (page.how_shown)."""
-    EVERY_LAYER = "every layer"   # both switched in the browser, every picture sent
-    HEADS = "heads"               # the layer on the server, its heads switched in the browser
-    ON_SERVER = "on the server"   # both picked on the server (exact values, or no pictures)
 
 
 @dataclass(frozen=True)
