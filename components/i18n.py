@@ -61,11 +61,30 @@ def translations(code: str) -> gettext.NullTranslations:
     return merged
 
 
+@functools.cache
+def _count_forms(code: str) -> dict[str, str]:
+    """Either English form of every plural entry -> its translation for a count of that form
+    (core's errors keep the form for their count as a plain template: core.errors.N_plural)."""
+    forms: dict[str, str] = {}
+    folder = LOCALES / code / "LC_MESSAGES"
+    for po in sorted(folder.glob("*.po")) if code != DEFAULT_LANGUAGE else []:
+        with po.open("rb") as f:
+            catalog = read_po(f, locale=code)
+        for entry in catalog:
+            if entry.pluralizable and isinstance(entry.string, tuple) and all(entry.string):
+                singular, plural = entry.id[0], entry.id[1]
+                forms[singular] = translations(code).ngettext(singular, plural, 1)
+                forms[plural] = translations(code).ngettext(singular, plural, 2)
+    return forms
+
+
 def _(message: str) -> str:
     """``message`` in this run's language (the English text when it has no translation)."""
     if not message:
         return message
-    return translations(_language.get()).gettext(message)
+    code = _language.get()
+    found = translations(code).gettext(message)
+    return _count_forms(code).get(message, found) if found == message else found
 
 
 def N_(message: str) -> str:  # noqa: N802 - gettext's conventional name

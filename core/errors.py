@@ -17,10 +17,22 @@ def N_(template: str) -> str:  # noqa: N802 - gettext's conventional name
     return template
 
 
+def N_plural(singular: str, plural: str) -> tuple[str, str]:  # noqa: N802 - as N_
+    """Mark a message with a count (its English singular and plural) for translation: an error
+    given it with ``how_many=`` keeps the form for that count as its ``template``, which the app
+    translates as any other (components.i18n knows both forms of a plural entry)."""
+    return singular, plural
+
+
 class ExplorerError(Exception):
     """Base class: anything the app can show as a clear message and recover from."""
 
-    def __init__(self, template: str, **params: object) -> None:
+    def __init__(self, template: str | tuple[str, str], **params: object) -> None:
+        # N_plural: English has one form for 1 and one for other counts; ``how_many`` is taken
+        # from the params (not a parameter of its own, so callers' **params still type-check).
+        how_many = params.pop("how_many", None)
+        if isinstance(template, tuple):
+            template = template[0] if how_many == 1 else template[1]
         self.template = template
         self.params = params
         super().__init__(template.format(**params) if params else template)

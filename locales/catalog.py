@@ -88,11 +88,10 @@ NEVER_ONE = {
     "{n} distinct rows": "one and two rows have their own messages",
     "Only the {shown} columns that hold a 1 are drawn": "an input's distinct ids ([CLS], [SEP])",
 }
-# Counts not yet in plural forms (issue 59): core's errors carry one template and no count, and
-# messages with several counts need rewording. Remove an entry when its message is converted;
-# one that matches no message is reported.
+# Counts not yet in plural forms (issue 59): core's errors of fine-tuning and probes (to take
+# core.errors.N_plural with how_many=), and messages with several counts, which need rewording.
+# Remove an entry when its message is converted; one that matches no message is reported.
 NOT_YET = {
-    "Sentence {number} (“{text}”) is read as {count_a} words": "core error",
     "{part} has {count} items; fine-tuning needs at least": "core error",
     "Item {number} of {part} has {count} fields": "core error",
     "Item {number} of {part} has {words} words and {tags} tags": "core error",

@@ -95,3 +95,24 @@ def test_the_exception_lists_name_messages_that_exist():
         assert any("unicorns" in line for line in catalog.stale_exceptions(messages))
     finally:
         catalog.NOT_YET = original
+
+
+def test_a_core_error_with_a_count_keeps_the_form_for_its_count():
+    """core.errors.N_plural with how_many=: English picks the form for the count (str(error)
+    too), and _() translates either form of the plural entry."""
+    from core.errors import InputError, N_plural
+
+    message = next(m for domain in extracted().values() for m in domain
+                   if isinstance(m, tuple) and "is read as {count_a} word by" in m[0])
+    values = {"number": 2, "text": "x", "model_a": "A", "count_b": 4, "model_b": "B"}
+    one = InputError(N_plural(*message), how_many=1, count_a=1, **values)
+    three = InputError(N_plural(*message), how_many=3, count_a=3, **values)
+    assert (one.template, three.template) == message
+    assert "read as 1 word by A" in str(one) and "read as 3 words by A" in str(three)
+    assert _(one.template) == one.template
+    set_language("zh")
+    try:
+        assert _(one.template) == _(three.template) == translations("zh").ngettext(*message, 1)
+        assert _(one.template) != one.template
+    finally:
+        set_language("en")

@@ -27,7 +27,7 @@ import torch
 
 from core.compare.cka import cka_matrix, linear_cka
 from core.contexts.vectors import batches, padded
-from core.errors import N_, InputError
+from core.errors import N_, InputError, N_plural
 from core.models import ModelBundle, model_run
 from core.tokens import Encoding, encode
 from core.words import words_of_encoding
@@ -150,10 +150,13 @@ def match_rows(bundle_a: ModelBundle, bundle_b: ModelBundle, texts: Sequence[str
         for k, (ra, rb) in enumerate(zip(rows_a, rows_b, strict=True)):
             if ra[1] != rb[1]:
                 raise InputError(
-                    N_("Sentence {number} (“{text}”) is read as {count_a} words by {model_a} "
-                       "but {count_b} by {model_b}, so its vectors cannot be matched one to "
-                       "one. Leave it out or shorten it, and compare again."),
-                    number=k + 1, text=_short(texts[k]), count_a=len(ra[1]),
+                    N_plural("Sentence {number} (“{text}”) is read as {count_a} word by "
+                             "{model_a} but {count_b} by {model_b}, so its vectors cannot be "
+                             "matched one to one. Leave it out or shorten it, and compare again.",
+                             "Sentence {number} (“{text}”) is read as {count_a} words by "
+                             "{model_a} but {count_b} by {model_b}, so its vectors cannot be "
+                             "matched one to one. Leave it out or shorten it, and compare again."),
+                    how_many=len(ra[1]), number=k + 1, text=_short(texts[k]), count_a=len(ra[1]),
                     model_a=bundle_a.label, count_b=len(rb[1]), model_b=bundle_b.label)
     side_a = Side(enc_a, tuple(r[0] for r in rows_a), tuple(r[1] for r in rows_a))
     side_b = Side(enc_b, tuple(r[0] for r in rows_b), tuple(r[1] for r in rows_b))
