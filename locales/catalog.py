@@ -100,8 +100,6 @@ NOT_YET = {
     "Sentence {number} has {words} words but {tags} tags": "core error",
     "Sentence {number} has {count} words (counted from 0)": "core error",
     "The 95% interval of the difference (B minus A, {rounds} draws": "pairs in a bootstrap",
-    "{pairs} pairs read, {scored} with a score; {skipped} lines": "three counts",
-    "Read {read} lines: {used} pairs used, {skipped} skipped.": "three counts",
     "Comparing {pairs} pairs on {model}.": "a job card's template",
     "after {n} layers": "a diagram's label set",
     "By word: {picked} of the {candidates} words were picked": "five counts",

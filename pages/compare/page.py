@@ -290,7 +290,7 @@ def draw_many_pairs(ctx: Context) -> None:
         return
     skipped = [item.line for item in parsed.skipped]
     lines, more = line_ranges(skipped)
-    explain(_("{pairs} pairs read, {scored} with a score; {skipped} lines skipped{where}.")
+    explain(_("Pairs read: {pairs}, {scored} with a score; lines skipped: {skipped}{where}.")
             .format(pairs=f"{len(parsed.pairs):,}", scored=f"{parsed.scored:,}",
                     skipped=len(skipped), where=f" ({lines})" if skipped else ""))
     both = show_job(cache.pairs_job(ctx.key.model, ctx.name_b, parsed),
