@@ -285,8 +285,8 @@ def report_refusal(table: Table) -> None:
 
 def read_summary(table: Table, parsed: lists.PairList, picked: Picked) -> None:
     """What was read and how: lines read, used, skipped; delimiter, quoting, charset; columns."""
-    explain(_("Lines read: {read}; pairs used: {used}; lines skipped: {skipped}. The file is {how}. "
-        "Sentence A: {a}; sentence B: {b}; score: {score} ({why}).").format(
+    explain(_("Lines read: {read}; pairs used: {used}; lines skipped: {skipped}. The file is "
+              "{how}. Sentence A: {a}; sentence B: {b}; score: {score} ({why}).").format(
         read=f"{table.lines:,}", used=f"{len(parsed.pairs):,}", skipped=f"{len(parsed.skipped):,}",
         how=how_read(table), a=markdown_text(column_label(table, picked.a)),
         b=markdown_text(column_label(table, picked.b)),
