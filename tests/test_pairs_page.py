@@ -285,7 +285,7 @@ def test_pairs_in_chromium_at_1024(server, browser):
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
         files=[{"name": "sts-test.csv", "mimeType": "text/csv",
                 "buffer": benchmark_bytes(sts_shaped())}])
-    page.wait_for_selector("text=Read 1,379 lines: 1,379 pairs used, 0 skipped", timeout=60_000)
+    page.wait_for_selector("text=Lines read: 1,379; pairs used: 1,379; lines skipped: 0", timeout=60_000)
     wait_for_app(page)
     page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
     page.wait_for_selector("text=284 lines hold more fields than most lines", timeout=60_000)
@@ -330,7 +330,7 @@ def test_an_uploaded_benchmark_file_keeps_every_sentence(bundle):
     assert at.selectbox(key="pr_col_a").value == 5 and at.selectbox(key="pr_col_b").value == 6
     assert at.selectbox(key="pr_col_score").value == 4
     summary = " ".join(m.value for m in at.markdown)
-    assert "Read 40 lines: 40 pairs used, 0 skipped" in summary
+    assert "Lines read: 40; pairs used: 40; lines skipped: 0" in summary
     assert "separated by tabs; a quotation mark is part of the sentence" in summary
     table = at.dataframe[0].value
     assert table["a"].tolist() == [r[5] for r in rows]
@@ -442,7 +442,7 @@ def test_the_sts_benchmark_as_it_ships_reads_every_pair(bundle):
     rows = sts_shaped()
     at = upload(many(), "sts-test.csv", benchmark_bytes(rows))
     assert_clean(at)
-    assert "Read 1,379 lines: 1,379 pairs used, 0 skipped" in " ".join(m.value for m in at.markdown)
+    assert "Lines read: 1,379; pairs used: 1,379; lines skipped: 0" in " ".join(m.value for m in at.markdown)
     info = " ".join(i.value for i in at.info)
     assert ("284 lines hold more fields than most lines (7; 2 more): 626–879, 1350–1379. Their "
             "picked columns come before the extra fields and are read.") in info
