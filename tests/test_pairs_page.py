@@ -285,7 +285,8 @@ def test_pairs_in_chromium_at_1024(server, browser):
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
         files=[{"name": "sts-test.csv", "mimeType": "text/csv",
                 "buffer": benchmark_bytes(sts_shaped())}])
-    page.wait_for_selector("text=Lines read: 1,379; pairs used: 1,379; lines skipped: 0", timeout=60_000)
+    page.wait_for_selector("text=Lines read: 1,379; pairs used: 1,379; lines skipped: 0",
+                           timeout=60_000)
     wait_for_app(page)
     page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
     page.wait_for_selector("text=284 lines hold more fields than most lines", timeout=60_000)
@@ -442,7 +443,8 @@ def test_the_sts_benchmark_as_it_ships_reads_every_pair(bundle):
     rows = sts_shaped()
     at = upload(many(), "sts-test.csv", benchmark_bytes(rows))
     assert_clean(at)
-    assert "Lines read: 1,379; pairs used: 1,379; lines skipped: 0" in " ".join(m.value for m in at.markdown)
+    assert "Lines read: 1,379; pairs used: 1,379; lines skipped: 0" in " ".join(
+        m.value for m in at.markdown)
     info = " ".join(i.value for i in at.info)
     assert ("284 lines hold more fields than most lines (7; 2 more): 626–879, 1350–1379. Their "
             "picked columns come before the extra fields and are read.") in info
