@@ -170,6 +170,12 @@ PRETRAINING_CELLS: tuple[str, ...] = (
     "print(f'full fine-tuning trains {body + new:,} numbers')\n"
     "print(f'frozen features (ELMo) train {new:,}')\n"
     "[name for name, _ in model.named_children()]",
+    # What a probe reads: one vector per token at every hidden state (0 = the embedding
+    # output); the Probes page fits a classifier on one layer's rows at a time.
+    "out = model(**inputs, output_hidden_states=True)\n"
+    "states = torch.stack(out.hidden_states)[:, 0]  # (layers + 1, tokens, hidden)\n"
+    "print(tokenizer.convert_ids_to_tokens(inputs['input_ids'][0]))\n"
+    "states.shape",
     # Linear CKA, the measure the last step reads (the Compare page's layer map): what it is
     # and what it ignores, on the sentence's own last-layer rows. The comparison with random
     # weights itself needs thousands of tokens (fewer than the hidden size read high whatever

@@ -256,6 +256,19 @@ PRETRAINING_STEPS = (
             "towards the top. [See it for the run you trained]"
             "(/finetune?ft_task=sentence_class&ft_data=en&ft_epochs=3&ft_section=What+changed)"
             ".")),
+    Step(N_("Which layer knows parts of speech best?"),
+         N_("A probe is a simple classifier trained on the vectors of one layer at a time: "
+            "above, one row of numbers per token at every layer. If it reads a word's part of "
+            "speech well from a layer's rows, on sentences it was not trained on, that layer "
+            "holds it. The Probes page trains one at every layer on 400 sentences of a "
+            "treebank, beside a control task of random labels: [open it with parts of speech]"
+            "(/probes?prb_set=parts+of+speech)."),
+         N_("Which layer knows parts of speech best?"),
+         (N_("The embedding output (layer 0)"), N_("A middle layer"), N_("The last layer")), 1,
+         N_("A middle layer: the embedding output already knows much from the word alone, the "
+            "layers above add what the context says (is \"run\" a noun or a verb here?), and "
+            "the last layers turn towards the model's own training goal. Tenney et al. 2019 "
+            "found part of speech among the first things BERT resolves, low in the stack.")),
     Step(N_("What pretraining changed: the model against random weights"),
          N_("Linear CKA compares two sets of vectors for the same tokens: 1 when one set is the "
             "other rotated or scaled, as the output above checks on your sentence, and near 0 "
