@@ -11,6 +11,7 @@ of every part before; a part that fails has a row saying why, and the parts afte
                   1,000 short pairs through compare_pairs vs a bare batched forward (pairs_bench)
                   mask_lens vs fill_mask on checkpoints with an MLM head (mask_lens_bench)
                   the Compare page's layer map vs two bare batched forwards (compare_bench)
+                  the probe at every layer vs a bare forward and the fits (probes_bench)
     2 App         cold start, warm reruns on every page vs the app's frame alone (and the
                   frame vs a bare Streamlit page), websocket bytes, /stages vs /tokens
                   (issue 3), /positions first visit (issue 4), every page opened from the
@@ -106,6 +107,7 @@ SLOTS = (
     Slot("pairs_core", "1 Core", "short pairs through compare_pairs vs a bare batched forward"),
     Slot("mask_lens", "1 Core", "core.mask_lens vs fill_mask on a checkpoint with an MLM head"),
     Slot("compare", "1 Core", "the layer map vs two bare batched forwards, two models' memory"),
+    Slot("probes", "1 Core", "the parts-of-speech probe vs a bare forward and the fits alone"),
     Slot("app", "2 App", "the app's pages in Chromium (cold start, reruns, switches, long pairs)"),
     Slot("explore", "2 Exploring", "the control a student moves most, on every page"),
     Slot("element_costs", "2 Exploring", "what one more element adds to a move"),
@@ -252,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
         from bench import compare_bench  # the layer map vs two bare forwards, two models' RSS
 
         table.measure("compare", lambda: compare_bench.rows(plan.core_reps), list)
+        from bench import probes_bench  # layer_probe vs a bare forward + the fits, memory
+
+        table.measure("probes", lambda: probes_bench.rows(max(2, plan.core_reps // 3)), list)
         from bench import finetune_bench  # fine_tune vs a bare torch loop, epochs, a page beside
 
         table.measure("finetune", lambda: finetune_bench.rows(finetune_bench.measure(3)), list)
