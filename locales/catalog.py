@@ -99,10 +99,8 @@ NOT_YET = {
     "Line {line} has {words} words but {tags} tags": "core error",
     "Sentence {number} has {words} words but {tags} tags": "core error",
     "Sentence {number} has {count} words (counted from 0)": "core error",
-    "The 95% interval of the difference (B minus A, {rounds} draws": "pairs in a bootstrap",
     "Comparing {pairs} pairs on {model}.": "a job card's template",
     "after {n} layers": "a diagram's label set",
-    "By word: {picked} of the {candidates} words were picked": "five counts",
 }
 
 
