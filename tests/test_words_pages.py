@@ -97,6 +97,6 @@ def test_pretraining_whole_word_masking(bundle, lang, texts):
     counts = m.word_counts()
     text = " ".join(x.value for x in at.markdown)
     if lang == "en":
-        assert (f"By word: {len(m.candidate_words) - counts[None]} of the "
-                f"{len(m.candidate_words)} words were picked; {counts['mask']} became") in text
+        assert (f"By word: picked {len(m.candidate_words) - counts[None]} of "
+                f"{len(m.candidate_words)}; became [MASK]: {counts['mask']};") in text
     assert ("Cui" in text) and ("BERT-wwm" in text)

@@ -159,8 +159,8 @@ def verdict(comparison: PairsComparison) -> str:
             "against {b}).")
     first = better.format(diff=f"{abs(diff):.3f}", name=name, a=f"{comparison.a:.3f}",
                           b=f"{comparison.b:.3f}")
-    interval = _("The 95% interval of the difference (B minus A; pairs: {n}, drawn with replacement "
-        "{rounds} times) runs from {low} to {high}").format(
+    interval = _("The 95% interval of the difference (B minus A; pairs: {n}, drawn with "
+                 "replacement {rounds} times) runs from {low} to {high}").format(
         rounds=f"{comparison.rounds:,}", n=f"{comparison.n:,}", low=f"{comparison.low:.3f}",
         high=f"{comparison.high:.3f}")
     if comparison.excludes_zero:

@@ -118,8 +118,8 @@ def draw_masking(ctx: Context) -> None:
         picked=m.n_picked, candidates=m.n_candidates))
     if s.whole_word:
         words = m.word_counts()
-        st.markdown(_("By word: picked {picked} of {candidates}; became [MASK]: {mask}; became a random "
-            "token: {random}; stayed as they were: {kept}.").format(
+        st.markdown(_("By word: picked {picked} of {candidates}; became [MASK]: {mask}; became a "
+                      "random token: {random}; stayed as they were: {kept}.").format(
             picked=len(m.candidate_words) - words[None], candidates=len(m.candidate_words),
             mask=words["mask"], random=words["random"], kept=words["kept"]))
     draw_unk_note(m.encoding, ctx.bundle, _(
