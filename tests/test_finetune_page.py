@@ -111,7 +111,7 @@ def test_the_numbers_are_fine_tunes(bundle):
     right = [i for i, (b, a) in enumerate(zip(run.before.correct, run.after.correct,
                                               strict=True)) if a and not b]
     assert str(len(right)) in texts(scores, "subheader")[0]
-    first = scores.dataframe[0].value
+    first = scores.table[1].value
     assert list(first.iloc[:, 0]) == [data.held_out[i].text for i in right[:8]]
 
     again = settle(open_app(PAGE, lang="zh", **query))    # the same run, not a second one

@@ -108,11 +108,15 @@ def draw_controls() -> tuple[FineTuneTask, DataSource, Mode, int, float, int]:
     own = DataSource.CHINESE if language() == "zh" else DataSource.ENGLISH
     source = choice(top[1], _("Data"), DATA_KEY, list(DataSource), DATA_NAMES, own)
     explain(_(TASK_WORDS[task]))
-    mode = choice(st, _("What is trained"), MODE_KEY, list(Mode), MODE_NAMES, Mode.FULL,
-                  radio=True, horizontal=True,
-                  help=_("Full fine-tuning trains every weight with the new layer. Frozen "
-                         "features train the new layer alone on the model's vectors, which "
-                         "stay exactly as they were: ELMo's way of using a pretrained model."))
+    if task is FineTuneTask.PAIR_SCORE:   # no new layer: nothing to train on frozen features
+        mode = Mode.FULL
+    else:
+        mode = choice(st, _("What is trained"), MODE_KEY, list(Mode), MODE_NAMES, Mode.FULL,
+                      radio=True, horizontal=True,
+                      help=_("Full fine-tuning trains every weight with the new layer. Frozen "
+                             "features train the new layer alone on the model's vectors, which "
+                             "stay exactly as they were: ELMo's way of using a pretrained "
+                             "model."))
     row = st.columns(3)
     epochs = whole_number(row[0], _("Epochs"), min_value=1, max_value=10, value=1,
                           key=EPOCHS_KEY, help=_("Passes over the training items."))
@@ -144,9 +148,9 @@ def draw_training(ctx: Context) -> None:
             steps=-(-len(ctx.data.train) // request.batch_size), model=ctx.bundle.label))
         if st.button(_("Start training"), key="ft_start", type="primary",
                      icon=":material/play_arrow:"):
-            job = start(ctx)
-        if job is None:
-            return
+            if start(ctx) is not None:
+                st.rerun()   # the page again without the Start button: the run shows below
+        return
     if not job.done():
         live_view(job, request, language())
         return
@@ -191,7 +195,9 @@ def _live(job: jobs.Job[training.Outcome], request: Request, lang: str, mine: bo
                 icon=":material/hourglass_top:")
     else:
         st.progress(state.step / state.total if state.total else 0.0)
-        words = _("Step {step} of {total}.").format(step=state.step, total=state.total or "…")
+        words = _("Step {step} of {total}.").format(step=state.step, total=state.total) \
+            if state.total else _("Starting: the model is copied, and scored on the held-out "
+                                  "items before training.")
         if state.rate:
             words += " " + _("{rate} steps a second, about {left} left.").format(
                 rate=f"{state.rate:.2f}", left=duration(state.seconds_left or 0.0))
@@ -284,7 +290,7 @@ def draw_scores(ctx: Context) -> None:
     explain(_("The held-out items, scored before training and after it; the same data, "
               "settings and order of batches for both ways of training."))
     st.table(figs.scores_frame(run.before, after), hide_index=True)
-    if twin is None:
+    if twin is None and run.task is not FineTuneTask.PAIR_SCORE:   # pair_score has no head
         job = training.find(twin_request)
         if job is not None and not job.done():
             live_view(job, twin_request, language())
@@ -294,13 +300,13 @@ def draw_scores(ctx: Context) -> None:
                 st.rerun()
     right, wrong = figs.changed_indices(run.before, run.after)
     st.subheader(_("Now right: {n} held-out items").format(n=len(right)))
-    if right:
-        st.dataframe(figs.examples_frame(run.task, ctx.data.held_out, right[:EXAMPLES_SHOWN],
-                                         run.before, run.after), hide_index=True)
+    if right:   # a table, not a data frame: long sentences wrap instead of being cut
+        st.table(figs.examples_frame(run.task, ctx.data.held_out, right[:EXAMPLES_SHOWN],
+                                     run.before, run.after), hide_index=True)
     st.subheader(_("Still wrong: {n} held-out items").format(n=len(wrong)))
     if wrong:
-        st.dataframe(figs.examples_frame(run.task, ctx.data.held_out, wrong[:EXAMPLES_SHOWN],
-                                         run.before, run.after), hide_index=True)
+        st.table(figs.examples_frame(run.task, ctx.data.held_out, wrong[:EXAMPLES_SHOWN],
+                                     run.before, run.after), hide_index=True)
 
 
 def draw_changes(ctx: Context) -> None:
@@ -339,7 +345,9 @@ def draw_pair_split(ctx: Context) -> None:
     index = whole_number(st, _("Held-out pair"), min_value=1, max_value=len(ctx.data.held_out),
                          value=1, key=PAIR_KEY) - 1
     item = ctx.data.held_out[index]
-    st.markdown(markdown_template(_("A: {a}  B: {b}"), a=str(item[0]), b=str(item[1])))
+    st.markdown(markdown_template(_("A: {a}  B: {b}  The right answer: {answer}"),
+                                  a=str(item[0]), b=str(item[1]),
+                                  answer=figs.answer_words(ctx.task, item)))
     try:
         split = cache.get_pair_split(ctx.key.model, ctx.request, index)
     except ExplorerError as exc:
