@@ -13,11 +13,20 @@ English sets (training + held-out items):
 
 Why these sizes: one epoch of full fine-tuning of the 6-layer all-MiniLM-L6-v2 on a 2-core CPU
 takes about 0.45 s per step of 16 short items, and a class should watch an epoch end in under a
-minute, held-out scoring included. 240 items are 15 steps (about 7 s); a scored pair runs the
-encoder twice and a question with its passage is three to four times as long as a sentence, so
-those sets are smaller per second of training. Each set is still large enough that one epoch
-moves the held-out score: the held-out part repeats no training text and uses partly new words
-(other cities, names, dishes, sports), so its score measures what was learned, not remembered.
+minute, held-out scoring included. 240 items are 15 steps (about 7 s at that rate); a scored pair
+runs the encoder twice (21 tokens a pair on average against 11 for a sentence) and a question
+with its passage is about three times as long (36 tokens, at most 57), so those sets give fewer
+items per second. The held-out part repeats no training text and uses partly new words (other
+cities, dates, names, dishes, sports, passages), so its score measures what was learned, not
+what was remembered.
+
+What one epoch at fine_tune's defaults (learning rate 2e-5, batch 16, seed 0) did on the English
+sets, held-out before -> after (measured once on the shipped model): sentence_class accuracy
+0.23 -> 0.57; token_tags word accuracy 0.27 -> 0.68 (macro F1 0.19 -> 0.34); pair_class and span
+no change beyond noise (accuracy 0.37 -> 0.35, span F1 0.17 -> 0.17: three-way inference and a
+new answer head need more steps than 15 and 10); pair_score Spearman 0.890 -> 0.894 (the model
+was trained for sentence similarity already: its cosines start close to the scores, mean gap
+0.13 on the 0..1 scale).
 
 Reading is cached: the files are constant package data, read once per process.
 """
