@@ -100,7 +100,6 @@ NOT_YET = {
     "Sentence {number} has {words} words but {tags} tags": "core error",
     "Sentence {number} has {count} words (counted from 0)": "core error",
     "Comparing {pairs} pairs on {model}.": "a job card's template",
-    "after {n} layers": "a diagram's label set",
 }
 
 

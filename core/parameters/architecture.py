@@ -52,7 +52,9 @@ def architecture_steps(config: BertConfig, tokens: int) -> list[SketchStep]:
             Text("FFN down"), Text("{i} → {h}", {"h": str(h), "i": str(i)}), Text("+ LayerNorm"),
         ), f"[1, {T}, {h}]", "layer"),
         SketchStep("out", "last_hidden_state", (
-            Text("after {n} layers", {"n": str(config.num_hidden_layers)}),
+            # The English form for the count (pages/parameters marks both: N_plural).
+            Text("after {n} layer" if config.num_hidden_layers == 1 else "after {n} layers",
+                 {"n": str(config.num_hidden_layers)}),
         ), f"[1, {T}, {h}]", "io"),
         SketchStep("pool", "pooler", (
             Text("[CLS] row only,"), Text("dense {h}×{h}, tanh", {"h": str(h)}),

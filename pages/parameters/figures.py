@@ -17,7 +17,7 @@ from transformers import BertConfig
 from components import palette
 from components.graphs import Node, dot_graph
 from components.html_table import Format
-from components.i18n import N_, _
+from components.i18n import N_, N_plural, _
 from core.parameters.architecture import architecture_steps
 from core.parameters.listing import TreeNodes
 from core.parameters.text import Text
@@ -56,7 +56,8 @@ CORE_WORDS = frozenset({
     N_("+ position {p}×{h}"), N_("+ token type {s}×{h}"), N_("then LayerNorm"),
     N_("Q, K, V: {h}×{h} each"), N_("{heads} heads × {d} dims"), N_("softmax(QKᵀ / √{d})"),
     N_("per head"), N_("heads joined,"), N_("dense {h}×{h}"), N_("+ LayerNorm"), N_("FFN up"),
-    N_("{h} → {i}, GELU"), N_("FFN down"), N_("{i} → {h}"), N_("after {n} layers"),
+    N_("{h} → {i}, GELU"), N_("FFN down"), N_("{i} → {h}"),
+    N_plural("after {n} layer", "after {n} layers"),
     N_("[CLS] row only,"), N_("dense {h}×{h}, tanh"),
 })
 TRANSLATED_PARAMS = ("label", "why")  # a Text's values that are core's words, not numbers
