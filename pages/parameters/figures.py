@@ -57,7 +57,7 @@ CORE_WORDS = frozenset({
     N_("Q, K, V: {h}×{h} each"), N_("{heads} heads × {d} dims"), N_("softmax(QKᵀ / √{d})"),
     N_("per head"), N_("heads joined,"), N_("dense {h}×{h}"), N_("+ LayerNorm"), N_("FFN up"),
     N_("{h} → {i}, GELU"), N_("FFN down"), N_("{i} → {h}"),
-    N_plural("after {n} layer", "after {n} layers"),
+    *N_plural("after {n} layer", "after {n} layers"),   # both forms (core picks by the count)
     N_("[CLS] row only,"), N_("dense {h}×{h}, tanh"),
 })
 TRANSLATED_PARAMS = ("label", "why")  # a Text's values that are core's words, not numbers
