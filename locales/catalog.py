@@ -99,7 +99,6 @@ NOT_YET = {
     "Line {line} has {words} words but {tags} tags": "core error",
     "Sentence {number} has {words} words but {tags} tags": "core error",
     "Sentence {number} has {count} words (counted from 0)": "core error",
-    "Comparing {pairs} pairs on {model}.": "a job card's template",
 }
 
 

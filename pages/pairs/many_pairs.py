@@ -82,7 +82,10 @@ def draw_many_pairs(ctx: Context) -> None:
     if not cache.held(model, parsed):
         # A short list finishes within the run's short wait: no progress card.
         compared = show_job(cache.get_job(model, parsed),
-                            _("Comparing {pairs} pairs on {model}. Sentences encoded: {amount}."),
+                            ngettext(
+                                "Comparing {pairs} pair on {model}. Sentences encoded: {amount}.",
+                                "Comparing {pairs} pairs on {model}. Sentences encoded: {amount}.",
+                                len(parsed.pairs)),
                             _("The comparison stopped with an error. Try again, or a shorter "
                               "list."), pairs=f"{len(parsed.pairs):,}", model=model)
         if compared is None:
