@@ -95,10 +95,6 @@ NOT_YET = {
     "{part} has {count} items; fine-tuning needs at least": "core error",
     "Item {number} of {part} has {count} fields": "core error",
     "Item {number} of {part} has {words} words and {tags} tags": "core error",
-    "Line {line} has {count} filled columns": "core error",
-    "Line {line} has {words} words but {tags} tags": "core error",
-    "Sentence {number} has {words} words but {tags} tags": "core error",
-    "Sentence {number} has {count} words (counted from 0)": "core error",
 }
 
 

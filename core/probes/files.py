@@ -136,14 +136,14 @@ def read_labelled_table(data: bytes | str, task: ProbeTask | str, name: str | No
     for row in table.rows[:MAX_SENTENCES]:
         cells = [c.strip() for c in row.cells]
         if len(cells) < need or not all(cells[:need]):
-            raise InputError(N_("Line {line} has {count} filled columns; this task needs "
+            raise InputError(N_("Line {line}: filled columns: {count}; this task needs "
                                 "{need}: {form}."), line=row.line,
                              count=sum(bool(c) for c in cells), need=need, form=_FORM[task])
         if task is ProbeTask.WORD_TAGS:
             words, tags = cells[0].split(), cells[1].split()
             if len(words) != len(tags):
-                raise InputError(N_("Line {line} has {words} words but {tags} tags: give one "
-                                    "tag per word, both separated by spaces."),
+                raise InputError(N_("Line {line}: words: {words}, tags: {tags}. Give one tag "
+                                    "per word, both separated by spaces."),
                                  line=row.line, words=len(words), tags=len(tags))
             items.append((tuple(words), tuple(tags)))
         elif task is ProbeTask.MARKED_WORDS:

@@ -42,7 +42,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from core.contexts.vectors import batches, padded
-from core.errors import N_, InputError
+from core.errors import N_, InputError, N_plural
 from core.models import ModelBundle, model_run
 from core.tokens import Encoding, encode
 from core.words import Word, membership, words_of_encoding
@@ -144,8 +144,8 @@ def _tag_examples(bundle: ModelBundle, items: Sequence[Any]) -> Examples:
     for number, item in enumerate(items, start=1):
         words, tags = (list(x) for x in item)
         if len(words) != len(tags):
-            raise InputError(N_("Sentence {number} has {words} words but {tags} tags: give one "
-                                "tag per word."), number=number, words=len(words),
+            raise InputError(N_("Sentence {number}: words: {words}, tags: {tags}. Give one tag "
+                                "per word."), number=number, words=len(words),
                              tags=len(tags))
         words = [str(w).strip() for w in words]
         if not words or not all(words):
@@ -207,8 +207,11 @@ def _marked_examples(bundle: ModelBundle, items: Sequence[Any]) -> Examples:
         except (TypeError, ValueError):
             k = -1
         if not 0 <= k < len(words):
-            raise InputError(N_("Sentence {number} has {count} words (counted from 0), so it "
-                                "has no word {index}."), number=number, count=len(words),
+            raise InputError(N_plural("Sentence {number} has {count} word (counted from 0), so "
+                                      "it has no word {index}.",
+                                      "Sentence {number} has {count} words (counted from 0), so "
+                                      "it has no word {index}."),
+                             how_many=len(words), number=number, count=len(words),
                              index=index)
         encodings.append(enc)
         positions.append((words[k].positions,))
@@ -344,8 +347,8 @@ def check_items(task: ProbeTask | str, items: Sequence[Any], folds: int = 5) -> 
         if task is ProbeTask.WORD_TAGS:
             words, tags = (list(x) for x in item)
             if len(words) != len(tags):
-                raise InputError(N_("Sentence {number} has {words} words but {tags} tags: give "
-                                    "one tag per word."), number=number, words=len(words),
+                raise InputError(N_("Sentence {number}: words: {words}, tags: {tags}. Give one "
+                                    "tag per word."), number=number, words=len(words),
                                  tags=len(tags))
             labels += [_label(t, number) for t in tags]
         else:
