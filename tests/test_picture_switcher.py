@@ -32,9 +32,9 @@ def test_pictures_with_different_starts_keep_their_own():
     assert shared_style(mixed) == ("", mixed)
 
 
-def test_one_picture_and_one_name_per_value():
+def test_one_name_per_value():
     with pytest.raises(ValueError):
-        picture_slider(Axis("x", [1, 2], "Layer", ["1", "2"], ""), ["<p>1</p>"])
+        picture_slider(Axis("x", [1, 2], "Layer", ["1"], ""), lambda i: "<p>1</p>")
 
 
 def test_the_data_goes_compressed_and_comes_back_whole():
@@ -47,12 +47,40 @@ def test_the_data_goes_compressed_and_comes_back_whole():
     assert len(packed) * 3 < sum(len(p.encode()) for p in data["pictures"])
 
 
-def test_a_grid_needs_a_picture_for_every_combination():
-    from components.picture_switcher import Axis, picture_grid
+def grid_script() -> None:
+    import streamlit as st
+
+    from components.picture_switcher import Axis, Drawn, picture_grid
 
     layers = Axis("l", [1, 2], "Layer", ["layer 1", "layer 2"], "")
     heads = Axis("h", [0, 1, 2], "Head", ["head 0", "head 1", "head 2"], "")
-    with pytest.raises(ValueError):
-        picture_grid([layers, heads], pictures(5))
-    with pytest.raises(ValueError):
-        picture_grid([Axis("l", [1, 2], "Layer", ["layer 1"], ""), heads], pictures(6))
+    count = int(st.query_params.get("count", 6))
+    try:
+        shown = picture_grid([layers, heads], Drawn(
+            lambda i: f"<p>{i}</p>", lambda: [f"<p>{i}</p>" for i in range(count)]))
+    except ValueError as refused:
+        st.write(f"refused: {refused}")
+    else:
+        st.write(f"shown {shown}")
+
+
+def test_a_grid_needs_a_picture_for_every_combination():
+    from streamlit.testing.v1 import AppTest
+
+    from components.picture_switcher import WHOLE_KEY
+    from tests.switcher import sent
+
+    for count in (6, 5):
+        at = AppTest.from_function(grid_script, default_timeout=30)
+        at.query_params["count"] = str(count)
+        at.query_params["h"] = "head 2"
+        at.session_state[WHOLE_KEY] = True    # every picture, as after the reader's reach
+        at.run()
+        if count == 6:
+            assert not at.exception and "shown (1, 2)" in [m.value for m in at.markdown]
+            [data] = sent(at)
+            assert data["complete"] and data["pictures"] == [f"<p>{i}</p>" for i in range(6)]
+        else:
+            assert not at.exception
+            assert [m.value for m in at.markdown] == [
+                "refused: a picture switcher needs one picture per combination of options"]

@@ -115,8 +115,9 @@ class Drawn:
         return self.every() if self.every is not None else [self.picture(i) for i in range(count)]
 
 
-# Every value's picture; a function that draws the picture of an index; or ``Drawn``.
-Pictures = Sequence[str] | Callable[[int], str] | Drawn
+# A function that draws the picture of an index, or ``Drawn`` (that function, and every picture
+# at once where the page keeps them).
+Pictures = Callable[[int], str] | Drawn
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,8 @@ class Axis(Generic[V]):
 
 def picture_slider(axis: Axis[V], pictures: Pictures, *,
                    where: DeltaGenerator | None = None) -> V:
-    """A slider over ``axis``'s options that shows ``pictures[i]`` or ``pictures(i)`` (HTML,
-    e.g. components.heatmap_image.heatmap_html) for ``options[i]``, switched in the browser;
+    """A slider over ``axis``'s options that shows ``pictures(i)`` (HTML, e.g.
+    components.heatmap_image.heatmap_html) for ``options[i]``, switched in the browser;
     returns the value the reader is on (reported after each move: see the module docstring)."""
     value: V = picture_grid([axis], pictures, where=where)[0]
     return value
@@ -177,16 +178,13 @@ def picture_grid(axes: Sequence[Axis[Any]], pictures: Pictures, *,
     combination of their values, switched in the browser; returns the value of each.
 
     ``pictures`` run through the last axis's values first: for a layer and a head, layer 1's
-    heads, then layer 2's. Given as a function of that index (or ``Drawn``), only the shown
-    picture is drawn and sent until the reader reaches for a slider in this session
-    (``wants_all``); a list is sent whole.
+    heads, then layer 2's. Only the shown picture is drawn and sent until the reader reaches
+    for a slider in this session (``wants_all``), then every one.
     """
     axes = [replace(axis, options=list(axis.options)) for axis in axes]
     count = math.prod(len(a.options) for a in axes)
-    if not axes or any(not a.options or len(a.names) != len(a.options) for a in axes) \
-            or (isinstance(pictures, Sequence) and len(pictures) != count):
-        raise ValueError("a picture switcher needs one name per option and one picture per "
-                         "combination of options")
+    if not axes or any(not a.options or len(a.names) != len(a.options) for a in axes):
+        raise ValueError("a picture switcher needs one name per option")
     place = st if where is None else where
     linked = [a.in_link() for a in axes]
     values = [valid if valid is not None else a.start() for a, (valid, _) in zip(axes, linked,
@@ -201,14 +199,14 @@ def picture_grid(axes: Sequence[Axis[Any]], pictures: Pictures, *,
     values = [_reported_value(a, reported, v) for a, v in zip(axes, values, strict=True)]
     shown = flat_index(axes, values)
     names = [n for a in axes for n in a.names]
-    drawn = Drawn(pictures) if callable(pictures) else pictures
-    if isinstance(drawn, Drawn) and not wants_all():
+    drawn = pictures if isinstance(pictures, Drawn) else Drawn(pictures)
+    if not wants_all():
         style, [picture] = shared_style([drawn.picture(shown)])
         sent: list[str | None] = [None] * count
         sent[shown] = picture
         ident = partial_id(keys, shown, picture, names)
     else:
-        built = drawn.all(count) if isinstance(drawn, Drawn) else drawn
+        built = drawn.all(count)
         if len(built) != count:
             raise ValueError("a picture switcher needs one picture per combination of options")
         style, complete = shared_style(built)
