@@ -156,3 +156,37 @@ def test_the_tokens_page_is_complete_without_the_model(bundle):
     assert seen["positions"] == expected.position_ids
     assert seen["metrics"][0] == str(expected.n_real)
     assert len(seen["download"]) == 1
+
+
+WARM_FIRST_PAGE = r"""
+import json, sys
+import streamlit  # the server has it
+from frame import startup
+startup.warm_first_page()
+from components.cache import get_encoding, get_tokenizer_files, model_ready
+from components.input_key import InputKey
+from components.inputs import DEFAULT_SENTENCE
+from core.settings import DEFAULT_MODEL
+key = InputKey(DEFAULT_MODEL, DEFAULT_SENTENCE, None)
+print(json.dumps({
+    "heavy": [m for m in ("torch", "transformers") if m in sys.modules],
+    "pages": [m for m in ("frame.router", "pages.tokens.page", "pages.home.page")
+              if m in sys.modules],
+    "cached": (key,) in get_encoding.store, "ready": model_ready(DEFAULT_MODEL),
+    "ids": get_encoding(key).input_ids,
+    "limit": get_tokenizer_files(DEFAULT_MODEL).config.max_position_embeddings}))
+"""
+
+
+def test_the_warm_up_first_readies_the_first_page_without_torch(bundle):
+    """The warm-up's first step imports the router's and the first pages' modules and puts the
+    default sentence's tokens in the shared cache, importing neither torch nor transformers (so
+    the first visitor's page is not slowed by them); the model comes after it."""
+    done = subprocess.run([sys.executable, "-c", WARM_FIRST_PAGE], cwd=ROOT, capture_output=True,
+                          text=True, timeout=180, check=True)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["heavy"] == [] and seen["ready"] is False
+    assert seen["pages"] == ["frame.router", "pages.tokens.page", "pages.home.page"]
+    assert seen["cached"] is True
+    assert seen["ids"] == bundle.tokenizer("This is a test sentence")["input_ids"]
+    assert seen["limit"] == bundle.config.max_position_embeddings
