@@ -24,6 +24,7 @@ from components.kept_upload import KeptFile
 from core import fine_tune, layer_similarity, load_model
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
 from core.finetune import builtin_set
+from core.finetune.tasks import FineTuneTask
 from pages.finetune import cache as finetune_cache
 from serving import jobs, training
 from serving.training import Request
@@ -302,3 +303,27 @@ def test_a_run_that_cannot_fit_is_refused(bundle, monkeypatch):
     assert "keeps `100` MB for training" in said, said
     assert not training.board().jobs()
     assert [b for b in at.button if b.key == "ft_start"]
+
+
+def test_a_kept_model_dropped_for_room_is_said(bundle, monkeypatch):
+    """A training budget that holds one run but not a kept model beside it: the second run
+    drops the first run's tuned model, and the first run's page says so."""
+    from core.finetune import training_bytes
+    from pages.finetune import data_view
+    from pages.finetune.records import Data, DataSource
+
+    first = with_file("few.tsv", SMALL)
+    rows = SMALL.splitlines()
+    swapped = "\n".join([rows[0], rows[2], rows[1], *rows[3:]]) + "\n"   # other data, same sizes
+    data = Data(DataSource.FILE, "", tuple((line.split("\t")[0], line.split("\t")[1])
+                                           for line in rows[1:]), ())
+    need = training_bytes(bundle, "sentence_class", batch_size=16,
+                          max_length=data_view.longest(bundle, FineTuneTask.SENTENCE_CLASS, data))
+    monkeypatch.setenv("BERT_EXPLORER_TRAINING_MB", str(need / 2**20 + 10))
+    settle(click_start(first))
+    assert_clean(first)
+    settle(click_start(with_file("swapped.tsv", swapped)))
+    again = with_file("few.tsv", SMALL)
+    assert_clean(again)
+    assert any("was dropped" in w for w in texts(again, "warning"))
+    assert [b for b in again.button if b.key == "ft_again"]
