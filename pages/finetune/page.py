@@ -10,7 +10,7 @@ from typing import Any
 
 import streamlit as st
 
-from components.analysis_view import model_of, show_error
+from components.analysis_view import encoding_or_none, model_of, show_error
 from components.controls import whole_number
 from components.explain import explain, page_header
 from components.heatmap import show_figure
@@ -421,6 +421,7 @@ def main() -> None:
     key = shared_inputs()
     page_header(TITLE, EXPLANATION)
     bundle = model_of(key)
+    encoding_or_none(key)   # the sidebar's notices, as on every page (this page goes on)
     draw_explored(key.model)
     task, source, mode, epochs, rate, batch = draw_controls()
     data = data_view.builtin_data(task, source) if source is not DataSource.FILE \
