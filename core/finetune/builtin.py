@@ -26,7 +26,9 @@ sets, held-out before -> after (measured once on the shipped model): sentence_cl
 no change beyond noise (accuracy 0.37 -> 0.35, span F1 0.17 -> 0.17: three-way inference and a
 new answer head need more steps than 15 and 10); pair_score Spearman 0.890 -> 0.894 (the model
 was trained for sentence similarity already: its cosines start close to the scores, mean gap
-0.13 on the 0..1 scale).
+0.13 on the 0..1 scale). At learning rate 1e-4 for 3 epochs (45 and 30 steps) the two slow sets
+learn too: pair_class accuracy 0.37 -> 0.45 -> 0.63 -> 0.65 epoch by epoch, span exact match
+0.00 -> 0.20 (F1 0.17 -> 0.29).
 
 Reading is cached: the files are constant package data, read once per process.
 """
