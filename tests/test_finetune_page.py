@@ -327,3 +327,22 @@ def test_a_kept_model_dropped_for_room_is_said(bundle, monkeypatch):
     assert_clean(again)
     assert any("was dropped" in w for w in texts(again, "warning"))
     assert [b for b in again.button if b.key == "ft_again"]
+
+
+def test_a_run_nobody_watches_stops(bundle, monkeypatch):
+    """Nobody reads the run's progress for the board's ABANDONED_S: it ends at its next step,
+    and a page opened later says it ended without a result and offers to train again."""
+    monkeypatch.setattr(jobs, "ABANDONED_S", 0.5)
+    many = "sentence\tlabel\n" + "".join(
+        f"{'Goal' if i % 2 else 'Rain'} number {i} today.\t{'sports' if i % 2 else 'weather'}\n"
+        for i in range(200))
+    click_start(with_file("many.tsv", many, ft_batch="4", ft_epochs="5"))
+    job = training.board().jobs()[-1]
+    deadline = time.monotonic() + WAIT_S
+    while not job.done() and time.monotonic() < deadline:   # done() reads without watching
+        time.sleep(0.2)
+    assert job.cancelled
+    later = with_file("many.tsv", many, ft_batch="4", ft_epochs="5")
+    assert_clean(later)
+    assert any("nobody watched it" in w for w in texts(later, "warning"))
+    assert [b for b in later.button if b.key == "ft_again"]
