@@ -92,9 +92,6 @@ NEVER_ONE = {
 # core.errors.N_plural with how_many=), and messages with several counts, which need rewording.
 # Remove an entry when its message is converted; one that matches no message is reported.
 NOT_YET = {
-    "{part} has {count} items; fine-tuning needs at least": "core error",
-    "Item {number} of {part} has {count} fields": "core error",
-    "Item {number} of {part} has {words} words and {tags} tags": "core error",
 }
 
 

@@ -245,7 +245,7 @@ def test_texts_longer_than_the_limit_are_cut_and_counted(tiny_bundle):
     ("sentence_class", SENTENCES[:7], "at least 8"),
     ("sentence_class", [*SENTENCES[:8], ("One more", "3")], "mix numbers"),
     ("span", [*SPANS[:7], ("Who?", "Ana is here.", 0, "Bob")], "not in its passage"),
-    ("token_tags", [*TAGS[:7], (("fly", "home"), ("other",))], "2 words and 1 tags"),
+    ("token_tags", [*TAGS[:7], (("fly", "home"), ("other",))], "2 words but 1 tags"),
     ("pair_score", [*SCORED[:7], ("a", "b", 7)], "from 0 to 5"),
     ("sentence_class", [*SENTENCES[:8], ("   ", "food")], "empty text"),
     ("nonsense", SENTENCES, "not a fine-tuning task"),

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from core.errors import N_, InputError
+from core.errors import N_, InputError, N_plural
 from core.finetune.tasks import ITEM_TYPES, LABELLED, FineTuneTask
 
 MIN_ITEMS = 8          # fewer, and a batch or a held-out score means nothing
@@ -54,18 +54,21 @@ def check_items(task: FineTuneTask, items: Sequence[tuple] | None, *, part: str,
     items = list(items or [])
     where = PARTS[part]
     if len(items) < minimum:
-        raise _fail(N_("{part} has {count} items; fine-tuning needs at least {minimum}."),
-                    part=where, count=len(items), minimum=minimum)
+        raise _fail(N_plural("{part} has {count} item; fine-tuning needs at least {minimum}.",
+                             "{part} has {count} items; fine-tuning needs at least {minimum}."),
+                    how_many=len(items), part=where, count=len(items), minimum=minimum)
     kind: Any = ITEM_TYPES[task]
     checked = []
     for number, raw in enumerate(items, start=1):
         try:
             item = kind(*raw)
         except TypeError:
-            raise _fail(N_("Item {number} of {part} has {count} fields; this task's items "
-                           "have {fields}."), number=number, part=where,
-                        count=len(raw) if hasattr(raw, "__len__") else 1,
-                        fields=", ".join(kind._fields)) from None
+            count = len(raw) if hasattr(raw, "__len__") else 1
+            raise _fail(N_plural("Item {number} of {part} has {count} field; this task's items "
+                                 "have {fields}.",
+                                 "Item {number} of {part} has {count} fields; this task's items "
+                                 "have {fields}."), how_many=count, number=number, part=where,
+                        count=count, fields=", ".join(kind._fields)) from None
         checked.append(_check_item(task, item, number, where))
     return tuple(checked)
 
@@ -82,9 +85,13 @@ def _check_item(task: FineTuneTask, item: Any, number: int, where: str) -> tuple
             raise _fail(N_("Item {number} of {part} has an empty word."), number=number,
                         part=where)
         if len(words) != len(tags):
-            raise _fail(N_("Item {number} of {part} has {words} words and {tags} tags; every "
-                           "word needs exactly one tag."), number=number, part=where,
-                        words=len(words), tags=len(tags))
+            # Counted by the words: "1 word and 2 tags" / "3 words and 2 tags".
+            raise _fail(N_plural("Item {number} of {part} has {words} word but {tags} tags; "
+                                 "every word needs exactly one tag.",
+                                 "Item {number} of {part} has {words} words but {tags} tags; "
+                                 "every word needs exactly one tag."),
+                        how_many=len(words), number=number, part=where, words=len(words),
+                        tags=f"{len(tags)}")
         return type(item)(words, tuple(str(t) for t in tags))
     if task == FineTuneTask.SPAN:
         start, answer = item[2], item[3]
