@@ -119,3 +119,11 @@ def test_every_kind_reads_its_names_in_either_language_and_says_what_it_lacks():
     at = run_kind(kind="count", x_count="first 65")
     [line] = [i.value for i in at.info]
     assert "`first 65`" in line and "`first 16` to `all 512`" in line
+
+
+def test_a_refused_link_is_said_until_the_slider_moves():
+    at = run(x_layer="12")
+    assert len(at.info) == 1
+    assert len(at.run().info) == 1              # Streamlit dropped it from the address: still said
+    at.select_slider(key="x_layer").set_value(4).run()
+    assert picked(at) == 4 and not at.info

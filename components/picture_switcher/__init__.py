@@ -261,8 +261,11 @@ def axis_slider(axis: Axis[V], *, where: DeltaGenerator | None = None) -> V:
     value = place.select_slider(axis.label, options, value=start, key=axis.key,
                                 bind="query-params", format_func=axis.name, help=axis.help)
     refused = f"{axis.key}_refused"
-    if asked is not None and first:
-        st.session_state[refused] = asked
+    if first:   # a new slider (a session's first run, or back from another page): a new link
+        if asked is not None:
+            st.session_state[refused] = asked
+        else:
+            st.session_state.pop(refused, None)
     if refused in st.session_state:
         if value == start:
             axis.refused(st.session_state[refused], start, where)
