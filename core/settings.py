@@ -6,6 +6,10 @@
 - ``BERT_EXPLORER_MODEL_DIRS``: folders (separated by the OS path separator, ``:`` on Linux) under
   which a model folder may be picked. Unset: none, so a visitor cannot make the server read its
   disk; a teacher on a laptop names the folder holding a downloaded bert-base-chinese here.
+- ``BERT_EXPLORER_TUNED_DIR``: where the Fine-tuning page saves tuned models (by default
+  ``~/.cache/bert-embedding-explorer/tuned``); a tuned model there loads by its name
+  (``tuned/<run>``, as "Explore the tuned model" and its link give it), and the picker lists
+  them only when the folder is under ``BERT_EXPLORER_MODEL_DIRS``.
 - ``BERT_EXPLORER_MAX_PARAMETERS``: refuse models with more parameters than this.
 - ``BERT_EXPLORER_MAX_CHARS``: text longer than this is cut before tokenising.
 - ``BERT_EXPLORER_HUB_TIMEOUT``: seconds the model hub has to answer at all.
@@ -82,8 +86,28 @@ def is_folder(name: str) -> bool:
         return False
 
 
+def tuned_dir() -> Path:
+    """Where the app saves the models it fine-tuned (``BERT_EXPLORER_TUNED_DIR``, by default in
+    the explorer's own cache folder). Always one of ``model_dirs()``: it holds only folders the
+    server wrote itself, so offering them reads nothing else of its disk."""
+    raw = os.environ.get("BERT_EXPLORER_TUNED_DIR", "") or "~/.cache/bert-embedding-explorer/tuned"
+    return Path(raw).expanduser()
+
+
 def model_dirs() -> tuple[Path, ...]:
-    """The resolved folders model folders may be loaded from (``BERT_EXPLORER_MODEL_DIRS``)."""
+    """The resolved folders model folders may be loaded from: ``offered_dirs()`` and the folder
+    of tuned models (``tuned_dir``), whose runs a link names (``tuned/<run>``) but the picker does
+    not list, as a visitor's run may have been trained on a file of their own."""
+    roots = list(offered_dirs())
+    try:
+        roots.append(tuned_dir().resolve())
+    except (OSError, RuntimeError, ValueError):
+        pass
+    return tuple(dict.fromkeys(roots))
+
+
+def offered_dirs() -> tuple[Path, ...]:
+    """The resolved folders whose model folders the picker lists (``BERT_EXPLORER_MODEL_DIRS``)."""
     raw = os.environ.get("BERT_EXPLORER_MODEL_DIRS", "")
     roots = []
     for part in raw.split(os.pathsep):
@@ -163,10 +187,10 @@ def _looks_like_path(name: str) -> bool:
 
 
 def folder_models() -> list[str]:
-    """The model folders directly under ``model_dirs()`` (each with a config.json), by their
+    """The model folders directly under ``offered_dirs()`` (each with a config.json), by their
     labels. A link that leads out of its root is left out: picking it would be refused."""
     found = []
-    for root in model_dirs():
+    for root in offered_dirs():
         candidates = [root, *(sorted(root.iterdir()) if root.is_dir() else [])]
         for path in candidates:
             try:

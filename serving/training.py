@@ -47,6 +47,7 @@ from typing import Any
 
 import cachetools
 
+from core import settings
 from core.errors import N_, ExplorerError
 from core.models import ModelBundle
 from serving import jobs
@@ -64,17 +65,16 @@ def training_budget_bytes() -> int:
     """Bytes the runs training and the tuned copies kept may hold together: beside the memory
     goal of the explorer itself (serving.budget), as a run's memory is not a per-input result.
     The default fits one run of the embedded MiniLM at batch 16 and 128 tokens (core's estimate
-    1.3 GB; 0.6 GB for inputs of 40 tokens) and a tuned copy or two (91 MB each); batch 32 at
-    128 tokens (2.3 GB) is refused."""
+    1.35 GB, measured 1.29 GB; much less on short sentences) and a tuned copy or two (91 MB
+    each); batch 32 at 128 tokens (1.59 GB) is refused."""
     return int(float(os.environ.get("BERT_EXPLORER_TRAINING_MB", "1536")) * MB)
 
 
 def tuned_root() -> Path:
     """Where tuned models are saved for the model picker (``BERT_EXPLORER_TUNED_DIR``, by
-    default in the explorer's own cache folder); made when first asked for. The picker offers
-    them when this folder is under one of the model roots (``BERT_EXPLORER_MODEL_DIRS``)."""
-    raw = os.environ.get("BERT_EXPLORER_TUNED_DIR", "~/.cache/bert-embedding-explorer/tuned")
-    root = Path(raw).expanduser()
+    default in the explorer's own cache folder); made when first asked for. It is always one of
+    the picker's model roots (core.settings.model_dirs)."""
+    root = settings.tuned_dir()
     root.mkdir(parents=True, exist_ok=True)
     return root.resolve()
 
