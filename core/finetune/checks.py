@@ -22,7 +22,7 @@ MAX_BATCH = 256
 PARTS = {"train": N_("the training part"), "held_out": N_("the held-out part")}
 
 
-def _fail(template: str, **params: object) -> InputError:
+def _fail(template: str | tuple[str, str], **params: object) -> InputError:
     return InputError(template, **params)
 
 
