@@ -256,10 +256,22 @@ def page_sections(at: AppTest) -> Sections | None:
 
 
 def source_bound_keys(page: str) -> set[str]:
-    """URL keys a page file names (some widgets are drawn only sometimes): literal keys of
-    widgets bound to the URL, and the page's module-level key constants (``*_KEY`` strings,
-    ``*_KEYS`` collections of strings), which its bound widgets and ``whole_number`` use."""
-    tree = ast.parse((ROOT / page).read_text())
+    """URL keys a page's files name (some widgets are drawn only sometimes): page.py and the
+    modules beside it that draw its tabs (a page split by tab, as Pairs is), not its cache,
+    figures, pictures or records, which draw nothing."""
+    folder = (ROOT / page).parent
+    keys: set[str] = set()
+    for path in sorted(folder.glob("*.py")):
+        if path.stem not in ("cache", "figures", "pictures", "records"):
+            keys |= file_bound_keys(path)
+    return keys
+
+
+def file_bound_keys(path: Path) -> set[str]:
+    """URL keys one file names: literal keys of widgets bound to the URL, and its module-level
+    key constants (``*_KEY`` strings, ``*_KEYS`` collections of strings), which its bound
+    widgets and ``whole_number`` use."""
+    tree = ast.parse(path.read_text())
     keys = set()
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
         kwargs = {k.arg: k.value for k in call.keywords}
