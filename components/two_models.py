@@ -12,10 +12,21 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import model_download
 from components.cache import get_model
-from core import ExplorerError, ModelBundle
-from core.compare import LayerSimilarity, layer_similarity, random_weights, trained_name
+from components.i18n import N_, _
+from components.labels import markdown_template
+from core import ExplorerError, ModelBundle, ModelLoadError
+from core.compare import (
+    LayerSimilarity,
+    layer_similarity,
+    random_name,
+    random_weights,
+    trained_name,
+)
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
+from core.models import needs_download
+from core.settings import allowed_name, folder_label, pickable_models
 from core.similarity.pairs import recipe_of
 from core.similarity.recipe import Recipe
 from serving import jobs
@@ -24,6 +35,55 @@ LANGUAGES_KEPT = 16    # models whose corpus language is kept (a word each)
 RANDOM_COPIES = 1
 ENGLISH, CHINESE, YOURS = "English", "中文", "A + B"   # the corpus choices, in every language
 CORPUS_LANGUAGE = {ENGLISH: "en", CHINESE: "zh"}
+RANDOM_LABEL = N_("{model} with random weights")
+REFUSED = N_("“{name}” is not one of the models this server offers. Comparing with {fallback} "
+             "instead; pick a model from the list.")
+MEANWHILE = N_("Comparing with {fallback} meanwhile.")
+
+
+def random_label(model: str) -> str:
+    """A model's random-weights copy as a person reads it, in this run's language."""
+    return _(RANDOM_LABEL).format(model=folder_label(model))
+
+
+def pick_model_b(model_a: str, model_key: str, random_key: str) -> tuple[str, str]:
+    """Model B's picker and its random-weights switch, bound to the link under the page's own
+    keys; B loaded. Returns B's cache name and its name as shown. A model that is refused,
+    fails to load or is still downloading leaves B at A's random weights, with the reason
+    said."""
+    options = [model_a, *(n for n in pickable_models()
+                          if folder_label(n) != folder_label(model_a))]
+    asked = st.session_state.get(model_key) or st.query_params.get(model_key)
+    if asked and asked not in options:
+        options.append(asked)
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    typed = left.selectbox(
+        _("Model B"), options, key=model_key, bind="query-params", accept_new_options=True,
+        format_func=folder_label,
+        help=_("Any model of the sidebar's list, a model folder this server offers, or a model "
+               "hub name; a model not on this machine is downloaded first."))
+    randomised = right.toggle(
+        _("with random weights"), value=True, key=random_key, bind="query-params",
+        help=_("The same architecture with the weights it has before any training (as the "
+               "transformers library initialises it): what pretraining bought."))
+    typed = (typed or "").strip() or model_a
+    fallback, fallback_label = random_name(model_a), random_label(model_a)
+    name = allowed_name(typed)
+    if name is None:
+        st.error(markdown_template(_(REFUSED), name=typed, fallback=fallback_label))
+        return fallback, fallback_label
+    try:
+        if needs_download(name):   # in the background, with progress; B stays on the fallback
+            model_download.draw_download(name, typed, fallback_label)
+            return fallback, fallback_label
+        get_model(name)
+    except ModelLoadError as exc:
+        st.error(markdown_template(_(exc.template), **{**exc.params, "name": typed}) + "\n\n"
+                 + markdown_template(_(MEANWHILE), fallback=fallback_label))
+        return fallback, fallback_label
+    if randomised:
+        return random_name(name), random_label(name)
+    return name, folder_label(name)
 
 
 # One random copy at a time: it weighs what its model weighs (bert-base 440 MB) and is not one

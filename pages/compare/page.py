@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from components import model_download
 from components.analysis_view import (
     encoding_or_none,
     model_of,
@@ -17,7 +16,6 @@ from components.analysis_view import (
     stop_on_input_error,
 )
 from components.builtin_corpus import show_builtin_corpus
-from components.cache import get_model
 from components.downloads import download_matrix
 from components.explain import explain, page_header
 from components.heatmap import png_config, show_figure
@@ -36,13 +34,12 @@ from components.two_models import (
     YOURS,
     get_default_corpus,
     map_job,
+    pick_model_b,
     second_model,
 )
-from core import ExplorerError, ModelLoadError
-from core.compare import LayerSimilarity, RowUnit, random_name, trained_name
+from core import ExplorerError
+from core.compare import LayerSimilarity, RowUnit, trained_name
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
-from core.models import needs_download
-from core.settings import allowed_name, folder_label, pickable_models
 from core.similarity.pair_examples import SCORED, example_text
 from core.similarity.pair_lists import line_ranges, results_csv
 from pages.compare import cache
@@ -65,55 +62,12 @@ PAIRS_KEY = "cmp_pairs"   # not in the link: a list is too long for one
 BUILT_IN_WORDS = {r.word for r in NEIGHBOUR_CORPUS if r.word}
 FLAT = 0.05        # a map row this close to constant is said to be flat
 SAME_WAY = 0.9     # a random copy's pair cosine above this is said to point the same way
-REFUSED = N_("“{name}” is not one of the models this server offers. Comparing with {fallback} "
-             "instead; pick a model from the list.")
-MEANWHILE = N_("Comparing with {fallback} meanwhile.")
 
 
 # --- model B ------------------------------------------------------------------------------------
 
-def pick_model_b(model_a: str) -> tuple[str, str]:
-    """Model B's picker and its random-weights switch; B loaded. Returns B's cache name and its
-    name as shown. A model that is refused, fails to load or is still downloading leaves B at
-    A's random weights, with the reason said."""
-    options = [model_a, *(n for n in pickable_models()
-                          if folder_label(n) != folder_label(model_a))]
-    asked = st.session_state.get(MODEL_KEY) or st.query_params.get(MODEL_KEY)
-    if asked and asked not in options:
-        options.append(asked)
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    typed = left.selectbox(
-        _("Model B"), options, key=MODEL_KEY, bind="query-params", accept_new_options=True,
-        format_func=folder_label,
-        help=_("Any model of the sidebar's list, a model folder this server offers, or a model "
-               "hub name; a model not on this machine is downloaded first."))
-    randomised = right.toggle(
-        _("with random weights"), value=True, key=RANDOM_KEY, bind="query-params",
-        help=_("The same architecture with the weights it has before any training (as the "
-               "transformers library initialises it): what pretraining bought."))
-    typed = (typed or "").strip() or model_a
-    fallback = random_name(model_a)
-    fallback_label = _(figs.RANDOM_LABEL).format(model=folder_label(model_a))
-    name = allowed_name(typed)
-    if name is None:
-        st.error(markdown_template(_(REFUSED), name=typed, fallback=fallback_label))
-        return fallback, fallback_label
-    try:
-        if needs_download(name):   # in the background, with progress; B stays on the fallback
-            model_download.draw_download(name, typed, fallback_label)
-            return fallback, fallback_label
-        get_model(name)
-    except ModelLoadError as exc:
-        st.error(markdown_template(_(exc.template), **{**exc.params, "name": typed}) + "\n\n"
-                 + markdown_template(_(MEANWHILE), fallback=fallback_label))
-        return fallback, fallback_label
-    if randomised:
-        return random_name(name), _(figs.RANDOM_LABEL).format(model=folder_label(name))
-    return name, folder_label(name)
-
-
 def context_of(key) -> Context:
-    name_b, label_b = pick_model_b(key.model)
+    name_b, label_b = pick_model_b(key.model, MODEL_KEY, RANDOM_KEY)
     bundle_a = model_of(key)
     with st.spinner(_("Building {model}…").format(model=label_b)):
         bundle_b = bundle_a if name_b == key.model else second_model(name_b)

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import model_download
 from components.analysis_view import encoding_or_none, model_of, show_error
-from components.cache import get_model
 from components.downloads import download_table
 from components.explain import explain, page_header
 from components.heatmap import show_figure
@@ -19,12 +17,10 @@ from components.html_table import draw_table
 from components.i18n import N_, _, every_language
 from components.inputs import shared_inputs
 from components.job_progress import show_job
-from components.labels import markdown_template
 from components.sections import Section, draw_sections
+from components.two_models import pick_model_b
 from components.url_values import option_in_link
-from core import ExplorerError, ModelLoadError
-from core.compare import random_name
-from core.models import needs_download
+from core import ExplorerError
 from core.probes import (
     BuiltinSet,
     LayerProbe,
@@ -33,7 +29,6 @@ from core.probes import (
     read_conllu,
     read_labelled_table,
 )
-from core.settings import allowed_name, folder_label, pickable_models
 from pages.probes import cache
 from pages.probes import figures as figs
 from pages.probes.records import Context
@@ -54,10 +49,6 @@ MODEL_KEY, RANDOM_KEY = "prb_model", "prb_random"
 TEXT_KEY, UPLOAD_KEY = "prb_text", "prb_upload"   # not in the link: a file is too long for one
 CONLLU, TABLE = "CoNLL-U", "table"
 FORMAT_NAMES = {CONLLU: "CoNLL-U", TABLE: N_("table")}
-RANDOM_LABEL = N_("{model} with random weights")
-REFUSED = N_("“{name}” is not one of the models this server offers. Comparing with {fallback} "
-             "instead; pick a model from the list.")
-MEANWHILE = N_("Comparing with {fallback} meanwhile.")
 RUNNING = N_("Sentences read, then layers fitted: {amount} ({seconds} s)")
 FAILED = N_("The probe stopped with an error. Reload the page to try again.")
 WAITING = N_("The probe runs in the background: the model reads every sentence once, then a "
@@ -172,51 +163,11 @@ def draw_own(ctx: Context) -> None:
         draw_probe(probe, ctx.bundle.label, _("your set"), "prb_own")
 
 
-def pick_model_b(model_a: str) -> tuple[str, str]:
-    """Model B's picker and its random-weights switch, as on the Compare page; B loaded.
-    Returns B's cache name and its name as shown. A model refused, failing to load or still
-    downloading leaves B at A's random weights, with the reason said."""
-    options = [model_a, *(n for n in pickable_models()
-                          if folder_label(n) != folder_label(model_a))]
-    asked = st.session_state.get(MODEL_KEY) or st.query_params.get(MODEL_KEY)
-    if asked and asked not in options:
-        options.append(asked)
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    typed = left.selectbox(
-        _("Model B"), options, key=MODEL_KEY, bind="query-params", accept_new_options=True,
-        format_func=folder_label,
-        help=_("Any model of the sidebar's list, a model folder this server offers, or a model "
-               "hub name; a model not on this machine is downloaded first."))
-    randomised = right.toggle(
-        _("with random weights"), value=True, key=RANDOM_KEY, bind="query-params",
-        help=_("The same architecture with the weights it has before any training: what "
-               "pretraining bought."))
-    typed = (typed or "").strip() or model_a
-    fallback = random_name(model_a)
-    fallback_label = _(RANDOM_LABEL).format(model=folder_label(model_a))
-    name = allowed_name(typed)
-    if name is None:
-        st.error(markdown_template(_(REFUSED), name=typed, fallback=fallback_label))
-        return fallback, fallback_label
-    try:
-        if needs_download(name):   # in the background, with progress; B stays on the fallback
-            model_download.draw_download(name, typed, fallback_label)
-            return fallback, fallback_label
-        get_model(name)
-    except ModelLoadError as exc:
-        st.error(markdown_template(_(exc.template), **{**exc.params, "name": typed}) + "\n\n"
-                 + markdown_template(_(MEANWHILE), fallback=fallback_label))
-        return fallback, fallback_label
-    if randomised:
-        return random_name(name), _(RANDOM_LABEL).format(model=folder_label(name))
-    return name, folder_label(name)
-
-
 def draw_two_models(ctx: Context) -> None:
     explain(_("The same probe on two models: model A is the sidebar's, model B is picked "
               "here (by default A with random weights, the network before any training). "
               "Solid lines are the probes' accuracy, dotted lines their selectivity."))
-    name_b, label_b = pick_model_b(ctx.key.model)
+    name_b, label_b = pick_model_b(ctx.key.model, MODEL_KEY, RANDOM_KEY)
     kind, language = pick_set(ctx)
     probe_a = show_job(cache.builtin_job(ctx.key.model, kind, language), _(RUNNING),
                        _(FAILED), explanation=_(WAITING))
