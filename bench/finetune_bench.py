@@ -4,11 +4,13 @@ optimizer; what the live loss curve's reports cost it; one epoch of each built-i
 
 - Bare loop: transformers' BertForSequenceClassification on the shipped all-MiniLM-L6-v2's
   weights (core.finetune.training.task_model, the same seed), the batches encoded before the
-  clock starts, AdamW with the same learning rate and linear warm-up: what any training costs.
-  fine_tune encodes its batches as it goes and takes a model-run slot each step; the ratio
-  (steps per second of fine_tune / of the bare loop) is the median of alternated repetitions.
-- The live curve: a progress callback that does what the page's job does each step (appends the
-  step under a lock), against none.
+  clock starts (the same batches as fine_tune's, in its order), AdamW with the same learning
+  rate and linear warm-up: what any training costs. fine_tune encodes its batches as it goes
+  and takes a model-run slot each step. Both are timed from the first step's end to the last's
+  (the task model's building is not a step); the ratio (steps per second of fine_tune / of the
+  bare loop) is the median of paired repetitions.
+- The live curve: a whole run with a progress callback that does what the page's job does each
+  step (appends the step under a lock), against the same run without one.
 - Another session while a run trains: core.analyze on a new sentence (the work behind a page's
   new sentence), idle and while fine_tune runs in another thread of the same process, as it
   does on the server (torch on one thread each, as the app sets it).
@@ -61,25 +63,30 @@ def bare_loop(bundle, items, labels, steps: int) -> float:
 
     task = FineTuneTask.SENTENCE_CLASS
     ids = {label: i for i, label in enumerate(labels)}
-    batches = [encode_batch(bundle, task, items[k:k + BATCH], ids, 128).inputs
-               for k in range(0, steps * BATCH, BATCH)]
+    # The same batches as fine_tune's first epoch at seed 0: its order of the items.
+    order = torch.randperm(len(items), generator=torch.Generator().manual_seed(0)).tolist()
+    batches = [encode_batch(bundle, task, [items[i] for i in order[k:k + BATCH]], ids,
+                            128).inputs for k in range(0, steps * BATCH, BATCH)]
     torch.manual_seed(0)
     model = task_model(bundle, task, labels)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=2e-5)
     schedule = get_linear_schedule_with_warmup(optimizer, int(0.1 * steps), steps)
-    start = time.perf_counter()
+    ends = []
     for inputs in batches:
         loss = model(**inputs).loss
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         schedule.step()
-    return (time.perf_counter() - start) / steps
+        ends.append(time.perf_counter())
+    return (ends[-1] - ends[0]) / (steps - 1)   # from the first step's end, as fine_tune's
 
 
-def tuned_loop(bundle, items, steps: int, with_curve: bool) -> float:
-    """Seconds per step of fine_tune over the same number of items (no held-out part)."""
+def tuned_loop(bundle, items, steps: int, with_curve: bool) -> tuple[float, float]:
+    """fine_tune over the same items (no held-out part): seconds per step from the first step's
+    end to the last's (its own step times; NaN without the curve's reports), and the whole
+    run's seconds (the task model's building included)."""
     from core import fine_tune
 
     seen, lock = [], threading.Lock()
@@ -90,7 +97,9 @@ def tuned_loop(bundle, items, steps: int, with_curve: bool) -> float:
 
     run = fine_tune(bundle, "sentence_class", items[:steps * BATCH], batch_size=BATCH,
                     progress=report if with_curve else None)
-    return run.seconds / run.steps
+    per_step = ((seen[-1].seconds - seen[0].seconds) / (len(seen) - 1) if seen
+                else float("nan"))
+    return per_step, run.seconds
 
 
 def epoch_seconds(bundle) -> dict[str, tuple[int, float]]:
@@ -151,9 +160,10 @@ def measure(reps: int) -> Figures:
     bare, tuned, plain, curve = [], [], [], []
     for _ in range(reps):
         bare.append(bare_loop(bundle, items, data.labels, STEPS))
-        tuned.append(tuned_loop(bundle, items, STEPS, with_curve=True))
-        plain.append(tuned_loop(bundle, items, STEPS, with_curve=False))
-        curve.append(tuned[-1] / plain[-1] - 1)
+        step_s, with_curve = tuned_loop(bundle, items, STEPS, with_curve=True)
+        tuned.append(step_s)
+        plain.append(tuned_loop(bundle, items, STEPS, with_curve=False)[1])
+        curve.append(with_curve / plain[-1] - 1)
     texts = [f"Sentence number {k} about {word} for the class." for k, word in enumerate(
         ["rivers", "music", "planets", "bread", "trains", "cities", "rain", "chess",
          "paint", "stones", "boats", "clocks"])]
