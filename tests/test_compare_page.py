@@ -4,7 +4,6 @@ cannot be matched, no sentences) gets a clear message and leaves the page usable
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 import numpy as np
@@ -14,9 +13,10 @@ from streamlit.testing.v1 import AppTest
 from core import compare_pairs, layer_similarity
 from core.compare import random_weights
 from core.similarity.pair_examples import example_text
-from serving import jobs
 from tests.conftest import assert_clean, html_tables, open_app, plotly_values, tiny_config
 from tests.model_folders import make_huge_config_folder, save_tokenizer
+from tests.page_runs import figure, texts
+from tests.page_runs import settle as settle_jobs
 
 PAGE = "pages/compare/page.py"
 A, B = "The lighthouse keeper counted ships.", "A sailor watched the boats at night."
@@ -26,27 +26,7 @@ WAIT_S = 180
 def settle(at: AppTest) -> AppTest:
     """Wait for the page's background work (the map, a pair list, a corpus pass), then rerun,
     as its polling fragment would."""
-    for _ in range(3):
-        pending = [job for job in jobs.board().jobs() if not job.done()]
-        if not pending or at.exception:
-            break
-        for job in pending:
-            with contextlib.suppress(Exception):
-                job.result(timeout=WAIT_S)
-        at.run()
-    return at
-
-
-def figure(at: AppTest, meta: str) -> dict:
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        if spec.get("layout", {}).get("meta") == meta:
-            return spec
-    raise AssertionError(f"no figure {meta}")
-
-
-def texts(at: AppTest, kind: str) -> list[str]:
-    return [element.value for element in at.get(kind)]
+    return settle_jobs(at, wait_s=WAIT_S)
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,7 @@ built-in set at the page's settings, the real-model check."""
 
 from __future__ import annotations
 
-import contextlib
 import io
-import json
 import threading
 import time
 import zipfile
@@ -30,6 +28,8 @@ from serving import jobs, training
 from serving.training import Request
 from tests.conftest import assert_clean, open_app, plotly_values
 from tests.model_folders import make_tiny_bert_folder
+from tests.page_runs import figure, texts
+from tests.page_runs import settle as settle_jobs
 
 PAGE = "pages/finetune/page.py"
 WAIT_S = 300
@@ -49,27 +49,7 @@ def fresh_training():
 def settle(at):
     """Wait for the runs and the page's background work, then rerun (as the polling fragment
     would)."""
-    for _ in range(3):
-        pending = [j for j in (*training.board().jobs(), *jobs.board().jobs()) if not j.done()]
-        if not pending or at.exception:
-            break
-        for job in pending:
-            with contextlib.suppress(Exception):
-                job.result(timeout=WAIT_S)
-        at.run()
-    return at
-
-
-def texts(at, kind: str) -> list[str]:
-    return [element.value for element in at.get(kind)]
-
-
-def figure(at, meta: str) -> dict:
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        if spec.get("layout", {}).get("meta") == meta:
-            return spec
-    raise AssertionError(f"no figure {meta}")
+    return settle_jobs(at, wait_s=WAIT_S, boards=(training.board(),))
 
 
 def with_file(name: str, text: str, **query: str):

@@ -3,7 +3,6 @@ own set is read with a clear message for what cannot be a probe; two models side
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 import numpy as np
@@ -16,6 +15,8 @@ from core.probes.tense_data import tense_items
 from pages.probes.page import SECTION_KEY, TEXT_KEY
 from serving import jobs
 from tests.conftest import assert_clean, open_app, plotly_values
+from tests.page_runs import figure, texts
+from tests.page_runs import settle as settle_jobs
 
 PAGE = "pages/probes/page.py"
 WAIT_S = 300
@@ -24,27 +25,7 @@ pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 def settle(at: AppTest) -> AppTest:
     """Wait for the page's probes (background jobs), then rerun, as its progress card would."""
-    for _ in range(4):
-        pending = [job for job in jobs.board().jobs() if not job.done()]
-        if not pending or at.exception:
-            break
-        for job in pending:
-            with contextlib.suppress(Exception):
-                job.result(timeout=WAIT_S)
-        at.run()
-    return at
-
-
-def figure(at: AppTest, meta: str) -> dict:
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        if spec.get("layout", {}).get("meta") == meta:
-            return spec
-    raise AssertionError(f"no figure {meta}")
-
-
-def texts(at: AppTest, kind: str) -> list[str]:
-    return [element.value for element in at.get(kind)]
+    return settle_jobs(at, wait_s=WAIT_S, rounds=4)
 
 
 @pytest.fixture(scope="module")
