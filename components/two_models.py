@@ -29,6 +29,7 @@ from core.models import needs_download
 from core.settings import allowed_name, folder_label, pickable_models
 from core.similarity.pairs import recipe_of
 from core.similarity.recipe import Recipe
+from core.vocabulary import is_cjk
 from serving import jobs
 
 LANGUAGES_KEPT = 16    # models whose corpus language is kept (a word each)
@@ -113,7 +114,7 @@ def get_default_corpus(model_name: str) -> str:
     """The built-in corpus in the model's language: Chinese when a quarter of its vocabulary is
     Chinese characters (bert-base-chinese), else English."""
     vocab = get_model(model_name).tokenizer.get_vocab()
-    chinese = sum(len(t) == 1 and "\u4e00" <= t <= "\u9fff" for t in vocab)
+    chinese = sum(len(t) == 1 and is_cjk(t) for t in vocab)
     return CHINESE if chinese > 0.25 * len(vocab) else ENGLISH
 
 

@@ -17,13 +17,13 @@ from pathlib import Path
 import streamlit as st
 
 from components.cache import get_model, results_cache
+from components.two_models import CORPUS_LANGUAGE, get_default_corpus
 from core import ExplorerError
 from core.compare import LayerSimilarity, layer_similarity
 from core.contexts.corpus_data import NEIGHBOUR_CORPUS
-from core.finetune import BuiltinSet, builtin_set
+from core.finetune import builtin_set
 from core.finetune.tasks import FineTuneTask
 from core.similarity.pairs import PairContributions, pair_contributions
-from core.vocabulary import is_cjk
 from pages.finetune.own_data import item_texts
 from serving import jobs, training
 from serving.training import Request
@@ -31,18 +31,17 @@ from serving.training import Request
 SHARE = 0.01    # of the results budget: a pair's two splits
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def get_builtin_set(task: str, language: str) -> BuiltinSet:
-    """The built-in set of ``task`` in ``language`` (read once per process)."""
-    return builtin_set(task, language)
-
-
-def unknown_share(model_name: str, task: FineTuneTask, items: tuple[tuple, ...]
-                  ) -> tuple[int, int]:
+# Two numbers per model and set (a set is named by its data key: a built-in set, or a hash of a
+# file's items), so a count of entries bounds its bytes; it saved tokenising every item of the
+# set on every rerun of the page.
+@st.cache_resource(max_entries=64, show_spinner=False)
+def get_unknown_share(model_name: str, task: FineTuneTask, data_key: str,
+                  _items: tuple[tuple, ...]) -> tuple[int, int]:
     """How many of the items' tokens the model reads as [UNK], of how many (special tokens
-    left out): the share that says whether a set is fit to train on."""
+    left out): the share that says whether a set is fit to train on. ``_items`` are the set's,
+    named by ``data_key`` (not hashed)."""
     bundle = get_model(model_name)
-    texts = [t for item in items for t in item_texts(task, item)]
+    texts = [t for item in _items for t in item_texts(task, item)]
     if not texts:
         return 0, 0
     ids = bundle.tokenize(texts, add_special_tokens=False, truncation=False)["input_ids"]
@@ -50,20 +49,12 @@ def unknown_share(model_name: str, task: FineTuneTask, items: tuple[tuple, ...]
     return sum(row.count(unk) for row in ids), sum(len(row) for row in ids)
 
 
-def corpus_language(model_name: str) -> str:
-    """The built-in corpus the map runs over: Chinese for a model whose vocabulary is a quarter
-    Chinese characters (bert-base-chinese), else English (as /compare picks it)."""
-    vocab = get_model(model_name).tokenizer.get_vocab()
-    chinese = sum(len(t) == 1 and is_cjk(t) for t in vocab)
-    return "zh" if chinese > 0.25 * len(vocab) else "en"
-
-
 def map_job(request: Request) -> jobs.Job[LayerSimilarity | ExplorerError]:
     """The layer map of the tuned model against the model before it, over the built-in corpus:
     a job on the board shared by every session looking at the run (its result is a small
     matrix, or the refusal of the input, kept like a map)."""
-    texts = [r.sentence for r in NEIGHBOUR_CORPUS
-             if r.language == corpus_language(request.model)]
+    language = CORPUS_LANGUAGE[get_default_corpus(request.model)]
+    texts = [r.sentence for r in NEIGHBOUR_CORPUS if r.language == language]
 
     def work(job: jobs.Job) -> LayerSimilarity | ExplorerError:
         run = training.kept_run(request)
@@ -85,7 +76,7 @@ def get_pair_split(model_name: str, request: Request, index: int
     """Held-out pair ``index``'s cosine split on the model before and on the tuned model
     (None once the tuned model was dropped)."""
     run = training.kept_run(request)
-    data = get_builtin_set(request.task, request.data.removeprefix("builtin:")) \
+    data = builtin_set(request.task, request.data.removeprefix("builtin:")) \
         if request.data.startswith("builtin:") else None
     if run is None or data is None or not 0 <= index < len(data.held_out):
         return None

@@ -17,6 +17,7 @@ from components.labels import markdown_template
 from components.model_picker import offer_model
 from components.skipped_lines import lines_words, report_skipped
 from core import ExplorerError, ModelBundle
+from core.finetune import builtin_set
 from core.finetune.checks import check_items, label_set
 from core.finetune.tasks import FineTuneTask
 from core.sentence_files import reader
@@ -79,7 +80,7 @@ HEADER_WORDS = N_("Line {lines} holds the column names, not an item.")
 
 def builtin_data(task: FineTuneTask, source: DataSource) -> Data | None:
     try:
-        found = cache.get_builtin_set(task.value, source.value)
+        found = builtin_set(task.value, source.value)
     except (ExplorerError, OSError, LookupError):
         st.warning(_("There is no built-in set of this pattern in this language yet: pick the "
                      "other language or your own file."), icon=":material/info:")
@@ -168,7 +169,8 @@ def checked(task: FineTuneTask, data: Data) -> bool:
 def readable(bundle: ModelBundle, task: FineTuneTask, data: Data) -> bool:
     """Whether the model reads the set: more than ``UNK_LIMIT`` of its tokens [UNK] is not
     trained on; the reader is offered the other set or a model that reads it."""
-    unknown, total = cache.unknown_share(bundle.name, task, data.train + data.held_out)
+    unknown, total = cache.get_unknown_share(bundle.name, task, data.key,
+                                         data.train + data.held_out)
     if not total or unknown / total <= UNK_LIMIT:
         return True
     st.warning(markdown_template(
