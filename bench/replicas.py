@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import psutil
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:   # `python3 bench/replicas.py` puts bench/, not the repo, first
     sys.path.insert(0, str(ROOT))
@@ -66,22 +68,33 @@ def start_proxy(backends: list[str], log: Path) -> tuple[subprocess.Popen, str]:
 
 def run_replica_class(replicas: int = 2, students: int = 100, seconds: float = 60.0, *,
                       think_s: float = 1.0, pages: Sequence[str] = DEFAULT_PAGES,
-                      factory=None) -> dict | None:
+                      factory=None, folder: Path = ROOT) -> dict | None:
     """The class through the proxy; its ws_load summary, with ``replica_rss_end_bytes`` (each
-    replica's RSS as the class ends) and ``replicas``. None where HAProxy is not installed."""
+    replica's RSS as the class ends), ``replica_cpu_s`` (each replica's processor time during
+    the class), ``client_cpu_s`` (this process's: the students' client), and ``replicas``.
+    ``folder``: the app's checkout. None where HAProxy is not installed."""
     if not os.path.exists(HAPROXY):
         return None
-    with replica_cluster(replicas) as (servers, url):
+    with replica_cluster(replicas, folder=folder) as (servers, url):
+        procs = [psutil.Process(s.proc.pid) for s in servers]
+        cpu0, client0 = [_cpu(p) for p in procs], time.process_time()
         figures = run_ws_load(url, users=students, seconds=seconds, think_s=think_s,
                               pages=list(pages), pid=servers[0].proc.pid, factory=factory)
         summary = figures.summary()
         summary["replicas"] = replicas
+        summary["replica_cpu_s"] = [_cpu(p) - c for p, c in zip(procs, cpu0, strict=True)]
+        summary["client_cpu_s"] = time.process_time() - client0
         summary["replica_rss_end_bytes"] = [server_rss(s.proc.pid) for s in servers]
         return summary
 
 
+def _cpu(proc: psutil.Process) -> float:
+    times = proc.cpu_times()
+    return times.user + times.system
+
+
 @contextmanager
-def replica_cluster(replicas: int, env: dict[str, str] | None = None,
+def replica_cluster(replicas: int, env: dict[str, str] | None = None, folder: Path = ROOT,
                     ) -> Iterator[tuple[list[Server], str]]:
     """``replicas`` app servers (``env`` set for each), each warmed by a tour of every page,
     and HAProxy with deploy/haproxy.cfg in front of them: yields the servers and the proxy's
@@ -89,7 +102,7 @@ def replica_cluster(replicas: int, env: dict[str, str] | None = None,
     servers: list[Server] = []
     proxy = None
     try:
-        servers = [start_server("app.py", env=env) for _ in range(replicas)]
+        servers = [start_server("app.py", env=env, folder=folder) for _ in range(replicas)]
         for server in servers:
             asyncio.run(warm_tour(server.url))
         proxy, url = start_proxy([urlsplit(s.url).netloc for s in servers],
@@ -108,14 +121,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--against", type=Path,
+                        help="another checkout of the app, played in alternating rounds")
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args(argv)
     from bench import report
 
-    summary = run_replica_class(args.replicas, args.students, args.seconds)
-    if summary is None:
-        print("HAProxy is not installed (apt-get install haproxy)")
-        return 1
-    print(report.markdown(report.class_rows(summary)))
+    trees = [("this tree", ROOT)] + ([("before", args.against.resolve())] if args.against else [])
+    for round_ in range(args.rounds):
+        for name, folder in (trees if round_ % 2 == 0 else trees[::-1]):
+            summary = run_replica_class(args.replicas, args.students, args.seconds,
+                                        folder=folder)
+            if summary is None:
+                print("HAProxy is not installed (apt-get install haproxy)")
+                return 1
+            print(f"### round {round_ + 1}, {name} (load average "
+                  f"{psutil.getloadavg()[0]:.1f})", flush=True)
+            print(report.markdown(report.class_rows(summary) + report.class_cost_rows(summary)),
+                  flush=True)
     return 0
 
 

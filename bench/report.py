@@ -343,6 +343,21 @@ def class_rows(figures: dict) -> list[Row]:
     return rows
 
 
+def class_cost_rows(figures: dict) -> list[Row]:
+    """Where the class's time went: each page's rerun p50 / p95 as the students saw it, and the
+    processor time of each replica and of the students' own client over the class."""
+    who = f"{figures['users']} students"
+    rows = [Row("4 Many users", f"{who}, rerun p50 / p95 on {page}",
+                f"{fmt_s(p50)} / {fmt_s(p95)}")
+            for page, (p50, p95) in figures.get("page_rerun_p50_p95_s", {}).items()]
+    if figures.get("replica_cpu_s"):
+        rows.append(Row("4 Many users", f"{who}: processor time of each replica / the client "
+                        f"over {figures['wall_s']:.0f} s",
+                        " / ".join(f"{s:.1f} s" for s in figures["replica_cpu_s"])
+                        + f" / {figures['client_cpu_s']:.1f} s"))
+    return rows
+
+
 def markdown(rows: list[Row]) -> str:
     lines = ["| part | measure | value | goal | met? |", "| --- | --- | --- | --- | --- |"]
     for r in rows:

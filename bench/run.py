@@ -1,7 +1,7 @@
 """The benchmark: `python bench/run.py [--quick] [--out FILE]`.
 
 Starts everything it needs (the app server, a bare Streamlit server, Debian's Chromium), measures
-the four parts of issue 7 in one run, and prints the machine and one markdown table. Progress goes
+its four parts in one run, and prints the machine and one markdown table. Progress goes
 to stderr, the result to stdout. The table is also written to FILE (--out; by default
 bench/results/benchmark.md) as each part ends, so a run that fails or is stopped keeps the rows
 of every part before; a part that fails has a row saying why, and the parts after it still run
@@ -29,7 +29,9 @@ of every part before; a part that fails has a row saying why, and the parts afte
                   this machine (bench/replicas.py; skipped where HAProxy is not installed);
                   then a class as a lesson runs, half following the teacher, half on the
                   pages, through the proxy to two replicas sharing a Redis poll store
-                  (bench/mixed_class.py; skipped where HAProxy or Redis is not installed)
+                  (bench/mixed_class.py; skipped where HAProxy or Redis is not installed);
+                  last, where a class's server time goes: each of its pages' new sentence
+                  alone on a warm server, server and client processor time (bench/class_cost.py)
 """
 
 from __future__ import annotations
@@ -108,6 +110,7 @@ SLOTS = (
     Slot("mask_lens", "1 Core", "core.mask_lens vs fill_mask on a checkpoint with an MLM head"),
     Slot("compare", "1 Core", "the layer map vs two bare batched forwards, two models' memory"),
     Slot("probes", "1 Core", "the parts-of-speech probe vs a bare forward and the fits alone"),
+    Slot("finetune", "1 Core", "fine_tune vs a bare torch loop, an epoch, a page while training"),
     Slot("app", "2 App", "the app's pages in Chromium (cold start, reruns, switches, long pairs)"),
     Slot("explore", "2 Exploring", "the control a student moves most, on every page"),
     Slot("element_costs", "2 Exploring", "what one more element adds to a move"),
@@ -117,6 +120,7 @@ SLOTS = (
     Slot("load", "4 Many users", "browser users rerunning against one server"),
     Slot("class", "4 Many users", "a class of browserless students"),
     Slot("proxy", "4 Many users", "the class through HAProxy to two replicas"),
+    Slot("class_cost", "4 Many users", "where a class's server time goes, page by page"),
     Slot("mixed", "4 Many users", "a class as a lesson runs, through HAProxy to two replicas"),
 )
 
@@ -286,7 +290,12 @@ def main(argv: list[str] | None = None) -> int:
             return replicas.run_replica_class(2, args.students, plan.load_seconds,
                                               think_s=args.think, pages=pages, factory=factory)
 
-        table.measure("proxy", through_proxy, lambda r: report.class_rows(r) if r else [])
+        table.measure("proxy", through_proxy,
+                      lambda r: report.class_rows(r) + report.class_cost_rows(r) if r else [])
+        from bench import class_cost  # the class's pages one at a time: where its time goes
+
+        table.measure("class_cost", lambda: class_cost.measure(
+            pages, plan.core_reps + 6, factory), class_cost.rows)
 
         def mixed() -> dict | None:
             log(f"class: {args.students} students, half on the lesson, through HAProxy to 2 "

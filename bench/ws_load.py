@@ -89,6 +89,7 @@ class WsLoadFigures:
     details: Counter[str] = field(default_factory=Counter)   # error texts
     marker_runs: Counter[str] = field(default_factory=Counter)   # page -> reruns
     marker_seen: Counter[str] = field(default_factory=Counter)   # page -> reruns with marker
+    page_reruns: dict[str, list[float]] = field(default_factory=dict)   # page -> rerun times
     rss_samples: list[int] = field(default_factory=list)
     wall_s: float = 0.0
 
@@ -104,6 +105,7 @@ class WsLoadFigures:
         else:
             self.reruns.append(result.elapsed)
             self.rerun_bytes.append(result.bytes_received)
+            self.page_reruns.setdefault("/" + (page or ""), []).append(result.elapsed)
             if page is not None and result.found is not None:
                 self.marker_runs[page or "/"] += 1
                 self.marker_seen[page or "/"] += bool(result.found)
@@ -137,6 +139,8 @@ class WsLoadFigures:
             "error_details": dict(self.details.most_common(5)),
             "rerun_bytes_median": pct(self.rerun_bytes, 50),
             "marker_seen": {p: [self.marker_seen[p], n] for p, n in self.marker_runs.items()},
+            "page_rerun_p50_p95_s": {p: [pct(t, 50), pct(t, 95)]
+                                     for p, t in sorted(self.page_reruns.items())},
             "rss_start_bytes": self.rss_samples[0] if self.rss_samples else None,
             "rss_end_bytes": self.rss_samples[-1] if self.rss_samples else None,
             "rss_peak_bytes": max(self.rss_samples, default=None),
