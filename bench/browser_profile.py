@@ -6,7 +6,7 @@ Chromium, opens each page (default: /positions as it opens and with "Exact value
 and /tokens), reruns it N times with a new sentence A and prints, per page, the median of the
 main thread's task time, script time, layout and style recalculation per rerun, beside the
 rerun's wall time. The part of a rerun the browser spends, not the server: the finding behind
-README "Performance".
+bench/HISTORY.md.
 """
 
 from __future__ import annotations

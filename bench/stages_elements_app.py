@@ -2,7 +2,7 @@
 app: no frame, no model, a fixed random picture.
 
 `python3 bench/browser_profile.py --enter --script bench/stages_elements_app.py` measures what
-these elements alone cost a rerun in the browser (README "Performance": the floor under Stages
+these elements alone cost a rerun in the browser (bench/HISTORY.md: the floor under Stages
 that is not the frame's and not the model's). The labels and layout follow pages/stages/page.py.
 """
 

@@ -19,7 +19,7 @@ finished within ``rerun_timeout_s``, or a websocket closed under it (the session
 its page with the new sentence, as a reloaded tab, and that open counts as the rerun). The
 server's memory (RSS of the process with ``pid`` and its children, via psutil) is sampled every
 second. Nothing here draws anything: the figures are the server's cost, not a browser's; a
-browser adds its own rendering on top (README, "Performance").
+browser adds its own rendering on top (bench/HISTORY.md).
 
 For bench/run.py::
 

@@ -3,7 +3,7 @@ from zero and its value written beside it.
 
 A plotly bar chart is laid out again in the browser each time it is sent: on Pairs, where the
 two token-share charts are redrawn with every move of the layer, that was about a third of a
-move (README, Performance). These bars are text and boxes the browser draws at once, and the
+move (bench/HISTORY.md). These bars are text and boxes the browser draws at once, and the
 numbers are on the page, where a projector can show them, not in a hover.
 """
 

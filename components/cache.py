@@ -28,7 +28,7 @@ from serving.models import load_model
 
 # torch, transformers and the model's code are imported by the first model load or run, not with
 # this module: a fresh server's first page shows its tokens from the tokenizer's files
-# (get_encoding) while the model loads (README, Performance: cold start).
+# (get_encoding) while the model loads (bench/HISTORY.md: cold start).
 if TYPE_CHECKING:
     import numpy as np
 

@@ -3,7 +3,7 @@
 A download button keeps what it is given for as long as its session shows the page. Given a
 per-input result's arrays (or a closure over a page's context, which holds the analysis), every
 open session kept them alive past the results caches' byte budget: 30 sessions on 512-token
-texts held ~36 MB each (README, Performance). So a matrix that comes from a per-input cache is
+texts held ~36 MB each (bench/HISTORY.md). So a matrix that comes from a per-input cache is
 passed as a recipe, :func:`from_cache`: the cached function and its key, called again on click
 (a hit while the entry is kept, one recomputation after it was dropped).
 """

@@ -1,7 +1,7 @@
 """Large heatmaps drawn on the server: one PNG pixel per cell, labels and colour bar in HTML.
 
 A plotly heatmap costs the browser about as much as the rest of a page together on every rerun
-(README, Performance); an image of the same cells costs it almost nothing. So a tokens x
+(bench/HISTORY.md); an image of the same cells costs it almost nothing. So a tokens x
 dimensions matrix is drawn here as a PNG the browser scales up without smoothing, with the
 row labels, a few column ticks, the colour bar and any marked row boundary as plain page text
 around it. The exact values are one toggle away: the same matrix as the interactive plotly

@@ -1,7 +1,7 @@
 """Tables as escaped HTML: page text a reader can copy and find, with no markdown to parse.
 
 st.table renders every cell as markdown, which made the browser's share of a Tokens rerun a
-fifth of it (README, Performance); these tables are one HTML fragment instead. Every cell is
+fifth of it (bench/HISTORY.md); these tables are one HTML fragment instead. Every cell is
 escaped, so a token reads exactly as the tokenizer gave it.
 """
 

@@ -74,10 +74,10 @@ def set_compute_threads() -> int:
     Parallelism on a server comes from sessions (BERT_EXPLORER_MODEL_RUNS runs at once), not
     from splitting one short sentence's matrix products: with torch's default of a thread per
     core, two runs at once oversubscribed this machine's two cores, and with a browser on the
-    same machine a Stages or Encoder rerun took 1.4-1.8x as long (README, Performance). numpy's
+    same machine a Stages or Encoder rerun took 1.4-1.8x as long (bench/HISTORY.md). numpy's
     BLAS (the Encoder's float64 live checks) had the same default: on the server its two-thread
     product of 16 tokens by a 384 x 384 matrix waited for a second core the browser and the
-    server's event loop held, 26 ms a check against 0.1 ms (README, Performance). threadpoolctl
+    server's event loop held, 26 ms a check against 0.1 ms (bench/HISTORY.md). threadpoolctl
     sets the BLAS library numpy loaded, for the whole process.
     """
     import torch

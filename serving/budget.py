@@ -28,7 +28,7 @@ Under load, three more things keep the process's memory near what the caches hol
   not eight per core); after entries are dropped, and whenever the free bytes in its heaps have
   grown by TRIM_SLACK since the last time, it is asked to give the freed pages back
   (``malloc_trim``). Environment variables glibc reads itself (``MALLOC_ARENA_MAX``,
-  ``MALLOC_MMAP_THRESHOLD_``) take precedence. Measured: README, "Performance".
+  ``MALLOC_MMAP_THRESHOLD_``) take precedence. Measured: bench/HISTORY.md.
 
 Sizes are the arrays' ``nbytes`` summed over a result (``size_of``), as cachetools'
 ``getsizeof`` asks; a view counts the whole array it keeps alive, once.

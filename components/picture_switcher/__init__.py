@@ -3,7 +3,7 @@
 to the server.
 
 A move of a Streamlit slider is a server run of the part that holds it (a bare page's rerun or
-more, README, Performance); a move here is a change of which picture is visible, painted in the
+more, bench/HISTORY.md); a move here is a change of which picture is visible, painted in the
 next frame. It is Streamlit's own component API (``st.components.v2``: HTML, CSS and JS run in
 the page itself, no build step); the JS and CSS are this folder's ``switcher.js`` and
 ``switcher.css``, read once at import and sent without their comments and spaces (rjsmin,

@@ -2,7 +2,7 @@
 ticks and titles as page text.
 
 The same figure as an interactive plotly chart was laid out again in the browser on every move
-of the layer, which marks a new point on it: about a quarter of a move (README, Performance).
+of the layer, which marks a new point on it: about a quarter of a move (bench/HISTORY.md).
 Here the line is an SVG image stretched to the plot (its stroke keeps its width), each point a
 dot placed in percent of the plot, the layer shown ringed with its value written beside it, and
 the pointer on a dot names its layer and cosine. Text is escaped once, here.

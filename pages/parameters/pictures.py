@@ -1,7 +1,7 @@
 """The Parameters page's treemap as a picture: nested rectangles in HTML, laid out on the server.
 
 The interactive plotly treemap costs a tab its plotly bundle the first time it is shown (the
-page switch to Parameters took 2.84 s the first time, 0.43 s the second; README, Performance),
+page switch to Parameters took 2.84 s the first time, 0.43 s the second; bench/HISTORY.md),
 so the page opens with this picture and keeps the zoomable figure one toggle away, as every
 page does with its heatmaps. squarify lays the rectangles out (Bruls et al.'s squarified
 treemap, the layout plotly uses too): each rectangle's area is its share of the parameters.

@@ -2,7 +2,7 @@
 as an SVG image and page text the browser draws at once (no plotly). Pure functions (no Streamlit).
 
 An interactive plotly figure costs the browser and the server about as much as the rest of a
-page on every rerun (README, Performance); this picture costs almost nothing. The points are an
+page on every rerun (bench/HISTORY.md); this picture costs almost nothing. The points are an
 SVG image (st.html keeps images, not inline SVG), with axes of equal scale as the interactive
 figure's ``scaleanchor``; the input's rings and token labels are page text on top of it, placed
 in percent of the picture, so text stays 15 px whatever the column's width. The exact
