@@ -5,7 +5,7 @@ its latency is the queue in front of the servers' processor time, shared on this
 with the students' own client. This plays the same rerun (a new 12-word sentence in "Sentence A",
 bench/texts.py) on each page alone, one at a time on a warmed server, and reads for each rerun:
 
-- the server's processor time (user + system of the server process, psutil; the mean over a
+- the server's processor time (bench.server.Server.cpu_seconds; the mean over a
   page's runs, the kernel counting in 10 ms ticks), what a class queues for;
 - the client's processor time (this process: reading the websocket, decoding the protobuf
   messages), what the class's own client takes from the same two cores;
@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:   # `python3 bench/class_cost.py` puts bench/, not
     sys.path.insert(0, str(ROOT))
 
 from bench.long_text import warm_tour  # noqa: E402
-from bench.server import start_server  # noqa: E402
+from bench.server import Server, start_server  # noqa: E402
 from bench.ws_client import StreamlitSession  # noqa: E402
 from bench.ws_load import DEFAULT_PAGES, INPUT_LABEL, RERUN_TIMEOUT_S, default_factory  # noqa: E402
 
@@ -58,21 +58,15 @@ class PageCost:
                 "messages": statistics.median(self.messages)}
 
 
-def _cpu(proc: psutil.Process) -> float:
-    times = proc.cpu_times()
-    return times.user + times.system
-
-
-async def measure_page(url: str, page: str, reps: int, factory, proc: psutil.Process,
-                       into: PageCost) -> None:
+async def measure_page(server: Server, page: str, reps: int, factory, into: PageCost) -> None:
     """``reps`` new sentences typed on ``page``, each timed alone (the server otherwise idle)."""
     first = factory.sentence(12)
-    async with StreamlitSession(url, path=page, query=urlencode({"a": first.text}),
+    async with StreamlitSession(server.url, path=page, query=urlencode({"a": first.text}),
                                 timeout_s=RERUN_TIMEOUT_S) as session:
         # The kernel counts a process's time in ticks of 10 ms, as long as a run: the server's
         # time is read across all the page's runs and shared out (its after-run work included).
         await asyncio.sleep(0.5)
-        server_start = _cpu(proc)
+        server_start = server.cpu_seconds()
         for _ in range(reps):
             sentence = factory.sentence(12)
             await asyncio.sleep(0.3)   # the server's own after-run work (its cache) settles
@@ -88,10 +82,10 @@ async def measure_page(url: str, page: str, reps: int, factory, proc: psutil.Pro
             if result.exception:
                 raise RuntimeError(f"/{page}: the run failed ({result.exceptions[0]})")
         await asyncio.sleep(0.5)   # the last run's messages leave the server's loop
-        into.server_s.append((_cpu(proc) - server_start) / reps)
+        into.server_s.append((server.cpu_seconds() - server_start) / reps)
 
 
-async def measure_pages(url: str, pages: list[str], reps: int, factory, proc: psutil.Process,
+async def measure_pages(server: Server, pages: list[str], reps: int, factory,
                         costs: dict[str, PageCost], idle: int) -> None:
     """Each page's runs, with ``idle`` other sessions open on the server (a class's students
     between two sentences: each has typed one on its page, in the class's share of pages)."""
@@ -99,13 +93,13 @@ async def measure_pages(url: str, pages: list[str], reps: int, factory, proc: ps
     try:
         for i in range(idle):
             sentence = factory.sentence(12)
-            session = StreamlitSession(url, path=pages[i % len(pages)],
+            session = StreamlitSession(server.url, path=pages[i % len(pages)],
                                        query=urlencode({"a": sentence.text}),
                                        timeout_s=RERUN_TIMEOUT_S)
             await session.open()
             sessions.append(session)
         for page in pages:
-            await measure_page(url, page, reps, factory, proc, costs.setdefault(page, PageCost()))
+            await measure_page(server, page, reps, factory, costs.setdefault(page, PageCost()))
     finally:
         await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
 
@@ -115,8 +109,7 @@ def measure_tree(folder: Path, pages: list[str], reps: int, factory,
     server = start_server("app.py", folder=folder)
     try:
         asyncio.run(warm_tour(server.url))
-        asyncio.run(measure_pages(server.url, pages, reps, factory,
-                                  psutil.Process(server.proc.pid), costs, idle))
+        asyncio.run(measure_pages(server, pages, reps, factory, costs, idle))
     finally:
         server.stop()
 

@@ -76,21 +76,17 @@ def run_replica_class(replicas: int = 2, students: int = 100, seconds: float = 6
     if not os.path.exists(HAPROXY):
         return None
     with replica_cluster(replicas, folder=folder) as (servers, url):
-        procs = [psutil.Process(s.proc.pid) for s in servers]
-        cpu0, client0 = [_cpu(p) for p in procs], time.process_time()
+        cpu0, client0 = [s.cpu_seconds() for s in servers], time.process_time()
         figures = run_ws_load(url, users=students, seconds=seconds, think_s=think_s,
                               pages=list(pages), pid=servers[0].proc.pid, factory=factory)
         summary = figures.summary()
         summary["replicas"] = replicas
-        summary["replica_cpu_s"] = [_cpu(p) - c for p, c in zip(procs, cpu0, strict=True)]
+        summary["replica_cpu_s"] = [s.cpu_seconds() - c
+                                    for s, c in zip(servers, cpu0, strict=True)]
         summary["client_cpu_s"] = time.process_time() - client0
         summary["replica_rss_end_bytes"] = [server_rss(s.proc.pid) for s in servers]
         return summary
 
-
-def _cpu(proc: psutil.Process) -> float:
-    times = proc.cpu_times()
-    return times.user + times.system
 
 
 @contextmanager
