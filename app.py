@@ -16,6 +16,8 @@ else:                        # imported by the server: the app it serves, with i
     from starlette.middleware import Middleware
 
     from frame.boot_screen import BootScreen
+    from frame.file_requests import FileRequestClock
     from frame.startup import lifespan
 
-    app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(BootScreen)])
+    app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(BootScreen),
+                                                              Middleware(FileRequestClock)])

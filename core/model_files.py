@@ -12,15 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
-import httpx2
-from huggingface_hub import HfApi, constants, try_to_load_from_cache
-from huggingface_hub.errors import (
-    GatedRepoError,
-    HfHubHTTPError,
-    RepositoryNotFoundError,
-    RevisionNotFoundError,
-)
+from typing import TYPE_CHECKING
 
 from core import settings
 from core.errors import (
@@ -31,6 +23,13 @@ from core.errors import (
     NotSafetensorsError,
     VocabularyError,
 )
+
+if TYPE_CHECKING:
+    from huggingface_hub.errors import HfHubHTTPError
+
+# huggingface_hub (with its HTTP clients) is imported where the hub or its cache is asked, not
+# here: a fresh server's first page reads the default model's tokenizer through this module,
+# and the import cost 0.27 s of processor time on its way (bench/cold_start_bench.py --phases).
 
 # What the explorer reads from a checkpoint; everything else in a repository (TensorFlow, Flax,
 # ONNX, pickled weights) stays on the hub. bert-base-uncased's repository holds several GB.
@@ -73,6 +72,15 @@ class RemoteModel:
 
 def remote_model(repo: str, timeout: float | None = None) -> RemoteModel:
     """The hub's listing of ``repo``; raises a ``ModelLoadError`` saying what went wrong."""
+    import httpx2
+    from huggingface_hub import HfApi, constants
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
     timeout = settings.HUB_TIMEOUT_S if timeout is None else timeout
     try:
         info = HfApi(endpoint=constants.ENDPOINT).model_info(repo, files_metadata=True,
@@ -136,6 +144,8 @@ def hub_refused(name: str, exc: HfHubHTTPError) -> ModelLoadError:
 def cached_snapshot(repo: str) -> Path | None:
     """The cache folder holding a complete copy of ``repo`` (config, a vocabulary and every
     safetensors file), or None. Reads only the local cache."""
+    from huggingface_hub import try_to_load_from_cache
+
     def cached(filename: str) -> Path | None:
         found = try_to_load_from_cache(repo, filename)
         return Path(found) if isinstance(found, str) else None

@@ -30,19 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-import httpx2
-from filelock import FileLock
-from huggingface_hub import (
-    constants,
-    get_hf_file_metadata,
-    get_session,
-    hf_hub_download,
-    hf_hub_url,
-)
-from huggingface_hub.errors import HfHubHTTPError, RemoteEntryNotFoundError
-from huggingface_hub.file_download import repo_folder_name
-from huggingface_hub.utils import build_hf_headers
-from huggingface_hub.utils import tqdm as hub_tqdm
 from safetensors import safe_open
 
 from core import settings
@@ -68,9 +55,11 @@ from core.model_files import (
 )
 from core.settings import DEFAULT_MODEL, HUB_TIMEOUT_S, MAX_PARAMETERS, folder_label, is_folder
 
-# torch and transformers are imported where a model is read or built, not with this module: the
-# names a fresh server's first page needs (where a model is, whether it must be downloaded) then
-# cost no import of torch, transformers and BERT's model code (seconds; core.tokenizer_files).
+# torch and transformers are imported where a model is read or built, and huggingface_hub (with
+# its HTTP clients and file locks) where the hub is asked, not with this module: the names a
+# fresh server's first page needs (where a model is, whether it must be downloaded) then cost no
+# import of torch, transformers and BERT's model code (seconds; core.tokenizer_files), nor of
+# huggingface_hub (0.27 s of processor time on a fresh server's way to its first tokens).
 if TYPE_CHECKING:
     import torch
     from transformers import BertConfig, BertModel, PreTrainedTokenizerBase
@@ -212,6 +201,8 @@ def needs_download(name: str | None) -> bool:
 
 def offline() -> bool:
     """Whether huggingface_hub is told to stay offline (``HF_HUB_OFFLINE``, read now)."""
+    from huggingface_hub import constants
+
     return bool(constants.HF_HUB_OFFLINE) or os.environ.get("HF_HUB_OFFLINE", "").lower() in {
         "1", "true", "yes", "on"}
 
@@ -230,6 +221,9 @@ def download(name: str) -> Path:
     a process-wide setting, which core leaves alone, and it retries a silent body five times and
     reads the body in 10 MB chunks (a stall took 77 s to end, as a hub that cannot be reached).
     ``hf_hub_download`` then links the finished file into the cache's snapshot as its own."""
+    import httpx2
+    from huggingface_hub.errors import HfHubHTTPError
+
     name = name.strip()
     repo = model_source(name)
     if offline() or HUB_TIMEOUT_S <= 0:
@@ -254,6 +248,11 @@ def _fetch_file(remote: RemoteModel, filename: str, stall_s: float, arrived: lis
     """One file of ``remote`` into the cache (resumed from a partial copy an earlier try left),
     then linked into its snapshot; its path there. ``arrived[0]`` counts its bytes as they come.
     A body silent for ``stall_s`` seconds raises ``httpx2.ReadTimeout``."""
+    from filelock import FileLock
+    from huggingface_hub import constants, get_hf_file_metadata, hf_hub_download, hf_hub_url
+    from huggingface_hub.errors import RemoteEntryNotFoundError
+    from huggingface_hub.file_download import repo_folder_name
+
     try:
         meta = get_hf_file_metadata(hf_hub_url(remote.repo, filename, revision=remote.commit),
                                     timeout=HUB_TIMEOUT_S)
@@ -284,6 +283,11 @@ def _read_body(url: str, out: BinaryIO, size: int | None, filename: str, stall_s
                arrived: list[int]) -> None:
     """The rest of ``url``'s body appended to ``out`` (a Range request from what it holds), with
     huggingface_hub's progress bar and a read timeout of ``stall_s``."""
+    import httpx2
+    from huggingface_hub import get_session
+    from huggingface_hub.utils import build_hf_headers
+    from huggingface_hub.utils import tqdm as hub_tqdm
+
     resume = out.tell()
     headers = {**build_hf_headers(), "Accept-Encoding": "identity"}   # the file's own bytes
     if resume:
@@ -379,6 +383,10 @@ def load_config(name: str | None) -> BertConfig:
     """The config of ``name``, checked to be a BERT model that fits the parameter budget.
 
     A hub model not on this machine has only its config.json fetched (no weights)."""
+    import httpx2
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import HfHubHTTPError
+
     name = (name or "").strip() or DEFAULT_MODEL
     folder = local_folder(name)
     if folder is not None:

@@ -12,10 +12,12 @@ import importlib.util
 import logging
 import os
 import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from frame import file_requests
 from frame.page_imports import import_page
 from frame.page_list import page_folders
 from serving import budget, jobs, session_memory, streamlit_private
@@ -28,6 +30,11 @@ _LOG = logging.getLogger(__name__)
 # drew its tokens at half speed.
 FIRST_PAGE_DRAWN = threading.Event()
 FIRST_PAGE_WAIT_S = 3.0
+# Then until the browser has asked for no file of Streamlit's for FILES_QUIET_S (it asks for the
+# first page's element code after the script run, and draws it; frame.file_requests), at most
+# FILES_WAIT_S: with no visitor nothing is asked for, and the model loads at once.
+FILES_QUIET_S = 0.8
+FILES_WAIT_S = 3.0
 # The pages a first visitor most often opens (Home, Tokens): their modules, the router's and the
 # cache layer's import no torch (tests/test_startup.py), and are imported first.
 FIRST_PAGES = ("home", "tokens")
@@ -127,6 +134,7 @@ def warm_up() -> None:
     except Exception:  # noqa: BLE001 - the first visitor's page reads them itself
         _LOG.exception("warming the first page failed")
     FIRST_PAGE_DRAWN.wait(FIRST_PAGE_WAIT_S)
+    file_requests.wait_for_quiet(FILES_QUIET_S, until=time.monotonic() + FILES_WAIT_S)
     from serving.models import quiet_libraries
 
     quiet_libraries()   # transformers' bars and warnings are not the visitor's (nor at import)

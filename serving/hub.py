@@ -43,19 +43,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
-
-import httpx2
-from huggingface_hub import (
-    constants,
-    get_hf_file_metadata,
-    hf_hub_download,
-    hf_hub_url,
-    set_client_factory,
-)
-from huggingface_hub.errors import RemoteEntryNotFoundError
-from huggingface_hub.file_download import repo_folder_name
-from huggingface_hub.utils import build_hf_headers
+from typing import TYPE_CHECKING, Any
 
 from core import settings
 from core.errors import N_, DownloadStalledError, ModelLoadError
@@ -67,7 +55,14 @@ from core.model_files import (
     wanted_files,
 )
 from core.models import megabytes, stalled
-from serving import hub_private, jobs
+from serving import jobs
+
+# huggingface_hub (and serving.hub_private, which reads its private names) is imported where a
+# download runs, not with this module: the pages import this module for a download's state, a
+# fresh server's first page among them, and a model on this machine needs no hub
+# (core.models says what the import cost).
+if TYPE_CHECKING:
+    import httpx2
 
 __all__ = ["DownloadJob", "DownloadPhase", "DownloadState", "download_job", "forget_jobs",
            "hub_settings", "megabytes", "start_download", "wanted_files"]
@@ -123,6 +118,10 @@ def hub_settings(read_timeout_s: float) -> Iterator[None]:
     (``CHUNK_BYTES``), a socket read timeout of ``read_timeout_s`` (a socket silent that long has
     stalled) and a client that refuses every request of a stopped job. The old values (and the
     client factory in use) come back when the last download running ends."""
+    from huggingface_hub import constants, set_client_factory
+
+    from serving import hub_private
+
     global _SETTINGS_USERS  # noqa: PLW0603 - shared by the downloads that run side by side
     with _SETTINGS_LOCK:
         if _SETTINGS_USERS == 0:
@@ -349,6 +348,8 @@ class DownloadJob:
         return self.state()
 
     def _run(self) -> None:
+        import httpx2
+
         try:
             with hub_settings(self.stall_s):
                 folder = self._fetch()
@@ -413,6 +414,14 @@ class DownloadJob:
 
     def _file(self, remote: RemoteModel, name: str) -> Path:
         """One file into the cache, resumed from our partial copy if an earlier try left one."""
+        import httpx2
+        from huggingface_hub import constants, get_hf_file_metadata, hf_hub_download, hf_hub_url
+        from huggingface_hub.errors import RemoteEntryNotFoundError
+        from huggingface_hub.file_download import repo_folder_name
+        from huggingface_hub.utils import build_hf_headers
+
+        from serving import hub_private
+
         url = hf_hub_url(remote.repo, name, revision=remote.commit)
         try:
             meta = get_hf_file_metadata(url, timeout=self.timeout_s)

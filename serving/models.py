@@ -14,14 +14,19 @@ import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
-
-from huggingface_hub import constants
+from typing import TYPE_CHECKING
 
 from core.model_files import unavailable
 from core.models import ModelBundle, local_folder, model_source, read_config
 from core.models import load_model as load_from_folder
 from core.settings import HUB_TIMEOUT_S
-from serving import hub, jobs
+from serving import jobs
+
+# serving.hub and huggingface_hub are imported where a hub model is asked for: a model on this
+# machine (the default, a folder) needs neither, and a fresh server's first page loads this
+# module on its way to its tokens (core.models says what the import cost).
+if TYPE_CHECKING:
+    from serving import hub
 
 
 def quiet_libraries() -> None:
@@ -46,6 +51,9 @@ def hub_reachable(timeout: float | None = None) -> bool:
         return False
     if timeout <= 0:
         return False
+    from huggingface_hub import constants
+
+    from serving import hub
     # Name resolution has no timeout of its own, so the probe runs as a job (serving.jobs) we stop
     # waiting for; sessions asking while one runs share it, and one that ended is not reused
     # (the hub may have come back or gone since).
@@ -82,12 +90,16 @@ def start_download(name: str, again: bool = False) -> hub.DownloadJob:
     """The shared background download of hub model ``name`` (started if none is running; with
     ``again``, also if one finished). The config is checked (BERT, size) as soon as it arrives,
     before any weight is fetched."""
+    from serving import hub
+
     name = name.strip()
     return hub.start_download(model_source(name), lambda path: read_config(name, path), again)
 
 
 def download_job(name: str) -> hub.DownloadJob | None:
     """The background download of ``name`` if one was started in this process."""
+    from serving import hub
+
     return hub.download_job(model_source(name))
 
 

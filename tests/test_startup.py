@@ -84,7 +84,8 @@ FIRST_PAGE_PATH = r"""
 import json, sys
 import frame.router, frame.startup, pages.tokens.page, pages.home.page, components.cache
 heavy = ("torch", "transformers", "sklearn", "scipy.stats", "core.attribution",
-         "core.similarity.anisotropy", "core.compare", "core.encoder", "core.pretraining")
+         "core.similarity.anisotropy", "core.compare", "core.encoder", "core.pretraining",
+         "huggingface_hub", "httpx2")
 print(json.dumps([name for name in heavy if name in sys.modules]))
 """
 
@@ -92,9 +93,9 @@ print(json.dumps([name for name in heavy if name in sys.modules]))
 def test_the_first_pages_modules_import_no_torch_nor_scikit_learn():
     """A fresh server's first page (the router, /tokens, Home, the cache layer the warm-up loads
     the model through) imports neither torch nor transformers (seconds: the page shows its
-    tokens from the tokenizer's files while the model loads), nor scikit-learn, scipy.stats or
-    the attribution, similarity, contexts, encoder and pretraining code
-    (bench/cold_start_bench.py). ``core`` imports its names when they are first asked for."""
+    tokens from the tokenizer's files while the model loads), nor scikit-learn, scipy.stats,
+    the attribution, similarity, contexts, encoder and pretraining code, nor huggingface_hub
+    and its HTTP client (the default model is on this machine; bench/cold_start_bench.py). ``core`` imports its names when they are first asked for."""
     done = subprocess.run([sys.executable, "-c", FIRST_PAGE_PATH], cwd=ROOT, capture_output=True,
                           text=True, timeout=180, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
@@ -169,7 +170,7 @@ from components.inputs import DEFAULT_SENTENCE
 from core.settings import DEFAULT_MODEL
 key = InputKey(DEFAULT_MODEL, DEFAULT_SENTENCE, None)
 print(json.dumps({
-    "heavy": [m for m in ("torch", "transformers") if m in sys.modules],
+    "heavy": [m for m in ("torch", "transformers", "huggingface_hub") if m in sys.modules],
     "pages": [m for m in ("frame.router", "pages.tokens.page", "pages.home.page")
               if m in sys.modules],
     "cached": (key,) in get_encoding.store, "ready": model_ready(DEFAULT_MODEL),
