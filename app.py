@@ -18,6 +18,8 @@ else:                        # imported by the server: the app it serves, with i
     from frame.boot_screen import BootScreen
     from frame.file_requests import FileRequestClock
     from frame.startup import lifespan
+    from serving.streamlit_private import skip_installed_component_scan
 
+    skip_installed_component_scan()   # before st.App builds the runtime (the module says why)
     app = st.App(__file__, lifespan=lifespan, middleware=[Middleware(BootScreen),
                                                               Middleware(FileRequestClock)])

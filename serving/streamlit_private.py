@@ -18,6 +18,12 @@ The names, and why each remains (no documented API does the job in 1.67):
 - ``streamlit.runtime.pages_manager.PagesManager.uses_pages_directory``: an undocumented class flag
   that ``st.navigation`` sets to False on its first call; set at start-up so a fresh server's very
   first session does not get "Page not found" for its deep link (frame/startup.py says why).
+- ``BidiComponentManager.discover_and_register_components``: the server's Runtime, as it is
+  built and before it serves the first page, scans the metadata of every installed package for
+  custom components (0.34 s of processor time here, with 163 packages, on the way to a fresh
+  server's first answer; more on a machine with more packages). The app's one component (the
+  picture switcher) registers itself in code, and the app uses no installed one, so the server
+  skips the scan (``skip_installed_component_scan``); there is no setting for it.
 - ``AppTest._bidi_component_manager`` (the tests only): each new AppTest scans the metadata of
   every installed package for custom components before its first run, about 0.3 s here, more
   than a page's own run, and the suite opens thousands. ``share_component_scan`` hands every
@@ -99,6 +105,19 @@ def say_the_app_routes() -> None:
     from streamlit.runtime.pages_manager import PagesManager
 
     PagesManager.uses_pages_directory = False
+
+
+def skip_installed_component_scan() -> None:
+    """The server's Runtime, built after this, scans no installed package for custom
+    components: ``discover_and_register_components`` registers nothing and watches nothing.
+    Components registered in code (``st.components.v2.component``) work as before."""
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    def registers_nothing(_self: Any, *, start_file_watching: bool = True) -> None:
+        _LOG.debug("installed custom components not scanned (serving/streamlit_private.py)")
+
+    manager: Any = BidiComponentManager
+    manager.discover_and_register_components = registers_nothing
 
 
 _SHARED_COMPONENTS: list[Any] = []   # the one scan, made on first use

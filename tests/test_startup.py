@@ -191,3 +191,28 @@ def test_the_warm_up_first_readies_the_first_page_without_torch(bundle):
     assert seen["cached"] is True
     assert seen["ids"] == bundle.tokenizer("This is a test sentence")["input_ids"]
     assert seen["limit"] == bundle.config.max_position_embeddings
+
+
+SCAN = r"""
+import importlib.metadata, json, sys
+import streamlit
+if sys.argv[1] == "server":
+    from serving.streamlit_private import skip_installed_component_scan
+    skip_installed_component_scan()
+listed = []
+every = importlib.metadata.distributions
+importlib.metadata.distributions = lambda *a, **k: listed.append(1) or every(*a, **k)
+from streamlit.components.v2.component_manager import BidiComponentManager
+BidiComponentManager().discover_and_register_components(start_file_watching=False)
+print(json.dumps(len(listed)))
+"""
+
+
+@pytest.mark.parametrize("process,lists", [("server", 0), ("plain", 1)])
+def test_the_server_lists_no_installed_package_for_components(process, lists):
+    """Streamlit's runtime lists every installed package for custom components before a fresh
+    server's first answer; the server skips that (serving/streamlit_private.py), a plain
+    process does not (the check can fail)."""
+    done = subprocess.run([sys.executable, "-c", SCAN, process], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == lists
