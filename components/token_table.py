@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import pandas as pd
+import csv
+import io
+from dataclasses import dataclass
+from typing import Any
 
 from components import palette
-from components.html_table import draw_table, row_tint
+from components.html_table import draw_grid, row_tint
 from components.i18n import N_, _
 from components.labels import (
     SEGMENT_COLOURS,
@@ -23,9 +26,32 @@ BOLD_KINDS = (SPECIAL, UNKNOWN)   # the tokens the tokenizer adds or gives up on
 HEADERS = {"position": N_("position"), "token": N_("token"), "input_id": "input_id",
            "token_type_id": "token_type_id", "segment": N_("segment"),
            "attention_mask": "attention_mask", "kind": N_("kind")}
+FIELDS = list(HEADERS)
+NUMERIC = [f in ("position", "input_id", "token_type_id", "attention_mask") for f in FIELDS]
 
 
-def token_frame(encoding: Encoding, unk_token: str | None) -> pd.DataFrame:
+@dataclass(frozen=True)
+class TokenTable:
+    """One row per position: ``columns`` the headers in the reader's language, each row's cells
+    in the order of ``FIELDS``. Plain rows, not a data frame: /tokens is a fresh server's first
+    page, and pandas is not imported on its way (components.html_table)."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+
+    def field(self, row: list[Any], name: str) -> Any:
+        return row[FIELDS.index(name)]
+
+    def csv(self) -> str:
+        """The table as the download gives it: a header line, then a line per row."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(self.columns)
+        writer.writerows(self.rows)
+        return out.getvalue()
+
+
+def token_table(encoding: Encoding, unk_token: str | None) -> TokenTable:
     """One row per position, headers and kinds in the reader's language."""
     rows = []
     for pos, (tok, tid, seg, mask, special) in enumerate(
@@ -34,18 +60,18 @@ def token_frame(encoding: Encoding, unk_token: str | None) -> pd.DataFrame:
     ):
         rows.append([pos, tok, tid, seg, SEGMENT_NAMES.get(seg, str(seg)) if mask else "-", mask,
                      _(token_kind(tok, bool(special), not mask, unk_token))])
-    return pd.DataFrame(rows, columns=[_(h) for h in HEADERS.values()])
+    return TokenTable([_(h) for h in HEADERS.values()], rows)
 
 
-def _row_style(row: pd.Series, bold: set[str]) -> str:
+def _row_style(table: TokenTable, row: list[Any], bold: set[str]) -> str:
     """The row's tint: segment A blue, B orange with a bar at its start; padding grey."""
-    if row["attention_mask"] == 0:
+    if table.field(row, "attention_mask") == 0:
         return f"color:{palette.PADDING_TEXT};background:{palette.PADDING_FILL}"
-    colour = SEGMENT_COLOURS.get(int(row["token_type_id"]), palette.MUTED)
-    return row_tint(colour, bold=row.iloc[-1] in bold)
+    colour = SEGMENT_COLOURS.get(int(table.field(row, "token_type_id")), palette.MUTED)
+    return row_tint(colour, bold=table.field(row, "kind") in bold)
 
 
-def draw_token_table(frame: pd.DataFrame) -> None:
+def draw_token_table(table: TokenTable) -> None:
     """The table: rows tinted by segment (A blue, B orange), padding grey, specials and [UNK] bold.
 
     HTML (components.html_table) rather than the interactive data grid: its cells are page
@@ -53,6 +79,6 @@ def draw_token_table(frame: pd.DataFrame) -> None:
     arrive with the rerun. Long inputs scroll inside a fixed height.
     """
     bold = {_(kind) for kind in BOLD_KINDS}
-    styles = [_row_style(row, bold) for _index, row in frame.iterrows()]
-    height = None if len(frame) <= TABLE_ROWS_SHOWN else TABLE_HEIGHT_PX
-    draw_table(frame, styles, "tokens", height)
+    styles = [_row_style(table, row, bold) for row in table.rows]
+    height = None if len(table.rows) <= TABLE_ROWS_SHOWN else TABLE_HEIGHT_PX
+    draw_grid(table.columns, table.rows, NUMERIC, styles, "tokens", height)

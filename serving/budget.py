@@ -50,7 +50,6 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 import cachetools
-import numpy as np
 
 T = TypeVar("T")
 _LOG = logging.getLogger(__name__)
@@ -101,13 +100,17 @@ def size_of(value: Any, _seen: set[int] | None = None) -> int:
     dataclasses, named tuples, lists, dicts and data frames; each object counted once, and a
     numpy view as the whole array it keeps alive."""
     seen = set() if _seen is None else _seen
-    if isinstance(value, np.ndarray):
+    # numpy as already imported, not imported here: the server imports this module before its
+    # first answer, where numpy cost 0.1 s; an array exists only once numpy has been imported.
+    np: Any = sys.modules.get("numpy")
+    array = np is not None and isinstance(value, np.ndarray)
+    if array:
         while isinstance(value.base, np.ndarray):   # a view keeps its base alive
             value = value.base
     if id(value) in seen:
         return 0
     seen.add(id(value))
-    if isinstance(value, np.ndarray):
+    if array:
         return int(value.nbytes)
     if hasattr(value, "element_size") and hasattr(value, "nelement"):   # a torch tensor
         return int(value.element_size() * value.nelement())

@@ -5,11 +5,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-import pandas as pd
-
 from components import palette
 from components.i18n import N_, _
-from components.token_table import token_frame
 from core import Encoding
 from core.words import Word
 
@@ -33,11 +30,6 @@ def tutorial_printout(enc: Encoding) -> str:
         + _("# position_ids are not returned: BertEmbeddings makes them inside the model") + "\n"
         f"position_ids   = torch.arange({n})  # 0 … {n - 1}"
     )
-
-
-def download_frame(enc: Encoding, unk_token: str | None) -> pd.DataFrame:
-    """The token table as it is downloaded: the same columns as shown."""
-    return token_frame(enc, unk_token)
 
 
 WORDS_STYLE = f"""<style>

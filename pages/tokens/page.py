@@ -9,9 +9,9 @@ from components.coverage_panel import draw_coverage
 from components.explain import explain, page_header
 from components.i18n import N_, _
 from components.inputs import shared_inputs
-from components.token_table import draw_token_table
+from components.token_table import draw_token_table, token_table
 from pages.tokens import cache
-from pages.tokens.figures import download_frame, metric_values, tutorial_printout, words_html
+from pages.tokens.figures import metric_values, tutorial_printout, words_html
 
 TITLE = N_("Tokens")
 EXPLANATION = N_(
@@ -41,15 +41,15 @@ def main() -> None:
                   "by a word segmenter; [CLS] and [SEP] stay words of their own. The small "
                   "numbers are the tokens' positions."))
         st.html(words_html(enc, cache.get_words(key)))
-    frame = download_frame(enc, files.unk_token)
-    draw_token_table(frame)
+    table = token_table(enc, files.unk_token)   # the download's rows are the table's
+    draw_token_table(table)
     st.markdown(_("Rows tinted blue are segment A (token_type_id 0), orange segment B "
                   "(token_type_id 1); special tokens and [UNK] are bold, padding is grey. Max "
                   "length, truncation and padding are set under Tokenizer options in the "
                   "sidebar, for every page."))
     with st.expander(_("As the tutorials print it"), icon=":material/terminal:"):
         st.code(tutorial_printout(enc), language="python", wrap_lines=True)
-    st.download_button(_("Download the table (CSV)"), lambda: frame.to_csv(index=False),
+    st.download_button(_("Download the table (CSV)"), table.csv,
                        _("tokens") + ".csv", "text/csv", icon=":material/download:",
                        on_click="ignore")
 
