@@ -49,6 +49,27 @@ def test_tokens_table_matches_core(bundle):
     assert any(t.startswith("##") and kinds[t] == "continuation (##)" for t in expected.tokens)
 
 
+def test_the_tutorial_printout_is_drawn_once_opened(bundle):
+    """The printout's code block is sent only once its expander is opened (a code block's
+    browser code is large, and /tokens is a fresh server's first page); then it holds the
+    tokenizer's own three lists."""
+    from pages.tokens.page import PRINTOUT_KEY
+
+    a, b = "What is your name?", "My name is BERT."
+    at = open_app(TOKENS, a=a, b=b)
+    assert_clean(at)
+    assert "As the tutorials print it" in [e.proto.label for e in at.expander]
+    assert len(at.code) == 0
+    at.session_state[PRINTOUT_KEY] = True
+    at.run()
+    assert_clean(at)
+    [code] = [c.value for c in at.code]
+    given = bundle.tokenizer(a, b)
+    for name in ("input_ids", "token_type_ids", "attention_mask"):
+        assert f"{name:<14} = {given[name]}" in code
+    assert f"torch.arange({len(given['input_ids'])})" in code
+
+
 def test_tokens_pair_from_url_shows_two_segments():
     at = open_app(TOKENS, a="What is your name?", b="My name is BERT.")
     assert_clean(at)

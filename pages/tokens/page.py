@@ -14,6 +14,7 @@ from pages.tokens import cache
 from pages.tokens.figures import metric_values, tutorial_printout, words_html
 
 TITLE = N_("Tokens")
+PRINTOUT_KEY = "tok_printout"
 EXPLANATION = N_(
     "BERT never sees letters: the tokenizer splits the text into WordPiece tokens (pieces that "
     "continue a word start with ##) and wraps them in [CLS] … [SEP]. It returns three lists: "
@@ -47,8 +48,12 @@ def main() -> None:
                   "(token_type_id 1); special tokens and [UNK] are bold, padding is grey. Max "
                   "length, truncation and padding are set under Tokenizer options in the "
                   "sidebar, for every page."))
-    with st.expander(_("As the tutorials print it"), icon=":material/terminal:"):
-        st.code(tutorial_printout(enc), language="python", wrap_lines=True)
+    # Its code block is drawn only once opened: a code block's browser code is 1.6 MB, half a
+    # second of a fresh browser's time before this page, a first visitor's first, was drawn.
+    printout = st.expander(_("As the tutorials print it"), icon=":material/terminal:",
+                           key=PRINTOUT_KEY, on_change="rerun")
+    if printout.open:
+        printout.code(tutorial_printout(enc), language="python", wrap_lines=True)
     st.download_button(_("Download the table (CSV)"), table.csv,
                        _("tokens") + ".csv", "text/csv", icon=":material/download:",
                        on_click="ignore")
