@@ -347,7 +347,7 @@ class StreamlitSession:
         self._states: dict[str, WidgetState] = {}       # widget id -> state held, as a browser
         self._bound: dict[str, tuple[str, str | None]] = {}   # widget id -> (URL key, default)
         self._active_ids: set[str] = set()
-        self._cache: dict[str, _CachedMsg] = {}
+        self._held_messages: dict[str, _CachedMsg] = {}
         self._run_count = 0
         self._max_cached_age = 2                           # global.maxCachedMessageAge default
         self._closed_reason: str | None = None
@@ -524,7 +524,7 @@ class StreamlitSession:
         # The browser sends the state of every widget it holds, and drops those no longer drawn.
         msg.rerun_script.widget_states.widgets.extend(
             s for wid, s in self._states.items() if wid in self._active_ids)
-        msg.rerun_script.cached_message_hashes.extend(self._cache)
+        msg.rerun_script.cached_message_hashes.extend(self._held_messages)
         self._context_info(msg)
         return msg
 
@@ -629,7 +629,7 @@ class StreamlitSession:
         fwd = ForwardMsg()
         fwd.ParseFromString(data)
         if fwd.WhichOneof("type") == "ref_hash":
-            cached = self._cache.get(fwd.ref_hash)
+            cached = self._held_messages.get(fwd.ref_hash)
             if cached is None:   # the browser throws here too: the server broke the protocol
                 raise StreamlitClientError(f"server referred to unknown message {fwd.ref_hash}")
             cached.run_count = self._run_count
@@ -637,16 +637,16 @@ class StreamlitSession:
             full.ParseFromString(cached.data)
             full.metadata.CopyFrom(fwd.metadata)
             return full, cached.data
-        if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self._cache:
-            self._cache[fwd.hash] = _CachedMsg(data, self._run_count)
+        if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self._held_messages:
+            self._held_messages[fwd.hash] = _CachedMsg(data, self._run_count)
         return fwd, data
 
     def _age_cache(self) -> None:
         """After a finished run, drop cached messages unused for more than the max age."""
         self._run_count += 1
-        for key in [k for k, m in self._cache.items()
+        for key in [k for k, m in self._held_messages.items()
                     if self._run_count - m.run_count > self._max_cached_age]:
-            del self._cache[key]
+            del self._held_messages[key]
 
     def _read_navigation(self, fwd: ForwardMsg) -> None:
         nav = fwd.navigation

@@ -18,6 +18,14 @@ The names, and why each remains (no documented API does the job in 1.67):
 - ``streamlit.runtime.pages_manager.PagesManager.uses_pages_directory``: an undocumented class flag
   that ``st.navigation`` sets to False on its first call; set at start-up so a fresh server's very
   first session does not get "Page not found" for its deep link (frame/startup.py says why).
+- ``WebsocketSessionManager._session_storage`` and its ``_storage_lock``,
+  ``MemorySessionStorage._cache`` and that cache's ``expire``: a tab that closes leaves its
+  session stored for ``server.disconnectedSessionTTL`` seconds for a reconnect, in a TTLCache
+  that drops an expired entry only on its next write or length query. After a class has gone
+  nothing writes to it, so every session stayed, with its fragments' arguments: a page's
+  context, at 512 tokens tens of MB of attention weights each (bench/HISTORY.md, 2026-12-07).
+  ``reap_expired_sessions`` asks the cache to drop them, as Streamlit's own next write would,
+  under the lock Streamlit takes around its store. There is no public way to.
 - ``BidiComponentManager.discover_and_register_components``: the server's Runtime, as it is
   built and before it serves the first page, scans the metadata of every installed package for
   custom components (0.34 s of processor time here, with 163 packages, on the way to a fresh
@@ -55,6 +63,11 @@ PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
     ("streamlit.runtime.media_file_manager", "MediaFileManager", "_files_by_session_and_coord"),
     ("streamlit.runtime.media_file_manager", "MediaFileManager", "_deferred_ids_by_session"),
     ("streamlit.runtime.pages_manager", "PagesManager", "uses_pages_directory"),
+    ("streamlit.runtime.websocket_session_manager", "WebsocketSessionManager",
+     "_session_storage"),
+    ("streamlit.runtime.websocket_session_manager", "WebsocketSessionManager", "_storage_lock"),
+    ("streamlit.runtime.memory_session_storage", "MemorySessionStorage", "_cache"),
+    ("streamlit.runtime.caching.ttl_cache", "TTLCache", "expire"),
     ("streamlit.testing.v1.app_test", "AppTest", "_bidi_component_manager"),
     ("streamlit.components.v2.component_manager", "BidiComponentManager",
      "discover_and_register_components"),
@@ -86,6 +99,17 @@ def media_session_ids() -> set[str]:
     media = rt.media_file_mgr
     with media._lock:
         return set(media._files_by_session_and_coord) | set(media._deferred_ids_by_session)
+
+
+def reap_expired_sessions() -> int:
+    """Drop the stored (disconnected) sessions whose time to reconnect has passed; how many.
+    0 when no Streamlit server runs in this process."""
+    rt = _runtime()
+    if rt is None:
+        return 0
+    manager = rt._session_mgr
+    with manager._storage_lock:
+        return len(manager._session_storage._cache.expire())
 
 
 def forget_session_media(session_ids: set[str]) -> None:
