@@ -89,8 +89,11 @@ def encode(
             max_length=max_length,
         )
     # Both calls go through the bundle's lock: the tokenizer keeps truncation and padding as
-    # shared state (core.models.tokenizer_lock).
-    full = bundle.tokenize(a, b, add_special_tokens=True, truncation=False)
+    # shared state (core.models.tokenizer_lock). The first asks for every field: an input that
+    # fits unpadded is then complete, and the second call (half a short text's time) is not made.
+    fields = {"return_token_type_ids": True, "return_attention_mask": True,
+              "return_special_tokens_mask": True, "return_offsets_mapping": True}
+    full = bundle.tokenize(a, b, add_special_tokens=True, truncation=False, **fields)
     full_length = len(full["input_ids"])
     if full_length > max_length and not truncation:
         raise InputError(
@@ -98,17 +101,14 @@ def encode(
                "Turn truncation on, raise the max length, or shorten the text."),
             count=f"{full_length:,}", limit=f"{max_length:,}",
         )
-    enc = bundle.tokenize(
+    enc = full if full_length <= max_length and not pad_to_max_length else bundle.tokenize(
         a,
         b,
         add_special_tokens=True,
         truncation="longest_first" if full_length > max_length else False,
         max_length=max_length,
         padding="max_length" if pad_to_max_length else False,
-        return_token_type_ids=True,
-        return_attention_mask=True,
-        return_special_tokens_mask=True,
-        return_offsets_mapping=True,
+        **fields,
     )
     ids = list(enc["input_ids"])
     kept = sum(enc["attention_mask"])
