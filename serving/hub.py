@@ -24,7 +24,7 @@ it got. The socket's read timeout is set to the same limit, so a worker blocked 
 wakes up and ends then; whoever reads the state sees the stall at the limit even earlier.
 
 huggingface_hub is set for this (small chunks, that read timeout, a client refusing a stopped
-job's requests) only while a download runs (``hub_settings``), never at import. Every
+job's requests) only while a download runs (serving/hub_settings.py), never at import. Every
 private name of huggingface_hub this needs is in serving/hub_private.py. The files a
 checkpoint needs and the hub's listing are core's (``core.model_files``), shared with a
 notebook's plain download.
@@ -33,17 +33,15 @@ notebook's plain download.
 from __future__ import annotations
 
 import collections
-import contextlib
-import functools
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core import settings
 from core.errors import N_, DownloadStalledError, ModelLoadError
@@ -56,94 +54,18 @@ from core.model_files import (
 )
 from core.models import megabytes, stalled
 from serving import jobs
+from serving.hub_settings import WORKER, Stopped, hub_settings
 
 # huggingface_hub (and serving.hub_private, which reads its private names) is imported where a
 # download runs, not with this module: the pages import this module for a download's state, a
 # fresh server's first page among them, and a model on this machine needs no hub
 # (core.models says what the import cost).
-if TYPE_CHECKING:
-    import httpx2
 
 __all__ = ["DownloadJob", "DownloadPhase", "DownloadState", "download_job", "forget_jobs",
            "hub_settings", "megabytes", "start_download", "wanted_files"]
 
 _LOG = logging.getLogger(__name__)
 _SPEED_WINDOW_S = 5.0   # speed and time left from the bytes of the last few seconds
-
-# huggingface_hub reads the body in 10 MB chunks and reports progress once per chunk: at a school
-# connection's 200 KB/s that is one sign of life every 50 s, which a stall watchdog would mistake
-# for a stall. 64 KB chunks report many times a second at no measurable cost.
-CHUNK_BYTES = 64 * 1024
-
-# The job a download thread works for. huggingface_hub retries a timed-out body up to five times
-# (and counts again from five whenever a byte came), so a job stopped as stalled would linger for
-# minutes: every request a stopped job's thread makes is refused instead, and the thread ends.
-_WORKER = threading.local()
-
-
-def _refuse_stopped_job(request: httpx2.Request) -> None:
-    job = getattr(_WORKER, "job", None)
-    if job is not None and job.stopped:
-        raise _Stopped
-
-
-def _client(previous: Callable[[], httpx2.Client]) -> httpx2.Client:
-    client = previous()
-    client.event_hooks["request"].append(_refuse_stopped_job)
-    return client
-
-
-# huggingface_hub's settings are process-wide: they are set while at least one managed download
-# runs (the first to start saves the old values, the last to end puts them back), never at import,
-# so a notebook that imports the explorer keeps huggingface_hub as it was.
-_SETTINGS_LOCK = threading.Lock()
-_SETTINGS_USERS = 0
-
-
-@dataclass(frozen=True)
-class _Saved:
-    """huggingface_hub's settings before the first download running changed them."""
-
-    chunk: int
-    read_timeout: int
-    factory: Callable[[], httpx2.Client]
-
-
-_SAVED: list[_Saved] = []   # empty, or the one set of settings to put back
-
-
-@contextlib.contextmanager
-def hub_settings(read_timeout_s: float) -> Iterator[None]:
-    """huggingface_hub set for a managed download while the block runs: 64 KB chunks
-    (``CHUNK_BYTES``), a socket read timeout of ``read_timeout_s`` (a socket silent that long has
-    stalled) and a client that refuses every request of a stopped job. The old values (and the
-    client factory in use) come back when the last download running ends."""
-    from huggingface_hub import constants, set_client_factory
-
-    from serving import hub_private
-
-    global _SETTINGS_USERS  # noqa: PLW0603 - shared by the downloads that run side by side
-    with _SETTINGS_LOCK:
-        if _SETTINGS_USERS == 0:
-            # huggingface_hub has no public getter for the factory in use; read it so that a
-            # factory someone else set (a proxy, certificates) is wrapped, not replaced.
-            previous = hub_private.client_factory_in_use()
-            _SAVED[:] = [_Saved(constants.DOWNLOAD_CHUNK_SIZE, constants.HF_HUB_DOWNLOAD_TIMEOUT,
-                                previous)]
-            constants.DOWNLOAD_CHUNK_SIZE = CHUNK_BYTES
-            constants.HF_HUB_DOWNLOAD_TIMEOUT = max(1, round(read_timeout_s))
-            set_client_factory(functools.partial(_client, previous))
-        _SETTINGS_USERS += 1
-    try:
-        yield
-    finally:
-        with _SETTINGS_LOCK:
-            _SETTINGS_USERS -= 1
-            if _SETTINGS_USERS == 0:
-                saved = _SAVED.pop()
-                constants.DOWNLOAD_CHUNK_SIZE = saved.chunk
-                constants.HF_HUB_DOWNLOAD_TIMEOUT = saved.read_timeout
-                set_client_factory(saved.factory)
 
 
 class DownloadPhase(StrEnum):
@@ -184,16 +106,12 @@ class DownloadState:
         return min(1.0, self.done_bytes / self.total_bytes)
 
 
-class _Stopped(Exception):
-    """Raised inside the worker when the job was stopped from outside (the watchdog)."""
-
-
 class _JobBar:
     """The progress bar huggingface_hub makes for a file (its public ``tqdm_class``): every
     chunk goes to the download this thread works for."""
 
     def __init__(self, *, initial: int = 0, **_ignored: Any) -> None:
-        self.job: DownloadJob = _WORKER.job
+        self.job: DownloadJob = WORKER.job
         # A hub that ignored our Range request sends the whole file: huggingface_hub empties the
         # partial copy and starts the bar at 0, so what was credited for it counts no more.
         if initial != self.job.resumed:
@@ -297,7 +215,7 @@ class DownloadJob:
         """Bytes arrived (called by huggingface_hub's download loop, through ``_JobBar``)."""
         with self._lock:
             if self._phase == DownloadPhase.FAILED:
-                raise _Stopped
+                raise Stopped
             self._done += n
             now = self._last_byte = time.monotonic()
             self._recent.append((now, self._done))
@@ -339,11 +257,11 @@ class DownloadJob:
         self.job = job
         thread = threading.current_thread()
         pool_name, thread.name = thread.name, f"download {self.repo}"
-        _WORKER.job = self
+        WORKER.job = self
         try:
             self._run()
         finally:
-            _WORKER.job = None
+            WORKER.job = None
             thread.name = pool_name
         return self.state()
 
@@ -353,7 +271,7 @@ class DownloadJob:
         try:
             with hub_settings(self.stall_s):
                 folder = self._fetch()
-        except _Stopped:
+        except Stopped:
             return
         except jobs.Cancelled as exc:   # nobody waits any more: asked again, it resumes
             with self._lock:

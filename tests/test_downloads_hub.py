@@ -149,7 +149,7 @@ def test_throttled_download_reports_progress(serve, files):
     assert state.phase == "done", state.error
     # The download ran as a serving.jobs job: its future holds the same last state.
     assert job.job is not None and job.job.result(timeout=5) == state
-    # huggingface_hub was set for the download only (serving.hub.hub_settings), and is back.
+    # huggingface_hub was set for the download only (serving.hub_settings), and is back.
     assert hub_constants.DOWNLOAD_CHUNK_SIZE == chunk != 64 * 1024
     moving = [s for s in seen if s.phase == "downloading" and 0 < s.done_bytes < size]
     assert len({s.done_bytes for s in moving}) >= 5, [s.done_bytes for s in seen]

@@ -4,7 +4,7 @@
     progress-bar switch, torch's thread count, the warning filters and the number of threads are
     the same before and after ``import core``, ``from core import load_model`` and the import of
     each serving module. huggingface_hub is patched only while a managed download runs, and put
-    back after (``serving.hub.hub_settings``).
+    back after (``serving.hub_settings.hub_settings``).
 (b) pages -> components -> serving -> core, read from every .py file's syntax tree: core imports
     none of serving, components, pages, frame or streamlit; serving none of components, pages,
     frame or streamlit (one listed exception); components no pages.
@@ -97,7 +97,7 @@ def test_hub_settings_hold_only_while_a_download_runs():
     old values back once the last ends, also when it ends with an error."""
     from huggingface_hub import get_session
 
-    from serving.hub import CHUNK_BYTES, hub_settings
+    from serving.hub_settings import CHUNK_BYTES, hub_settings
 
     old = (hub_constants.DOWNLOAD_CHUNK_SIZE, hub_constants.HF_HUB_DOWNLOAD_TIMEOUT)
     client_before = type(get_session())
