@@ -95,7 +95,8 @@ def test_the_first_pages_modules_import_no_torch_nor_scikit_learn():
     the model through) imports neither torch nor transformers (seconds: the page shows its
     tokens from the tokenizer's files while the model loads), nor scikit-learn, scipy.stats,
     the attribution, similarity, contexts, encoder and pretraining code, nor huggingface_hub
-    and its HTTP client (the default model is on this machine; bench/cold_start_bench.py). ``core`` imports its names when they are first asked for."""
+    and its HTTP client (the default model is on this machine; bench/cold_start_bench.py).
+    ``core`` imports its names when they are first asked for."""
     done = subprocess.run([sys.executable, "-c", FIRST_PAGE_PATH], cwd=ROOT, capture_output=True,
                           text=True, timeout=180, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
