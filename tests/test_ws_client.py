@@ -158,7 +158,7 @@ def test_cached_messages_are_resolved_from_a_ref_hash():
     big.metadata.cacheable = True
     big.delta.new_element.markdown.body = "x" * 20_000
     s._decode(big.SerializeToString())
-    assert list(s._cache) == ["abc"]
+    assert list(s._held_messages) == ["abc"]
     ref = ForwardMsg(ref_hash="abc")
     ref.metadata.delta_path.extend([0, 3])
     full, payload = s._decode(ref.SerializeToString())
@@ -167,7 +167,7 @@ def test_cached_messages_are_resolved_from_a_ref_hash():
     assert b"xxxx" in payload
     for _ in range(3):   # unused for more than max_cached_message_age (2) finished runs
         s._age_cache()
-    assert not s._cache
+    assert not s._held_messages
 
 
 def test_url_and_cookie_helpers():
