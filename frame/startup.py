@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from frame import file_requests
+from frame import file_requests, welcome
 from frame.page_imports import import_page
 from frame.page_list import page_folders
 from serving import budget, jobs, session_memory, streamlit_private
@@ -164,6 +164,7 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     prepare_process()   # before the warm-up's model run
     streamlit_private.say_the_app_routes()
     jobs.submit("warm-up", lambda _job: warm_up(), name="warm-up")
+    welcome.print_welcome()   # Streamlit's own lines are off (frame/welcome.py says why)
     yield
     # The server stops: every job is cancelled (a download stops at its next chunk), so the
     # pool's workers, which the interpreter joins at exit, do not hold the process.

@@ -217,3 +217,35 @@ def test_the_server_lists_no_installed_package_for_components(process, lists):
     done = subprocess.run([sys.executable, "-c", SCAN, process], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == lists
+
+
+def test_the_readme_command_prints_where_to_open_the_app_and_asks_no_website():
+    """The README's first command, as a teacher runs it (every interface, headless by the app's
+    settings): the server prints its Local and Network URLs once it answers, and never looks up
+    the address the internet sees (Streamlit's own welcome asked checkip.amazonaws.com first,
+    which here, with no network, logged "Did not auto detect external IP")."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py",
+                             "--server.port", str(port)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/tokens", timeout=5) as r:
+                    assert r.status == 200
+                break
+            except OSError:
+                time.sleep(0.2)
+        time.sleep(1.0)   # the lines are printed as the server starts answering
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert f"Local URL: http://localhost:{port}" in out
+    assert "External URL" not in out and "external IP" not in out
