@@ -20,9 +20,8 @@ from components.input_key import InputKey
 from components.labels import markdown_code, markdown_template
 from core import DEFAULT_MODEL, ModelLoadError
 from core.models import needs_download
-from core.settings import allowed_name, folder_label, pickable_models
+from core.settings import DEFAULT_SENTENCE, allowed_name, folder_label, pickable_models
 
-DEFAULT_SENTENCE = "This is a test sentence"
 TEXT_DEFAULTS = {"a": DEFAULT_SENTENCE, "b": ""}
 ACTIVE_MODEL_KEY = "active_model"   # last model that loaded: the app stays on it after a failure
 # Characters of a sentence, URL-encoded, a link may carry: servers refuse request lines of tens of

@@ -63,12 +63,18 @@ def token_table(encoding: Encoding, unk_token: str | None) -> TokenTable:
     return TokenTable([_(h) for h in HEADERS.values()], rows)
 
 
-def _row_style(table: TokenTable, row: list[Any], bold: set[str]) -> str:
-    """The row's tint: segment A blue, B orange with a bar at its start; padding grey."""
-    if table.field(row, "attention_mask") == 0:
+def row_style(token_type_id: int, attention_mask: int, bold: bool) -> str:
+    """A token's row tint: segment A blue, B orange with a bar at its start; padding grey."""
+    if attention_mask == 0:
         return f"color:{palette.PADDING_TEXT};background:{palette.PADDING_FILL}"
-    colour = SEGMENT_COLOURS.get(int(table.field(row, "token_type_id")), palette.MUTED)
-    return row_tint(colour, bold=table.field(row, "kind") in bold)
+    return row_tint(SEGMENT_COLOURS.get(int(token_type_id), palette.MUTED), bold=bold)
+
+
+def row_styles(table: TokenTable) -> list[str]:
+    """Each row's tint, specials and [UNK] bold (by their kind, in the reader's language)."""
+    bold = {_(kind) for kind in BOLD_KINDS}
+    return [row_style(table.field(row, "token_type_id"), table.field(row, "attention_mask"),
+                      table.field(row, "kind") in bold) for row in table.rows]
 
 
 def draw_token_table(table: TokenTable) -> None:
@@ -78,7 +84,6 @@ def draw_token_table(table: TokenTable) -> None:
     text, so they can be read out, copied and found with Ctrl+F, stay sharp on a projector and
     arrive with the rerun. Long inputs scroll inside a fixed height.
     """
-    bold = {_(kind) for kind in BOLD_KINDS}
-    styles = [_row_style(table, row, bold) for row in table.rows]
+    styles = row_styles(table)
     height = None if len(table.rows) <= TABLE_ROWS_SHOWN else TABLE_HEIGHT_PX
     draw_grid(table.columns, table.rows, NUMERIC, styles, "tokens", height)

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_SENTENCE = "This is a test sentence"   # sentence A of a link that gives none
 KNOWN_MODELS: tuple[str, ...] = (
     "bert-base-uncased",
     "bert-base-chinese",

@@ -19,8 +19,11 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
+from starlette.concurrency import run_in_threadpool
+
 from components import palette
 from components.i18n import N_
+from frame.boot_tokens import card_texts, table_block
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -47,6 +50,12 @@ STYLE = f"""
 #boot-screen .spin {{ width:40px; height:40px; margin:0 auto; border-radius:50%;
   border:4px solid #dbe7f3; border-top-color:{palette.SEGMENT_A};
   animation:boot-spin 0.9s linear infinite; }}
+#boot-screen.with-tokens {{ align-items:flex-start; padding-top:20px; }}
+#boot-screen.with-tokens .card {{ width:min(880px, 94vw); }}
+#boot-screen.with-tokens .spin {{ width:28px; height:28px; }}
+#boot-screen.with-tokens .name {{ font-size:24px; margin-top:8px; }}
+#boot-screen .what {{ font-size:18px; font-weight:600; text-align:left; margin:14px 0 6px; }}
+#boot-screen .tab-wrap {{ text-align:left; }}
 @keyframes boot-spin {{ to {{ transform:rotate(360deg); }} }}
 @media (prefers-reduced-motion: reduce) {{ #boot-screen .spin {{ animation:none; }} }}
 """
@@ -69,16 +78,24 @@ SCRIPT = """
 """
 
 
-def boot_html(language: str) -> str:
-    """The card, the language asked for first."""
+def boot_parts(language: str, with_tokens: bool = False) -> tuple[str, str]:
+    """The card, the language asked for first, in two parts: what /tokens' table
+    (frame/boot_tokens.py) goes between, sent after the first part when ``with_tokens``."""
     first = language if language in WORDS else "en"
     order = [first, *(code for code in WORDS if code != first)]
     name = html.escape(WORDS[first][0])
     words = "".join(f'<p class="word" lang="{code}">{html.escape(WORDS[code][1])}</p>'
                     for code in order)
-    return (f'<style>{STYLE}</style><div id="boot-screen" role="status" aria-live="polite">'
-            f'<div class="card"><div class="spin"></div><p class="name">{name}</p>{words}'
-            f"</div></div><script>{SCRIPT}</script>")
+    kind = ' class="with-tokens"' if with_tokens else ""
+    return (f'<style>{STYLE}</style><div id="boot-screen"{kind} role="status" '
+            f'aria-live="polite"><div class="card"><div class="spin"></div>'
+            f'<p class="name">{name}</p>{words}', f"</div></div><script>{SCRIPT}</script>")
+
+
+def boot_html(language: str, tokens: str = "") -> str:
+    """The whole card; ``tokens``: the table to show in it (HTML, every text escaped)."""
+    opening, closing = boot_parts(language, bool(tokens))
+    return opening + tokens + closing
 
 
 def is_page_request(scope: Scope) -> bool:
@@ -87,9 +104,13 @@ def is_page_request(scope: Scope) -> bool:
             and not any(part in path for part in NOT_PAGES))
 
 
+def query_of(scope: Scope) -> dict[str, list[str]]:
+    """The link's parameters, decoded as Streamlit decodes them for st.query_params."""
+    return parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+
+
 def language_of(scope: Scope) -> str:
-    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    return (query.get("lang") or ["en"])[0]
+    return (query_of(scope).get("lang") or ["en"])[0]
 
 
 class BootScreen:
@@ -105,7 +126,9 @@ class BootScreen:
         # Uncompressed, so the card can be added (a page is a few kB).
         scope = {**scope, "headers": [(k, v) for k, v in scope.get("headers", [])
                                       if k.lower() != b"accept-encoding"]}
-        card = boot_html(language_of(scope)).encode()
+        language = language_of(scope)
+        texts = card_texts(scope.get("path", ""), query_of(scope))   # None: no table
+        opening, closing = (part.encode() for part in boot_parts(language, texts is not None))
         start: Message | None = None
         body = bytearray()
 
@@ -125,11 +148,23 @@ class BootScreen:
             body.extend(message.get("body", b""))
             if message.get("more_body", False):
                 return
-            page = bytes(body).replace(MARKER, card + MARKER, 1)
+            before, marker, after = bytes(body).partition(MARKER)
             headers = [(k, v) for k, v in start.get("headers", [])
                        if k.lower() != b"content-length"]
-            headers.append((b"content-length", str(len(page)).encode()))
+            if not marker or texts is None:   # the card whole, or the page as it came
+                page = before + opening + closing + marker + after if marker else before
+                headers.append((b"content-length", str(len(page)).encode()))
+                await send({**start, "headers": headers})
+                await send({"type": "http.response.body", "body": page, "more_body": False})
+                return
+            # /tokens: the page and the card's top at once, so the card is painted at the
+            # first moment it can be; its table follows when read (the tokenizer's first read
+            # on a fresh server is a tenth of a second), then the rest of the page.
             await send({**start, "headers": headers})
-            await send({"type": "http.response.body", "body": page, "more_body": False})
+            await send({"type": "http.response.body", "body": before + opening,
+                        "more_body": True})
+            tokens = await run_in_threadpool(table_block, texts, language)
+            await send({"type": "http.response.body",
+                        "body": tokens.encode() + closing + marker + after, "more_body": False})
 
         await self.app(scope, receive, send_with_card)

@@ -104,10 +104,10 @@ def warm_first_page() -> None:
     from components.inputs import DEFAULT_SENTENCE
     from core.settings import DEFAULT_MODEL
 
+    get_tokenizer_files(DEFAULT_MODEL)   # first: the loading card's tokens read it too
     importlib.import_module("frame.router")
     for folder in FIRST_PAGES:
         import_page(folder)
-    get_tokenizer_files(DEFAULT_MODEL)
     get_encoding(InputKey(DEFAULT_MODEL, DEFAULT_SENTENCE, None))
 
 
@@ -126,9 +126,6 @@ def warm_up() -> None:
     from components.inputs import DEFAULT_SENTENCE
     from core.settings import DEFAULT_MODEL
 
-    # Outside a session Streamlit's caches warn that there is no script context: expected here.
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
-        logging.ERROR)
     try:
         warm_first_page()
     except Exception:  # noqa: BLE001 - the first visitor's page reads them itself
@@ -162,6 +159,10 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     set to what that first ``st.navigation`` call would set it to.
     """
     prepare_process()   # before the warm-up's model run
+    # Outside a session (the warm-up, the loading card's tokens) Streamlit's caches warn that
+    # there is no script context: expected there.
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
+        logging.ERROR)
     streamlit_private.say_the_app_routes()
     jobs.submit("warm-up", lambda _job: warm_up(), name="warm-up")
     welcome.print_welcome()   # Streamlit's own lines are off (frame/welcome.py says why)

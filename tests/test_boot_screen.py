@@ -40,11 +40,16 @@ def serve(path: str, body: bytes, content_type: bytes, query: bytes = b"",
     run_async(BootScreen(inner)(scope, receive, send))   # beside sync Playwright's loop
     start = next(m for m in messages if m["type"] == "http.response.start")
     out = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+    SENT.clear()
+    SENT.extend(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
     return dict(start["headers"]), out, seen_headers
 
 
+SENT: list[bytes] = []   # the last ``serve``'s body messages, as sent
+
+
 def test_a_page_gets_the_card_before_the_end_of_its_body():
-    headers, out, inner_headers = serve("/tokens", PAGE, b"text/html; charset=utf-8")
+    headers, out, inner_headers = serve("/stages", PAGE, b"text/html; charset=utf-8")
     assert out.startswith(PAGE[:-len(b"</body></html>")])
     assert out.endswith(b"</body></html>") and b'id="boot-screen"' in out
     assert int(headers[b"content-length"]) == len(out)
@@ -90,6 +95,10 @@ def test_a_fresh_servers_first_visitor_sees_the_card_at_the_first_paint(browser)
         page.wait_for_selector("#boot-screen", state="visible", timeout=30_000)
         page.screenshot(path=str(ARTIFACTS / "boot-screen.png"))
         assert page.get_by_text("Loading…").is_visible()
+        # /tokens' card carries the link's tokens (frame/boot_tokens.py), in the first HTML.
+        card_table = "#boot-screen [data-table='boot-tokens']"
+        assert page.locator(f"{card_table} td").all_inner_texts()[:2] == ["0", "[CLS]"]
+        assert "what" in page.locator(card_table).inner_text()
         page.locator("[data-testid='stMain'] h1").first.wait_for(timeout=90_000)
         page.wait_for_selector("#boot-screen", state="detached", timeout=5_000)
         page.get_by_text("[CLS]").first.wait_for(timeout=60_000)

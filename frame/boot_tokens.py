@@ -1,0 +1,111 @@
+"""/tokens' token table inside the loading card: the tokens on screen before Streamlit's page is.
+
+A fresh server's first page waits about two seconds for Streamlit's browser code (60 files, then
+the websocket, then the script run). The loading card is HTML the server writes itself
+(frame/boot_screen.py), so for /tokens it carries the table at once: the link's sentence (or
+the default one) tokenised by the default model's tokenizer read from its files
+(components.cache.get_tokenizer_files, the same object and ``core.tokens.encode`` the page
+uses; no torch), rows tinted as the page tints them. It goes with the card once the page has
+drawn its title, and the page then shows the same table with its other columns.
+
+Only where the link asks for nothing that changes the tokens beyond its sentences (another
+model, a max length, truncation or padding): there the page's own table is the only one.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from components.html_table import grid_html
+from components.i18n import N_
+from components.labels import token_kind
+from components.token_table import BOLD_KINDS, row_style
+
+# What the card's table is called and its headers, written out as the card's other words are
+# (no catalog compiled on a fresh server's first request; tests check them against it).
+WORDS = {"en": (N_("Tokens"), N_("position"), N_("token")), "zh": ("词元", "位置", "词元")}
+FIELDS = ("input_id", "token_type_id", "attention_mask")   # the tokenizer's own names
+# A link with any of these set gets the page's table only (the card's uses the defaults).
+TOKENIZER_OPTIONS = ("max_length", "truncation", "padding")
+CARD_ROWS = 14   # more rows would push the table past a 768-pixel-high projector's screen
+MORE = "⋯"
+TABLE_NAME = "boot-tokens"
+
+_LOG = logging.getLogger(__name__)
+
+
+def is_tokens_page(path: str) -> bool:
+    """/tokens, under any base path the server is given."""
+    return path.rstrip("/").endswith("/tokens")
+
+
+def link_texts(query: Mapping[str, Sequence[str]]) -> tuple[str, str | None] | None:
+    """Sentences A and B as the page reads them from the link (each parameter's last value,
+    the defaults where absent), or None when the link asks for another model or tokenizer
+    options."""
+    from core.settings import DEFAULT_MODEL, DEFAULT_SENTENCE
+
+    if any(option in query for option in TOKENIZER_OPTIONS):
+        return None
+    if (query.get("model") or [DEFAULT_MODEL])[-1] != DEFAULT_MODEL:
+        return None
+    a = (query.get("a") or [DEFAULT_SENTENCE])[-1]   # components.inputs.TEXT_DEFAULTS
+    b = (query.get("b") or [""])[-1]
+    return a, (b if b.strip() else None)   # as components.inputs.shared_inputs
+
+
+def card_rows(text_a: str, text_b: str | None) -> tuple[list[list[Any]], list[str]]:
+    """The default model's tokens of the texts: one row per position (position, token and
+    ``FIELDS``) and each row's tint, at most ``CARD_ROWS`` (the last then says more follow)."""
+    from components.cache import get_tokenizer_files
+    from core.settings import DEFAULT_MODEL
+    from core.tokens import encode
+
+    files = get_tokenizer_files(DEFAULT_MODEL)
+    enc = encode(files, text_a, text_b)
+    rows: list[list[Any]] = []
+    styles: list[str] = []
+    for pos, (tok, tid, seg, mask, special) in enumerate(
+        zip(enc.tokens, enc.input_ids, enc.token_type_ids, enc.attention_mask,
+            enc.special_tokens_mask, strict=True)
+    ):
+        rows.append([pos, tok, tid, seg, mask])
+        bold = token_kind(tok, bool(special), not mask, files.unk_token) in BOLD_KINDS
+        styles.append(row_style(seg, mask, bold))
+    if len(rows) > CARD_ROWS:
+        rows, styles = rows[:CARD_ROWS - 1] + [[MORE] * 5], styles[:CARD_ROWS - 1] + [""]
+    return rows, styles
+
+
+def card_texts(path: str, query: Mapping[str, Sequence[str]]) -> tuple[str, str | None] | None:
+    """The texts whose tokens this request's card shows: /tokens' link's (``link_texts``);
+    None for another page."""
+    return link_texts(query) if is_tokens_page(path) else None
+
+
+def table_block(texts: tuple[str, str | None], language: str) -> str:
+    """The card's caption and table of the texts' tokens, or "" (a text the page itself must
+    explain: that message is the page's)."""
+    from core.errors import InputError
+    from core.settings import DEFAULT_MODEL
+
+    try:
+        rows, styles = card_rows(*texts)
+    except InputError:
+        return ""
+    except Exception:  # noqa: BLE001 - the card without its table; the page says what failed
+        _LOG.exception("the loading card's tokens failed")
+        return ""
+    title, position, token = WORDS.get(language, WORDS["en"])
+    columns = [position, token, *FIELDS]
+    table = grid_html(columns, rows, [True, False, True, True, True], styles, TABLE_NAME)
+    return f'<p class="what">{html.escape(title)} · {html.escape(DEFAULT_MODEL)}</p>{table}'
+
+
+def tokens_block(path: str, query: Mapping[str, Sequence[str]], language: str) -> str:
+    """The card's table for a request to ``path`` with ``query``, or ""."""
+    texts = card_texts(path, query)
+    return "" if texts is None else table_block(texts, language)
