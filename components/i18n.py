@@ -21,9 +21,6 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import NamedTuple
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 LANGUAGES = {"en": "English", "zh": "简体中文"}
 DEFAULT_LANGUAGE = "en"
@@ -49,6 +46,11 @@ def language() -> str:
 @functools.cache
 def translations(code: str) -> gettext.NullTranslations:
     """Every domain's catalog of ``code`` compiled and chained into one gettext lookup."""
+    # Babel where a catalog is compiled, not at import: this module is on the way to the
+    # server's first answer (the loading card's words), and Babel took 17 ms of it.
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
     merged = gettext.NullTranslations()
     folder = LOCALES / code / "LC_MESSAGES"
     for po in sorted(folder.glob("*.po")) if code != DEFAULT_LANGUAGE else []:
@@ -65,6 +67,8 @@ def translations(code: str) -> gettext.NullTranslations:
 def _count_forms(code: str) -> dict[str, str]:
     """Either English form of every plural entry -> its translation for a count of that form
     (core's errors keep the form for their count as a plain template: core.errors.N_plural)."""
+    from babel.messages.pofile import read_po
+
     forms: dict[str, str] = {}
     folder = LOCALES / code / "LC_MESSAGES"
     for po in sorted(folder.glob("*.po")) if code != DEFAULT_LANGUAGE else []:
