@@ -15,6 +15,7 @@ never anything from the request but the language choice.
 from __future__ import annotations
 
 import html
+import threading
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -113,6 +114,12 @@ def language_of(scope: Scope) -> str:
     return (query_of(scope).get("lang") or ["en"])[0]
 
 
+# Set once a page's HTML, card and all, has been sent: the server's warm-up holds its imports
+# for the first page's script run until then (frame/startup.py), or they shared the processor
+# with the card's tokens, and the card, painted with them, came 0.2-0.3 s later.
+PAGE_SENT = threading.Event()
+
+
 class BootScreen:
     """ASGI middleware: the loading card added to every HTML page Streamlit serves."""
 
@@ -156,6 +163,7 @@ class BootScreen:
                 headers.append((b"content-length", str(len(page)).encode()))
                 await send({**start, "headers": headers})
                 await send({"type": "http.response.body", "body": page, "more_body": False})
+                PAGE_SENT.set()
                 return
             # /tokens: the page and the card's top at once, so the card is painted at the
             # first moment it can be; its table follows when read (the tokenizer's first read
@@ -166,5 +174,6 @@ class BootScreen:
             tokens = await run_in_threadpool(table_block, texts, language)
             await send({"type": "http.response.body",
                         "body": tokens.encode() + closing + marker + after, "more_body": False})
+            PAGE_SENT.set()
 
         await self.app(scope, receive, send_with_card)

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from frame import file_requests, welcome
+from frame.boot_screen import PAGE_SENT
 from frame.page_imports import import_page
 from frame.page_list import page_folders
 from serving import budget, jobs, session_memory, streamlit_private
@@ -35,6 +36,10 @@ FIRST_PAGE_WAIT_S = 3.0
 # FILES_WAIT_S: with no visitor nothing is asked for, and the model loads at once.
 FILES_QUIET_S = 0.8
 FILES_WAIT_S = 3.0
+# The first page's modules are imported once its HTML has gone (the loading card's tokens first),
+# at most after PAGE_SENT_WAIT_S: the page's script runs a second later, once its browser code
+# has loaded.
+PAGE_SENT_WAIT_S = 1.0
 # The pages a first visitor most often opens (Home, Tokens): their modules, the router's and the
 # cache layer's import no torch (tests/test_startup.py), and are imported first.
 FIRST_PAGES = ("home", "tokens")
@@ -97,14 +102,16 @@ def set_compute_threads() -> int:
 
 
 def warm_first_page() -> None:
-    """What a first page needs before the model: the router's and the first pages' modules,
-    the default tokenizer read from its files and the default sentence's tokens (no torch)."""
+    """What a first page needs before the model (no torch): the default tokenizer read from its
+    files (the loading card's tokens wait for it), then, once a page's HTML has gone, the
+    router's and the first pages' modules and the default sentence's tokens."""
     from components.cache import get_encoding, get_tokenizer_files
     from components.input_key import InputKey
     from components.inputs import DEFAULT_SENTENCE
     from core.settings import DEFAULT_MODEL
 
     get_tokenizer_files(DEFAULT_MODEL)   # first: the loading card's tokens read it too
+    PAGE_SENT.wait(PAGE_SENT_WAIT_S)
     importlib.import_module("frame.router")
     for folder in FIRST_PAGES:
         import_page(folder)
