@@ -166,3 +166,15 @@ def test_all_parts_done_the_table_says_nothing_more(tmp_path):
         table.measure(slot.key, lambda: None, lambda v, s=slot: [Row(s.part, s.key, "ok")])
     text = (tmp_path / "bench.md").read_text()
     assert "Still running" not in text and "failed" not in text and table.ok
+
+
+def test_first_answer_times_the_readme_command_to_the_first_page():
+    """bench/first_answer.py starts the README's command as it is written and times it to
+    /tokens answered (a server that never answers would give nan)."""
+    import math
+
+    from bench.first_answer import ROOT as BENCH_ROOT
+    from bench.first_answer import first_answer
+
+    seconds = first_answer(BENCH_ROOT)
+    assert not math.isnan(seconds) and 0.1 < seconds < 60
