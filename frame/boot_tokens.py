@@ -89,12 +89,12 @@ def card_texts(path: str, query: Mapping[str, Sequence[str]]) -> tuple[str, str 
 def table_block(texts: tuple[str, str | None], language: str) -> str:
     """The card's caption and table of the texts' tokens, or "" (a text the page itself must
     explain: that message is the page's)."""
-    from core.errors import InputError
+    from core.errors import InputError, ModelLoadError
     from core.settings import DEFAULT_MODEL
 
     try:
         rows, styles = card_rows(*texts)
-    except InputError:
+    except (InputError, ModelLoadError):   # the page says why, in the reader's language
         return ""
     except Exception:  # noqa: BLE001 - the card without its table; the page says what failed
         _LOG.exception("the loading card's tokens failed")
