@@ -23,6 +23,8 @@ from components.html_table import grid_html
 from components.i18n import N_
 from components.labels import token_kind
 from components.token_table import BOLD_KINDS, row_style
+from core.errors import InputError, ModelLoadError
+from core.settings import DEFAULT_MODEL, DEFAULT_SENTENCE
 
 # What the card's table is called and its headers, written out as the card's other words are
 # (no catalog compiled on a fresh server's first request; tests check them against it).
@@ -46,8 +48,6 @@ def link_texts(query: Mapping[str, Sequence[str]]) -> tuple[str, str | None] | N
     """Sentences A and B as the page reads them from the link (each parameter's last value,
     the defaults where absent), or None when the link asks for another model or tokenizer
     options."""
-    from core.settings import DEFAULT_MODEL, DEFAULT_SENTENCE
-
     if any(option in query for option in TOKENIZER_OPTIONS):
         return None
     if (query.get("model") or [DEFAULT_MODEL])[-1] != DEFAULT_MODEL:
@@ -60,8 +60,9 @@ def link_texts(query: Mapping[str, Sequence[str]]) -> tuple[str, str | None] | N
 def card_rows(text_a: str, text_b: str | None) -> tuple[list[list[Any]], list[str]]:
     """The default model's tokens of the texts: one row per position (position, token and
     ``FIELDS``) and each row's tint, at most ``CARD_ROWS`` (the last then says more follow)."""
+    # Here, not with the module: app.py imports this before the server's first answer, and
+    # the cache layer (the warm-up imports it meanwhile) is a tenth of a second of imports.
     from components.cache import get_tokenizer_files
-    from core.settings import DEFAULT_MODEL
     from core.tokens import encode
 
     files = get_tokenizer_files(DEFAULT_MODEL)
@@ -89,9 +90,6 @@ def card_texts(path: str, query: Mapping[str, Sequence[str]]) -> tuple[str, str 
 def table_block(texts: tuple[str, str | None], language: str) -> str:
     """The card's caption and table of the texts' tokens, or "" (a text the page itself must
     explain: that message is the page's)."""
-    from core.errors import InputError, ModelLoadError
-    from core.settings import DEFAULT_MODEL
-
     try:
         rows, styles = card_rows(*texts)
     except (InputError, ModelLoadError):   # the page says why, in the reader's language
