@@ -115,8 +115,9 @@ def language_of(scope: Scope) -> str:
 
 
 # Set once a page's HTML, card and all, has been sent: the server's warm-up holds its imports
-# for the first page's script run until then (frame/startup.py), or they shared the processor
-# with the card's tokens, and the card, painted with them, came 0.2-0.3 s later.
+# for the first page's script run until then (frame/startup.py): sharing the processor with
+# them, the card's tokens came a median 0.17 s after the card on a fresh server, 0.07 s without
+# (bench/HISTORY.md, 2026-12-07, later).
 PAGE_SENT = threading.Event()
 
 
