@@ -46,14 +46,16 @@ def language() -> str:
 @functools.cache
 def translations(code: str) -> gettext.NullTranslations:
     """Every domain's catalog of ``code`` compiled and chained into one gettext lookup."""
+    merged = gettext.NullTranslations()
+    if code == DEFAULT_LANGUAGE:   # the source language: nothing to compile
+        return merged
     # Babel where a catalog is compiled, not at import: this module is on the way to the
     # server's first answer (the loading card's words), and Babel took 17 ms of it.
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
 
-    merged = gettext.NullTranslations()
     folder = LOCALES / code / "LC_MESSAGES"
-    for po in sorted(folder.glob("*.po")) if code != DEFAULT_LANGUAGE else []:
+    for po in sorted(folder.glob("*.po")):
         with po.open("rb") as f:
             catalog = read_po(f, locale=code)
         buffer = io.BytesIO()
@@ -67,11 +69,13 @@ def translations(code: str) -> gettext.NullTranslations:
 def _count_forms(code: str) -> dict[str, str]:
     """Either English form of every plural entry -> its translation for a count of that form
     (core's errors keep the form for their count as a plain template: core.errors.N_plural)."""
+    forms: dict[str, str] = {}
+    if code == DEFAULT_LANGUAGE:
+        return forms
     from babel.messages.pofile import read_po
 
-    forms: dict[str, str] = {}
     folder = LOCALES / code / "LC_MESSAGES"
-    for po in sorted(folder.glob("*.po")) if code != DEFAULT_LANGUAGE else []:
+    for po in sorted(folder.glob("*.po")):
         with po.open("rb") as f:
             catalog = read_po(f, locale=code)
         for entry in catalog:

@@ -110,8 +110,8 @@ def query_of(scope: Scope) -> dict[str, list[str]]:
     return parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
 
 
-def language_of(scope: Scope) -> str:
-    return (query_of(scope).get("lang") or ["en"])[0]
+def language_of(query: dict[str, list[str]]) -> str:
+    return (query.get("lang") or ["en"])[0]
 
 
 # Set once a page's HTML, card and all, has been sent: the server's warm-up holds its imports
@@ -134,8 +134,9 @@ class BootScreen:
         # Uncompressed, so the card can be added (a page is a few kB).
         scope = {**scope, "headers": [(k, v) for k, v in scope.get("headers", [])
                                       if k.lower() != b"accept-encoding"]}
-        language = language_of(scope)
-        texts = card_texts(scope.get("path", ""), query_of(scope))   # None: no table
+        query = query_of(scope)
+        language = language_of(query)
+        texts = card_texts(scope.get("path", ""), query)   # None: no table
         opening, closing = (part.encode() for part in boot_parts(language, texts is not None))
         start: Message | None = None
         body = bytearray()

@@ -21,15 +21,17 @@ from typing import Any
 
 from components.html_table import grid_html
 from components.i18n import N_
-from components.labels import token_kind
-from components.token_table import BOLD_KINDS, row_style
+from components.token_table import FIELDS as TABLE_FIELDS
+from components.token_table import NUMERIC, row_styles, token_table
 from core.errors import InputError, ModelLoadError
 from core.settings import DEFAULT_MODEL, DEFAULT_SENTENCE
 
 # What the card's table is called and its headers, written out as the card's other words are
 # (no catalog compiled on a fresh server's first request; tests check them against it).
 WORDS = {"en": (N_("Tokens"), N_("position"), N_("token")), "zh": ("词元", "位置", "词元")}
-FIELDS = ("input_id", "token_type_id", "attention_mask")   # the tokenizer's own names
+# The page's columns the card shows: the tokens and the tokenizer's own fields.
+CARD_FIELDS = ("position", "token", "input_id", "token_type_id", "attention_mask")
+CARD_NUMERIC = [NUMERIC[TABLE_FIELDS.index(name)] for name in CARD_FIELDS]
 # A link with any of these set gets the page's table only (the card's uses the defaults).
 TOKENIZER_OPTIONS = ("max_length", "truncation", "padding")
 CARD_ROWS = 14   # more rows would push the table past a 768-pixel-high projector's screen
@@ -58,26 +60,21 @@ def link_texts(query: Mapping[str, Sequence[str]]) -> tuple[str, str | None] | N
 
 
 def card_rows(text_a: str, text_b: str | None) -> tuple[list[list[Any]], list[str]]:
-    """The default model's tokens of the texts: one row per position (position, token and
-    ``FIELDS``) and each row's tint, at most ``CARD_ROWS`` (the last then says more follow)."""
+    """The default model's tokens of the texts, as the page's token table has them: one row
+    per position (``CARD_FIELDS``) and each row's tint, at most ``CARD_ROWS`` (the last then
+    says more follow)."""
     # Here, not with the module: app.py imports this before the server's first answer, and
     # the cache layer (the warm-up imports it meanwhile) is a tenth of a second of imports.
     from components.cache import get_tokenizer_files
     from core.tokens import encode
 
     files = get_tokenizer_files(DEFAULT_MODEL)
-    enc = encode(files, text_a, text_b)
-    rows: list[list[Any]] = []
-    styles: list[str] = []
-    for pos, (tok, tid, seg, mask, special) in enumerate(
-        zip(enc.tokens, enc.input_ids, enc.token_type_ids, enc.attention_mask,
-            enc.special_tokens_mask, strict=True)
-    ):
-        rows.append([pos, tok, tid, seg, mask])
-        bold = token_kind(tok, bool(special), not mask, files.unk_token) in BOLD_KINDS
-        styles.append(row_style(seg, mask, bold))
+    table = token_table(encode(files, text_a, text_b), files.unk_token)   # the page's rows
+    rows = [[table.field(row, name) for name in CARD_FIELDS] for row in table.rows]
+    styles = row_styles(table)
     if len(rows) > CARD_ROWS:
-        rows, styles = rows[:CARD_ROWS - 1] + [[MORE] * 5], styles[:CARD_ROWS - 1] + [""]
+        rows = rows[:CARD_ROWS - 1] + [[MORE] * len(CARD_FIELDS)]
+        styles = styles[:CARD_ROWS - 1] + [""]
     return rows, styles
 
 
@@ -98,12 +95,7 @@ def table_block(texts: tuple[str, str | None], language: str) -> str:
         _LOG.exception("the loading card's tokens failed")
         return ""
     title, position, token = WORDS.get(language, WORDS["en"])
-    columns = [position, token, *FIELDS]
-    table = grid_html(columns, rows, [True, False, True, True, True], styles, TABLE_NAME)
+    columns = [position, token, *CARD_FIELDS[2:]]   # the tokenizer's names stay as code
+    table = grid_html(columns, rows, CARD_NUMERIC, styles, TABLE_NAME)
     return f'<p class="what">{html.escape(title)} · {html.escape(DEFAULT_MODEL)}</p>{table}'
 
-
-def tokens_block(path: str, query: Mapping[str, Sequence[str]], language: str) -> str:
-    """The card's table for a request to ``path`` with ``query``, or ""."""
-    texts = card_texts(path, query)
-    return "" if texts is None else table_block(texts, language)

@@ -107,8 +107,7 @@ def warm_first_page() -> None:
     router's and the first pages' modules and the default sentence's tokens."""
     from components.cache import get_encoding, get_tokenizer_files
     from components.input_key import InputKey
-    from components.inputs import DEFAULT_SENTENCE
-    from core.settings import DEFAULT_MODEL
+    from core.settings import DEFAULT_MODEL, DEFAULT_SENTENCE
 
     get_tokenizer_files(DEFAULT_MODEL)   # first: the loading card's tokens read it too
     PAGE_SENT.wait(PAGE_SENT_WAIT_S)
@@ -130,8 +129,7 @@ def warm_up() -> None:
     """
     from components.cache import get_analysis, get_model
     from components.input_key import InputKey
-    from components.inputs import DEFAULT_SENTENCE
-    from core.settings import DEFAULT_MODEL
+    from core.settings import DEFAULT_MODEL, DEFAULT_SENTENCE
 
     try:
         warm_first_page()

@@ -101,13 +101,14 @@ def size_of(value: Any, _seen: set[int] | None = None) -> int:
     numpy view as the whole array it keeps alive."""
     seen = set() if _seen is None else _seen
     np: Any = sys.modules.get("numpy")   # as imported: 0.1 s before a server's first answer
-    if np is not None and isinstance(value, np.ndarray):
+    array = np is not None and isinstance(value, np.ndarray)
+    if array:
         while isinstance(value.base, np.ndarray):   # a view keeps its base alive
             value = value.base
     if id(value) in seen:
         return 0
     seen.add(id(value))
-    if np is not None and isinstance(value, np.ndarray):
+    if array:
         return int(value.nbytes)
     if hasattr(value, "element_size") and hasattr(value, "nelement"):   # a torch tensor
         return int(value.element_size() * value.nelement())

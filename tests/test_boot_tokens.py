@@ -18,7 +18,15 @@ from core.models import default_model_path
 from core.settings import DEFAULT_MODEL, DEFAULT_SENTENCE
 from core.tokens import encode
 from frame.boot_screen import boot_html
-from frame.boot_tokens import CARD_ROWS, MORE, WORDS, card_rows, link_texts, tokens_block
+from frame.boot_tokens import (
+    CARD_ROWS,
+    MORE,
+    WORDS,
+    card_rows,
+    card_texts,
+    link_texts,
+    table_block,
+)
 from tests.test_boot_screen import PAGE, SENT, serve
 
 
@@ -26,6 +34,12 @@ from tests.test_boot_screen import PAGE, SENT, serve
 def reference():
     """transformers' tokenizer of the default model, read from the model's own folder."""
     return AutoTokenizer.from_pretrained(str(default_model_path()), local_files_only=True)
+
+
+def tokens_block(path: str, query: dict[str, list[str]], language: str) -> str:
+    """The card's table for a request to ``path`` with ``query``, as the middleware makes it."""
+    texts = card_texts(path, query)
+    return "" if texts is None else table_block(texts, language)
 
 
 def rows_of(block: str) -> list[list[str]]:
